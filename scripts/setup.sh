@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Installs what holoquic needs on Debian 12 and builds everything. Idempotent: quick when
+# everything is already installed and built. Used by scripts/demo.sh and scripts/test.sh.
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+cd "$ROOT"
+
+install_apt_packages() {
+  mapfile -t wanted < <(grep -vE '^\s*(#|$)' scripts/apt-packages.txt)
+  local missing=()
+  for p in "${wanted[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  if [ "$(id -u)" -ne 0 ]; then
+    die "missing Debian packages: ${missing[*]} (run as root, or: sudo apt-get install ${missing[*]})"
+  fi
+  step "apt-get install ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+install_rust() {
+  if ! command -v cargo >/dev/null; then
+    [ -x "$HOME/.cargo/bin/cargo" ] || die "cargo not found: install Rust (https://rustup.rs)"
+    export PATH="$HOME/.cargo/bin:$PATH"
+  fi
+}
+
+install_node_modules() {
+  command -v npm >/dev/null || die "node/npm not found (Node.js ≥ 20 needed)"
+  # npm ci when package-lock.json is newer than the installed tree.
+  if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+    step "npm ci"
+    npm ci --no-audit --no-fund --loglevel=error
+  fi
+}
+
+build_server() {
+  step "cargo build --release (server/)"
+  (cd server && cargo build --release --quiet)
+}
+
+build_wasm() {
+  [ -f wasm/CMakeLists.txt ] || return 0
+  step "cmake native build (wasm/build-native)"
+  cmake -S wasm -B wasm/build-native -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+  cmake --build wasm/build-native --parallel 2
+  if [ -f wasm/emscripten.cmake ] || grep -q EMSCRIPTEN wasm/CMakeLists.txt; then
+    step "emscripten build (wasm/build-wasm)"
+    if [ ! -f wasm/build-wasm/build.ninja ]; then
+      emcmake cmake -S wasm -B wasm/build-wasm -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+    fi
+    cmake --build wasm/build-wasm --parallel 2
+  fi
+}
+
+build_web() {
+  step "vite build (dist/)"
+  npx vite build --logLevel warn
+}
+
+install_apt_packages
+install_rust
+install_node_modules
+timed build_server
+timed build_wasm
+timed build_web
+log "setup complete"

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Runs every holoquic test on a fresh Debian 12 machine: installs and builds what is missing
+# (scripts/setup.sh), then Rust (cargo test), C++ (CTest, native and wasm), TypeScript unit
+# tests (Vitest) and the end-to-end tests in headless Chromium against the real origin.
+# Usage: scripts/test.sh [rust|cpp|unit|e2e ...]   (default: all)
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+cd "$ROOT"
+
+"$ROOT/scripts/setup.sh"
+
+suites=("$@")
+[ ${#suites[@]} -eq 0 ] && suites=(rust cpp unit e2e)
+declare -A took
+
+run_suite() {
+  local t0=$SECONDS
+  case "$1" in
+    rust) (cd server && cargo test --release --quiet --workspace) ;;
+    cpp)  [ -d wasm/build-native ] && ctest --test-dir wasm/build-native --output-on-failure
+          if [ -d wasm/build-wasm ]; then ctest --test-dir wasm/build-wasm --output-on-failure; fi ;;
+    unit) npx tsc --noEmit && npx vitest run --config vitest.config.ts ;;
+    e2e)  npx vitest run --config e2e/vitest.config.ts ;;
+    *) die "unknown suite '$1' (rust, cpp, unit, e2e)" ;;
+  esac
+  took[$1]=$((SECONDS - t0))
+}
+
+for s in "${suites[@]}"; do
+  step "test suite: $s"
+  run_suite "$s"
+done
+for s in "${suites[@]}"; do log "suite $s passed in ${took[$s]} s"; done

@@ -1,0 +1,1 @@
+//! Sans-IO wire formats of holoquic (see `docs/protocol.md`).

@@ -1,0 +1,73 @@
+/**
+ * The one interface every object transport implements (WebTransport and HTTP/2), so the player
+ * core never cares which one carries a segment. Wire details: docs/protocol.md.
+ */
+
+/** How an object travels: on a reliable stream, or as RaptorQ-coded datagrams. */
+export type Delivery = 'reliable' | 'datagram';
+
+/** FEC settings of a datagram request (docs/protocol.md §3, REQUEST fec_mode). */
+export type FecRequest =
+  | { kind: 'none' }
+  /** The origin plans repair from the reported loss rate and mean burst length. */
+  | { kind: 'planned'; lossRate: number; meanBurstLength?: number }
+  /** Fixed repair overhead, as a fraction of the source symbols (0.1 = 10 %). */
+  | { kind: 'fixed'; overhead: number };
+
+export interface ObjectRequest {
+  /** Object path on the origin, e.g. `/content/demo/o0/q2/seg-00005.v3c`. */
+  path: string;
+  delivery: Delivery;
+  /** RFC 9218 urgency: 0 (most urgent) … 7. */
+  urgency: number;
+  /** Milliseconds from now after which the object is useless; the origin stops sending. */
+  deadlineMs?: number;
+  /** Datagram delivery only; default `planned` with the session's measured loss. */
+  fec?: FecRequest;
+  /** Aborting cancels the request on the origin (CANCEL) and rejects nothing: status is 0. */
+  signal?: AbortSignal;
+}
+
+/** What happened while an object was delivered; the player's QoE log is built from these. */
+export interface DeliveryStats {
+  delivery: Delivery;
+  transport: 'webtransport' | 'http2';
+  /** Object size in bytes (0 if unknown). */
+  objectBytes: number;
+  /** Payload bytes received, including FEC symbols that turned out redundant. */
+  receivedBytes: number;
+  /** performance.now() timestamps. */
+  requestedAt: number;
+  firstByteAt?: number;
+  lastByteAt?: number;
+  /** Datagram delivery only. */
+  symbolSize?: number;
+  sourceSymbols?: number;
+  symbolsSent?: number;
+  symbolsReceived?: number;
+  repairRequests?: number;
+  /** True when the object bytes are complete and exact. */
+  recovered: boolean;
+}
+
+export interface ObjectResult {
+  /** Protocol status (200 ok, 404, 408 …); 0 when cancelled or the session failed. */
+  status: number;
+  /** The object's bytes when recovered, else null. */
+  bytes: Uint8Array | null;
+  stats: DeliveryStats;
+  /** Human-readable reason when not recovered. */
+  error?: string;
+}
+
+export type TransportState = 'connecting' | 'connected' | 'reconnecting' | 'closed' | 'failed';
+
+export interface ObjectTransport {
+  readonly kind: 'webtransport' | 'http2';
+  readonly state: TransportState;
+  connect(): Promise<void>;
+  fetchObject(request: ObjectRequest): Promise<ObjectResult>;
+  /** Called on every state change (e.g. session lost → reconnecting → connected). */
+  onStateChange(listener: (state: TransportState) => void): () => void;
+  close(): void;
+}

@@ -1,0 +1,15 @@
+import { defineConfig } from 'vite';
+
+// The web app is built into dist/ and served by the origin's HTTPS listener.
+// Workers are ES modules so they can import the wasm decoder and the FEC codec.
+export default defineConfig({
+  root: '.',
+  publicDir: 'public',
+  build: {
+    outDir: 'dist',
+    target: 'es2022',
+    sourcemap: true,
+  },
+  worker: { format: 'es' },
+  server: { port: 5173 },
+});
