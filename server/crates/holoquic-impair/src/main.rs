@@ -1,0 +1,98 @@
+//! Command line of `holoquic-impair`.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::{bail, Result};
+use clap::{Parser, Subcommand};
+use holoquic_impair::loss::{GeParams, LossModel};
+use holoquic_impair::relay::Relay;
+use holoquic_impair::shaper::{RateLimit, Shaper};
+
+#[derive(Parser)]
+#[command(version, about = "Network impairer for holoquic QoE experiments")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// UDP relay (no root needed): clients talk to --listen, packets go to --upstream.
+    /// Each direction gets its own loss process, delay and rate limit.
+    /// Counters are printed as JSON on SIGINT/SIGTERM.
+    Relay(RelayArgs),
+}
+
+#[derive(clap::Args)]
+struct RelayArgs {
+    /// Address clients send to, e.g. 127.0.0.1:4443.
+    #[arg(long)]
+    listen: SocketAddr,
+    /// Address of the real server, e.g. 127.0.0.1:4433.
+    #[arg(long)]
+    upstream: SocketAddr,
+    /// Gilbert-Elliott loss as netem `gemodel`: `p,r,1-h,1-k` in percent, e.g. 1,10,70,0.1 (~6.4 % loss).
+    #[arg(long, conflicts_with = "loss")]
+    ge: Option<String>,
+    /// Uniform random loss in percent.
+    #[arg(long)]
+    loss: Option<f64>,
+    /// One-way delay added in each direction, in milliseconds.
+    #[arg(long, default_value_t = 0)]
+    delay_ms: u64,
+    /// Rate limit per direction in Mbit/s (token bucket).
+    #[arg(long)]
+    rate_mbit: Option<f64>,
+    /// Queue size of the rate limiter in bytes; packets beyond it are dropped.
+    #[arg(long, default_value_t = 150_000)]
+    queue_bytes: usize,
+    /// Seed of the loss processes (direction to-client uses seed+1).
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Rewrite the JSON counters to this file every second.
+    #[arg(long)]
+    stats_file: Option<PathBuf>,
+}
+
+impl RelayArgs {
+    fn shaper(&self, seed: u64) -> Result<Shaper> {
+        let loss = match (&self.ge, self.loss) {
+            (Some(ge), _) => LossModel::gilbert_elliott(GeParams::parse_percent(ge)?, seed),
+            (None, Some(percent)) => LossModel::uniform(percent, seed)?,
+            (None, None) => LossModel::None,
+        };
+        let rate = match self.rate_mbit {
+            Some(mbit) if mbit.is_nan() || mbit <= 0.0 => bail!("--rate-mbit must be positive"),
+            Some(mbit) => Some(RateLimit { bits_per_second: mbit * 1e6, queue_bytes: self.queue_bytes }),
+            None => None,
+        };
+        Ok(Shaper::new(loss, Duration::from_millis(self.delay_ms), rate))
+    }
+}
+
+#[tokio::main]
+async fn main() -> Result<()> {
+    let Command::Relay(args) = Cli::parse().command;
+    let relay = Relay::start(args.listen, args.upstream, args.shaper(args.seed)?, args.shaper(args.seed + 1)?).await?;
+    eprintln!("holoquic-impair: relaying {} -> {}", relay.local_addr, args.upstream);
+    let mut terminate = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
+    let mut tick = tokio::time::interval(Duration::from_secs(1));
+    loop {
+        tokio::select! {
+            _ = tokio::signal::ctrl_c() => break,
+            _ = terminate.recv() => break,
+            _ = tick.tick() => {
+                if let Some(path) = &args.stats_file {
+                    let json = serde_json::to_string(&relay.snapshot())?;
+                    let temporary = path.with_extension("tmp");
+                    std::fs::write(&temporary, json)?;
+                    std::fs::rename(&temporary, path)?;
+                }
+            }
+        }
+    }
+    println!("{}", serde_json::to_string(&relay.snapshot())?);
+    Ok(())
+}
