@@ -65,18 +65,34 @@ impl RelayArgs {
         };
         let rate = match self.rate_mbit {
             Some(mbit) if mbit.is_nan() || mbit <= 0.0 => bail!("--rate-mbit must be positive"),
-            Some(mbit) => Some(RateLimit { bits_per_second: mbit * 1e6, queue_bytes: self.queue_bytes }),
+            Some(mbit) => Some(RateLimit {
+                bits_per_second: mbit * 1e6,
+                queue_bytes: self.queue_bytes,
+            }),
             None => None,
         };
-        Ok(Shaper::new(loss, Duration::from_millis(self.delay_ms), rate))
+        Ok(Shaper::new(
+            loss,
+            Duration::from_millis(self.delay_ms),
+            rate,
+        ))
     }
 }
 
 #[tokio::main]
 async fn main() -> Result<()> {
     let Command::Relay(args) = Cli::parse().command;
-    let relay = Relay::start(args.listen, args.upstream, args.shaper(args.seed)?, args.shaper(args.seed + 1)?).await?;
-    eprintln!("holoquic-impair: relaying {} -> {}", relay.local_addr, args.upstream);
+    let relay = Relay::start(
+        args.listen,
+        args.upstream,
+        args.shaper(args.seed)?,
+        args.shaper(args.seed + 1)?,
+    )
+    .await?;
+    eprintln!(
+        "holoquic-impair: relaying {} -> {}",
+        relay.local_addr, args.upstream
+    );
     let mut terminate = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
     let mut tick = tokio::time::interval(Duration::from_secs(1));
     loop {

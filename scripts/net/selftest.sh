@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# Self-test of the emulated network: builds two namespaces joined by a veth,
+# checks a TCP transfer completes, that the holoquic-impair relay produces the
+# configured loss between the namespaces, and that tbf follows a 3-step trace.
+#
+#   scripts/net/selftest.sh PATH/TO/holoquic-impair
+# Needs root (network namespaces). Exit status is non-zero on any failed check.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+impair=${1:?usage: selftest.sh PATH/TO/holoquic-impair}
+# shellcheck source=topology.sh
+. "$here/topology.sh"
+traffic="$here/traffic.py"
+work=$(mktemp -d)
+children=()
+cleanup() {
+    for pid in "${children[@]}"; do kill "$pid" 2>/dev/null || true; done
+    hq_net_down
+    rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+failures=0
+check() { # check NAME CONDITION-EXPRESSION (awk) VALUES...
+    local name=$1; shift
+    if awk "BEGIN { exit !($1) }"; then echo "ok   $name"; else echo "FAIL $name"; failures=$((failures + 1)); fi
+}
+# Background jobs below use `ip netns exec` directly so that $! is the program itself.
+in_a() { ip netns exec "$HQ_NS_A" "$@"; }
+json() { python3 -c "import json,sys; print(json.load(open(sys.argv[1]))$2)" "$1"; }
+
+hq_net_up
+if hq_net_has_netem; then echo "kernel netem: available"; else echo "kernel netem: not available (loss via holoquic-impair)"; fi
+
+# 1. TCP transfer of 4 MiB completes intact.
+ip netns exec "$HQ_NS_B" python3 "$traffic" tcp-recv 5201 > "$work/tcp.json" & children+=($!)
+sleep 0.3
+in_a python3 "$traffic" tcp-send "$HQ_ADDR_B" 5201 4194304
+wait "${children[-1]}"
+check "tcp transfer 4 MiB (got $(json "$work/tcp.json" "['bytes']"))" "$(json "$work/tcp.json" "['bytes']") == 4194304"
+
+# 2. Loss through the relay in namespace B: uniform 5 % and Gilbert-Elliott 1,10,70,0.1 (6.45 %).
+loss_run() { # loss_run NAME EXPECTED_PERCENT TOLERANCE RELAY-ARGS...
+    local name=$1 expected=$2 tolerance=$3; shift 3
+    ip netns exec "$HQ_NS_B" "$impair" relay --listen "$HQ_ADDR_B:6000" --upstream 127.0.0.1:6001 --seed 7 "$@" > "$work/relay.json" & local relay=$!
+    children+=($relay)
+    ip netns exec "$HQ_NS_B" python3 "$traffic" udp-recv 6001 4 > "$work/recv.json" & local receiver=$!
+    sleep 0.3
+    in_a python3 "$traffic" udp-send "$HQ_ADDR_B" 6000 10 3 200 > "$work/send.json"
+    wait "$receiver"
+    kill -TERM "$relay"; wait "$relay" || true
+    local sent got measured
+    sent=$(json "$work/send.json" "['sent']"); got=$(json "$work/recv.json" "['packets']")
+    measured=$(awk -v s="$sent" -v g="$got" 'BEGIN { printf "%.3f", 100 * (1 - g / s) }')
+    check "$name: measured ${measured} % vs configured ${expected} % (sent $sent)" \
+        "$measured >= $expected - $tolerance && $measured <= $expected + $tolerance"
+}
+loss_run "uniform loss" 5 1 --loss 5
+loss_run "GE loss 1,10,70,0.1" 6.45 1.5 --ge 1,10,70,0.1
+
+# 3. tbf follows the trace 20 -> 10 -> 5 Mbit/s while UDP is offered at 40 Mbit/s.
+printf 't_seconds,mbps\n0,20\n1,10\n2,5\n' > "$work/trace.csv"
+hq_net_rate 20
+ip netns exec "$HQ_NS_B" python3 "$traffic" udp-recv 6002 5 > "$work/rate.json" & receiver=$!
+sleep 0.3
+hq_net_replay "$work/trace.csv" 1 & children+=($!)
+in_a python3 "$traffic" udp-send "$HQ_ADDR_B" 6002 40 3 1200 > /dev/null
+wait "$receiver"
+read -r r0 r1 r2 < <(python3 -c "import json,sys; s=json.load(open(sys.argv[1]))['per_second_mbit']+[0,0,0]; print(*s[:3])" "$work/rate.json")
+for step in "0 20 $r0" "1 10 $r1" "2 5 $r2"; do
+    set -- $step
+    check "rate second $1: ${3} Mbit/s vs trace $2 Mbit/s" "$3 >= $2 * 0.75 && $3 <= $2 * 1.25"
+done
+
+if [ "$failures" -gt 0 ]; then echo "$failures check(s) failed"; exit 1; fi
+echo "all network self-test checks passed"

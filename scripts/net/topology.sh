@@ -1,0 +1,61 @@
+# Two network namespaces joined by a veth pair; sourced by the other scripts.
+#
+#   hq_net_up            create  $HQ_NS_A (10.77.0.1) <-veth-> $HQ_NS_B (10.77.0.2)
+#   hq_net_rate MBIT     shape both veth egresses with tbf (first call adds, then `change`)
+#   hq_net_replay FILE SCALE   replay a `t_seconds,mbps` trace (1-s steps) with `tc qdisc change`
+#   hq_net_has_netem     true when the kernel provides the netem qdisc
+#   hq_net_down          remove everything (safe to call twice; installed as a trap)
+#
+# Addresses are private and exist only inside the namespaces, so no traffic
+# reaches the host network.
+
+HQ_NS_A=${HQ_NS_A:-hqnet-a-$$}
+HQ_NS_B=${HQ_NS_B:-hqnet-b-$$}
+HQ_ADDR_A=10.77.0.1
+HQ_ADDR_B=10.77.0.2
+HQ_TBF_SHAPED=0
+
+hq_net_up() {
+    ip netns add "$HQ_NS_A"
+    ip netns add "$HQ_NS_B"
+    ip link add hqveth-a netns "$HQ_NS_A" type veth peer name hqveth-b netns "$HQ_NS_B"
+    ip -n "$HQ_NS_A" addr add "$HQ_ADDR_A/24" dev hqveth-a
+    ip -n "$HQ_NS_B" addr add "$HQ_ADDR_B/24" dev hqveth-b
+    for ns in "$HQ_NS_A" "$HQ_NS_B"; do
+        ip -n "$ns" link set lo up
+    done
+    ip -n "$HQ_NS_A" link set hqveth-a up
+    ip -n "$HQ_NS_B" link set hqveth-b up
+}
+
+hq_net_down() {
+    ip netns del "$HQ_NS_A" 2>/dev/null || true
+    ip netns del "$HQ_NS_B" 2>/dev/null || true
+}
+
+hq_net_has_netem() {
+    local probe="hqnet-probe-$$" ok=1
+    ip netns add "$probe" || return 1
+    ip netns exec "$probe" tc qdisc add dev lo root netem delay 1ms 2>/dev/null && ok=0
+    ip netns del "$probe"
+    return $ok
+}
+
+# tbf with a burst of ~10 ms at the rate (at least 16 kB) and a 100 ms queue.
+hq_net_rate() {
+    local mbit=$1 verb=change burst
+    [ "$HQ_TBF_SHAPED" = 1 ] || verb=add
+    burst=$(awk -v m="$mbit" 'BEGIN { b = m * 1e6 / 8 / 100; if (b < 16384) b = 16384; printf "%d", b }')
+    ip netns exec "$HQ_NS_A" tc qdisc "$verb" dev hqveth-a root tbf rate "${mbit}mbit" burst "$burst" latency 100ms
+    ip netns exec "$HQ_NS_B" tc qdisc "$verb" dev hqveth-b root tbf rate "${mbit}mbit" burst "$burst" latency 100ms
+    HQ_TBF_SHAPED=1
+}
+
+hq_net_replay() {
+    local file=$1 scale=${2:-1} t mbps
+    while IFS=, read -r t mbps; do
+        case "$t" in ''|\#*|t_seconds) continue ;; esac
+        hq_net_rate "$(awk -v r="$mbps" -v s="$scale" 'BEGIN { printf "%.3f", r * s }')"
+        sleep 1
+    done < "$file"
+}
