@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Self-test of the emulated network: builds two namespaces joined by a veth,
-# checks a TCP transfer completes, that the holoquic-impair relay produces the
+# checks a TCP transfer completes, that holoquic-impair (relay and NFQUEUE) produces the
 # configured loss between the namespaces, and that tbf follows a 3-step trace.
 #
 #   scripts/net/selftest.sh PATH/TO/holoquic-impair
@@ -58,7 +58,21 @@ loss_run() { # loss_run NAME EXPECTED_PERCENT TOLERANCE RELAY-ARGS...
 loss_run "uniform loss" 5 1 --loss 5
 loss_run "GE loss 1,10,70,0.1" 6.45 1.5 --ge 1,10,70,0.1
 
-# 3. tbf follows the trace 20 -> 10 -> 5 Mbit/s while UDP is offered at 40 Mbit/s.
+# 3. NFQUEUE mode: the rule sits in the receiving namespace's INPUT chain (gone with the namespace).
+ip netns exec "$HQ_NS_B" iptables-legacy -I INPUT -p udp --dport 6003 -j NFQUEUE --queue-num 3
+ip netns exec "$HQ_NS_B" "$impair" nfqueue --queue 3 --loss 5 --delay-ms 10 --seed 7 > "$work/nfq.json" & nfq=$!
+children+=($nfq)
+ip netns exec "$HQ_NS_B" python3 "$traffic" udp-recv 6003 4 > "$work/recv.json" & receiver=$!
+sleep 0.3
+in_a python3 "$traffic" udp-send "$HQ_ADDR_B" 6003 10 3 200 > "$work/send.json"
+wait "$receiver"
+kill -TERM "$nfq"; wait "$nfq"
+sent=$(json "$work/send.json" "['sent']"); got=$(json "$work/recv.json" "['packets']")
+measured=$(awk -v s="$sent" -v g="$got" 'BEGIN { printf "%.3f", 100 * (1 - g / s) }')
+check "nfqueue uniform loss: measured ${measured} % vs configured 5 % (sent $sent, counters $(cat "$work/nfq.json"))" \
+    "$measured >= 4 && $measured <= 6"
+
+# 4. tbf follows the trace 20 -> 10 -> 5 Mbit/s while UDP is offered at 40 Mbit/s.
 printf 't_seconds,mbps\n0,20\n1,10\n2,5\n' > "$work/trace.csv"
 hq_net_rate 20
 ip netns exec "$HQ_NS_B" python3 "$traffic" udp-recv 6002 5 > "$work/rate.json" & receiver=$!

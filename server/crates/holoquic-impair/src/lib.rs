@@ -5,6 +5,7 @@
 //! that forwards QUIC between browsers and the origin.
 
 pub mod loss;
+pub mod nfqueue;
 pub mod relay;
 pub mod shaper;
 pub mod stats;

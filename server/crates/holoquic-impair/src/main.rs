@@ -2,6 +2,8 @@
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{bail, Result};
@@ -9,6 +11,7 @@ use clap::{Parser, Subcommand};
 use holoquic_impair::loss::{GeParams, LossModel};
 use holoquic_impair::relay::Relay;
 use holoquic_impair::shaper::{RateLimit, Shaper};
+use holoquic_impair::stats::DirectionStats;
 
 #[derive(Parser)]
 #[command(version, about = "Network impairer for holoquic QoE experiments")]
@@ -23,16 +26,38 @@ enum Command {
     /// Each direction gets its own loss process, delay and rate limit.
     /// Counters are printed as JSON on SIGINT/SIGTERM.
     Relay(RelayArgs),
+    /// NFQUEUE mode (root): impair the packets an iptables `-j NFQUEUE --queue-num N`
+    /// rule sends to queue N (one direction per process). Counters on SIGINT/SIGTERM.
+    Nfqueue(NfqueueArgs),
+}
+
+#[derive(clap::Args)]
+struct NfqueueArgs {
+    /// Netfilter queue number to serve.
+    #[arg(long)]
+    queue: u16,
+    #[command(flatten)]
+    impairment: Impairment,
 }
 
 #[derive(clap::Args)]
 struct RelayArgs {
+    #[command(flatten)]
+    impairment: Impairment,
     /// Address clients send to, e.g. 127.0.0.1:4443.
     #[arg(long)]
     listen: SocketAddr,
     /// Address of the real server, e.g. 127.0.0.1:4433.
     #[arg(long)]
     upstream: SocketAddr,
+    /// Rewrite the JSON counters to this file every second.
+    #[arg(long)]
+    stats_file: Option<PathBuf>,
+}
+
+/// Impairment options shared by both modes.
+#[derive(clap::Args)]
+struct Impairment {
     /// Gilbert-Elliott loss as netem `gemodel`: `p,r,1-h,1-k` in percent, e.g. 1,10,70,0.1 (~6.4 % loss).
     #[arg(long, conflicts_with = "loss")]
     ge: Option<String>,
@@ -48,15 +73,12 @@ struct RelayArgs {
     /// Queue size of the rate limiter in bytes; packets beyond it are dropped.
     #[arg(long, default_value_t = 150_000)]
     queue_bytes: usize,
-    /// Seed of the loss processes (direction to-client uses seed+1).
+    /// Seed of the loss process (the relay's to-client direction uses seed+1).
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// Rewrite the JSON counters to this file every second.
-    #[arg(long)]
-    stats_file: Option<PathBuf>,
 }
 
-impl RelayArgs {
+impl Impairment {
     fn shaper(&self, seed: u64) -> Result<Shaper> {
         let loss = match (&self.ge, self.loss) {
             (Some(ge), _) => LossModel::gilbert_elliott(GeParams::parse_percent(ge)?, seed),
@@ -81,24 +103,38 @@ impl RelayArgs {
 
 #[tokio::main]
 async fn main() -> Result<()> {
-    let Command::Relay(args) = Cli::parse().command;
-    let relay = Relay::start(
-        args.listen,
-        args.upstream,
-        args.shaper(args.seed)?,
-        args.shaper(args.seed + 1)?,
-    )
-    .await?;
+    match Cli::parse().command {
+        Command::Relay(args) => relay(args).await,
+        Command::Nfqueue(args) => nfqueue(args).await,
+    }
+}
+
+async fn shutdown_signal() -> Result<()> {
+    let mut terminate = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {},
+        _ = terminate.recv() => {},
+    }
+    Ok(())
+}
+
+async fn relay(args: RelayArgs) -> Result<()> {
+    let seed = args.impairment.seed;
+    let shapers = (
+        args.impairment.shaper(seed)?,
+        args.impairment.shaper(seed + 1)?,
+    );
+    let relay = Relay::start(args.listen, args.upstream, shapers.0, shapers.1).await?;
     eprintln!(
         "holoquic-impair: relaying {} -> {}",
         relay.local_addr, args.upstream
     );
-    let mut terminate = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
     let mut tick = tokio::time::interval(Duration::from_secs(1));
+    let shutdown = shutdown_signal();
+    tokio::pin!(shutdown);
     loop {
         tokio::select! {
-            _ = tokio::signal::ctrl_c() => break,
-            _ = terminate.recv() => break,
+            result = &mut shutdown => { result?; break; }
             _ = tick.tick() => {
                 if let Some(path) = &args.stats_file {
                     let json = serde_json::to_string(&relay.snapshot())?;
@@ -110,5 +146,25 @@ async fn main() -> Result<()> {
         }
     }
     println!("{}", serde_json::to_string(&relay.snapshot())?);
+    Ok(())
+}
+
+async fn nfqueue(args: NfqueueArgs) -> Result<()> {
+    let shaper = args.impairment.shaper(args.impairment.seed)?;
+    let stats = Arc::new(DirectionStats::default());
+    let stop = Arc::new(AtomicBool::new(false));
+    let (worker_stats, worker_stop) = (stats.clone(), stop.clone());
+    let queue = args.queue;
+    let worker = tokio::task::spawn_blocking(move || {
+        holoquic_impair::nfqueue::run(queue, shaper, &worker_stats, &worker_stop)
+    });
+    tokio::pin!(worker);
+    tokio::select! {
+        result = &mut worker => return result?,
+        result = shutdown_signal() => result?,
+    }
+    stop.store(true, Ordering::Relaxed);
+    worker.await??;
+    println!("{}", serde_json::to_string(&stats.snapshot())?);
     Ok(())
 }
