@@ -58,18 +58,17 @@ loss_run() { # loss_run NAME EXPECTED_PERCENT TOLERANCE RELAY-ARGS...
 loss_run "uniform loss" 5 1 --loss 5
 loss_run "GE loss 1,10,70,0.1" 6.45 1.5 --ge 1,10,70,0.1
 
-# 3. NFQUEUE mode: the rule sits in the receiving namespace's INPUT chain (gone with the namespace).
-ip netns exec "$HQ_NS_B" iptables-legacy -I INPUT -p udp --dport 6003 -j NFQUEUE --queue-num 3
-ip netns exec "$HQ_NS_B" "$impair" nfqueue --queue 3 --loss 5 --delay-ms 10 --seed 7 > "$work/nfq.json" & nfq=$!
-children+=($nfq)
+# 3. NFQUEUE mode in both directions (rules in each receiving namespace's INPUT chain).
+HQ_IMPAIR_OUT="$work/nfq"
+hq_net_impair "$impair" 6003 --loss 5 --delay-ms 10 --seed 7
 ip netns exec "$HQ_NS_B" python3 "$traffic" udp-recv 6003 4 > "$work/recv.json" & receiver=$!
 sleep 0.3
 in_a python3 "$traffic" udp-send "$HQ_ADDR_B" 6003 10 3 200 > "$work/send.json"
 wait "$receiver"
-kill -TERM "$nfq"; wait "$nfq"
+hq_net_impair_stop
 sent=$(json "$work/send.json" "['sent']"); got=$(json "$work/recv.json" "['packets']")
 measured=$(awk -v s="$sent" -v g="$got" 'BEGIN { printf "%.3f", 100 * (1 - g / s) }')
-check "nfqueue uniform loss: measured ${measured} % vs configured 5 % (sent $sent, counters $(cat "$work/nfq.json"))" \
+check "nfqueue uniform loss A->B: measured ${measured} % vs configured 5 % (sent $sent, counters $(cat "$work/nfq.b"))" \
     "$measured >= 4 && $measured <= 6"
 
 # 4. tbf follows the trace 20 -> 10 -> 5 Mbit/s while UDP is offered at 40 Mbit/s.

@@ -4,6 +4,10 @@
 #   hq_net_rate MBIT     shape both veth egresses with tbf (first call adds, then `change`)
 #   hq_net_replay FILE SCALE   replay a `t_seconds,mbps` trace (1-s steps) with `tc qdisc change`
 #   hq_net_has_netem     true when the kernel provides the netem qdisc
+#   hq_net_impair BIN PORT ARGS...  impair UDP to PORT in both directions with `BIN nfqueue ARGS`
+#                        (queue 1 in A's INPUT for B->A, queue 2 in B's INPUT for A->B; counters
+#                        JSON go to $HQ_IMPAIR_OUT.a / .b when the impairers stop)
+#   hq_net_impair_stop   stop both impairers
 #   hq_net_down          remove everything (safe to call twice; installed as a trap)
 #
 # Addresses are private and exist only inside the namespaces, so no traffic
@@ -14,6 +18,8 @@ HQ_NS_B=${HQ_NS_B:-hqnet-b-$$}
 HQ_ADDR_A=10.77.0.1
 HQ_ADDR_B=10.77.0.2
 HQ_TBF_SHAPED=0
+HQ_IMPAIR_PIDS=()
+HQ_IMPAIR_OUT=${HQ_IMPAIR_OUT:-/tmp/hqnet-impair-$$}
 
 hq_net_up() {
     ip netns add "$HQ_NS_A"
@@ -28,7 +34,24 @@ hq_net_up() {
     ip -n "$HQ_NS_B" link set hqveth-b up
 }
 
+hq_net_impair() {
+    local binary=$1 port=$2; shift 2
+    ip netns exec "$HQ_NS_A" iptables-legacy -I INPUT -p udp --dport "$port" -j NFQUEUE --queue-num 1
+    ip netns exec "$HQ_NS_B" iptables-legacy -I INPUT -p udp --dport "$port" -j NFQUEUE --queue-num 2
+    ip netns exec "$HQ_NS_A" "$binary" nfqueue --queue 1 "$@" > "$HQ_IMPAIR_OUT.a" & HQ_IMPAIR_PIDS+=($!)
+    ip netns exec "$HQ_NS_B" "$binary" nfqueue --queue 2 "$@" > "$HQ_IMPAIR_OUT.b" & HQ_IMPAIR_PIDS+=($!)
+}
+
+# Stops the impairers (they print their counters on SIGTERM).
+hq_net_impair_stop() {
+    local pid
+    for pid in "${HQ_IMPAIR_PIDS[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
+    for pid in "${HQ_IMPAIR_PIDS[@]}"; do wait "$pid" 2>/dev/null || true; done
+    HQ_IMPAIR_PIDS=()
+}
+
 hq_net_down() {
+    hq_net_impair_stop
     ip netns del "$HQ_NS_A" 2>/dev/null || true
     ip netns del "$HQ_NS_B" 2>/dev/null || true
 }
