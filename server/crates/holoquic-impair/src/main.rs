@@ -109,13 +109,16 @@ async fn main() -> Result<()> {
     }
 }
 
-async fn shutdown_signal() -> Result<()> {
+/// Registers SIGTERM now (so a signal arriving before the first poll is not
+/// fatal) and returns a future that completes on SIGINT or SIGTERM.
+fn shutdown_signal() -> Result<impl std::future::Future<Output = ()>> {
     let mut terminate = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
-    tokio::select! {
-        _ = tokio::signal::ctrl_c() => {},
-        _ = terminate.recv() => {},
-    }
-    Ok(())
+    Ok(async move {
+        tokio::select! {
+            _ = tokio::signal::ctrl_c() => {},
+            _ = terminate.recv() => {},
+        }
+    })
 }
 
 async fn relay(args: RelayArgs) -> Result<()> {
@@ -130,11 +133,11 @@ async fn relay(args: RelayArgs) -> Result<()> {
         relay.local_addr, args.upstream
     );
     let mut tick = tokio::time::interval(Duration::from_secs(1));
-    let shutdown = shutdown_signal();
+    let shutdown = shutdown_signal()?;
     tokio::pin!(shutdown);
     loop {
         tokio::select! {
-            result = &mut shutdown => { result?; break; }
+            _ = &mut shutdown => break,
             _ = tick.tick() => {
                 if let Some(path) = &args.stats_file {
                     let json = serde_json::to_string(&relay.snapshot())?;
@@ -151,6 +154,7 @@ async fn relay(args: RelayArgs) -> Result<()> {
 
 async fn nfqueue(args: NfqueueArgs) -> Result<()> {
     let shaper = args.impairment.shaper(args.impairment.seed)?;
+    let shutdown = shutdown_signal()?;
     let stats = Arc::new(DirectionStats::default());
     let stop = Arc::new(AtomicBool::new(false));
     let (worker_stats, worker_stop) = (stats.clone(), stop.clone());
@@ -161,7 +165,7 @@ async fn nfqueue(args: NfqueueArgs) -> Result<()> {
     tokio::pin!(worker);
     tokio::select! {
         result = &mut worker => return result?,
-        result = shutdown_signal() => result?,
+        _ = shutdown => {},
     }
     stop.store(true, Ordering::Relaxed);
     worker.await??;
