@@ -84,9 +84,7 @@ impl Relay {
         to_client: Shaper,
     ) -> Result<Self> {
         let listener = Arc::new(
-            UdpSocket::bind(listen)
-                .await
-                .with_context(|| format!("cannot bind {listen}"))?,
+            bind_with_large_buffers(listen).with_context(|| format!("cannot bind {listen}"))?,
         );
         let local_addr = listener.local_addr()?;
         let stats = Arc::new(RelayStats::default());
@@ -161,11 +159,7 @@ async fn open_upstream(
         "[::]:0"
     }
     .parse()?;
-    let socket = Arc::new(
-        UdpSocket::bind(any)
-            .await
-            .context("cannot open upstream socket")?,
-    );
+    let socket = Arc::new(bind_with_large_buffers(any).context("cannot open upstream socket")?);
     let (reader, listener, down, stats) = (
         socket.clone(),
         listener.clone(),
@@ -189,4 +183,19 @@ async fn open_upstream(
         }
     });
     Ok(socket)
+}
+
+/// Socket buffers large enough that bursts (a QUIC flight, an FEC block) are
+/// queued for the relay instead of being dropped by the kernel uncounted.
+const SOCKET_BUFFER_BYTES: usize = 4 << 20;
+
+fn bind_with_large_buffers(addr: SocketAddr) -> Result<UdpSocket> {
+    use socket2::{Domain, Socket, Type};
+    let socket = Socket::new(Domain::for_address(addr), Type::DGRAM, None)?;
+    // The kernel caps these at net.core.{r,w}mem_max; a smaller buffer still works.
+    let _ = socket.set_recv_buffer_size(SOCKET_BUFFER_BYTES);
+    let _ = socket.set_send_buffer_size(SOCKET_BUFFER_BYTES);
+    socket.set_nonblocking(true)?;
+    socket.bind(&addr.into())?;
+    Ok(UdpSocket::from_std(socket.into())?)
 }
