@@ -1,0 +1,31 @@
+import { describe, expect, it } from 'vitest';
+import { segmentGoodput, ThroughputEstimator } from './throughput';
+
+describe('segmentGoodput', () => {
+  it('counts overlapping deliveries once and ignores idle gaps', () => {
+    // 2 × 125 000 B over a busy union of 200 ms (0–100 and 900–1000): 10 Mb/s, not 2 Mb/s.
+    const g = segmentGoodput([
+      { receivedBytes: 125_000, startMs: 0, endMs: 100 },
+      { receivedBytes: 125_000, startMs: 900, endMs: 1000 },
+    ]);
+    expect(g).toBeCloseTo(10e6);
+  });
+  it('returns null when nothing was in flight', () => {
+    expect(segmentGoodput([])).toBeNull();
+  });
+});
+
+describe('ThroughputEstimator', () => {
+  it('takes the harmonic mean of the window, dominated by the slow segment', () => {
+    const e = new ThroughputEstimator(2);
+    expect(e.estimate()).toBeNull();
+    e.addSegment([{ receivedBytes: 125_000, startMs: 0, endMs: 100 }]); // 10 Mb/s
+    e.addSegment([{ receivedBytes: 125_000, startMs: 0, endMs: 1000 }]); // 1 Mb/s
+    expect(e.estimate()).toBeCloseTo(2 / (1 / 10e6 + 1 / 1e6));
+    e.addSegment([{ receivedBytes: 125_000, startMs: 0, endMs: 1000 }]); // window drops the 10 Mb/s
+    expect(e.estimate()).toBeCloseTo(1e6);
+  });
+  it('rejects a bad window', () => {
+    expect(() => new ThroughputEstimator(0)).toThrow(/window/);
+  });
+});

@@ -1,0 +1,62 @@
+/**
+ * Throughput estimate robust to the 1-s request cadence.
+ *
+ * Per segment, goodput is the bytes received over the *busy* time (union of the intervals in
+ * which at least one object of the segment was in flight), so the idle gap between segments
+ * never dilutes the estimate. The estimate is the harmonic mean of the last `window` segments,
+ * which reacts quickly to drops and slowly to spikes.
+ */
+
+/** One finished delivery: bytes received between request and last byte (ms timestamps). */
+export interface DeliverySample {
+  receivedBytes: number;
+  startMs: number;
+  endMs: number;
+}
+
+/** Goodput in bits/s of one segment's deliveries over their busy time; null if nothing was busy. */
+export function segmentGoodput(samples: DeliverySample[]): number | null {
+  const intervals = samples
+    .filter((s) => s.endMs > s.startMs)
+    .map((s) => [s.startMs, s.endMs] as const)
+    .sort((a, b) => a[0] - b[0]);
+  let busyMs = 0;
+  let curStart = -Infinity;
+  let curEnd = -Infinity;
+  for (const [start, end] of intervals) {
+    if (start > curEnd) {
+      if (curEnd > curStart) busyMs += curEnd - curStart;
+      curStart = start;
+      curEnd = end;
+    } else {
+      curEnd = Math.max(curEnd, end);
+    }
+  }
+  if (curEnd > curStart) busyMs += curEnd - curStart;
+  if (busyMs <= 0) return null;
+  const bytes = samples.reduce((sum, s) => sum + s.receivedBytes, 0);
+  return (bytes * 8 * 1000) / busyMs;
+}
+
+/** Sliding-window harmonic mean of per-segment goodput. */
+export class ThroughputEstimator {
+  private readonly history: number[] = [];
+
+  constructor(private readonly window = 5) {
+    if (!Number.isInteger(window) || window < 1) throw new Error(`window must be a positive integer, got ${window}`);
+  }
+
+  /** Records one segment's deliveries; segments with no busy time are ignored. */
+  addSegment(samples: DeliverySample[]): void {
+    const g = segmentGoodput(samples);
+    if (g === null || g <= 0) return;
+    this.history.push(g);
+    if (this.history.length > this.window) this.history.shift();
+  }
+
+  /** Estimated bits/s, or null before the first measured segment. */
+  estimate(): number | null {
+    if (this.history.length === 0) return null;
+    return this.history.length / this.history.reduce((sum, g) => sum + 1 / g, 0);
+  }
+}
