@@ -16,9 +16,11 @@ run_suite() {
   local t0=$SECONDS
   case "$1" in
     rust) (cd server && cargo test --release --quiet --workspace) ;;
-    cpp)  [ -d wasm/build-native ] && ctest --test-dir wasm/build-native --output-on-failure
+    cpp)  # Each command on its own line: set -e does not stop on a failure inside an && list.
+          if [ -d wasm/build-native ]; then ctest --test-dir wasm/build-native --output-on-failure; fi
           if [ -d wasm/build-wasm ]; then ctest --test-dir wasm/build-wasm --output-on-failure; fi ;;
-    unit) npx tsc --noEmit && npx vitest run --config vitest.config.ts ;;
+    unit) npx tsc --noEmit
+          npx vitest run --config vitest.config.ts ;;
     e2e)  npx vitest run --config e2e/vitest.config.ts ;;
     *) die "unknown suite '$1' (rust, cpp, unit, e2e)" ;;
   esac

@@ -3,7 +3,7 @@
  * WebCodecs for the video sub-streams, WebXR for headsets). The player, its transport and its
  * renderer are not wired in yet (see docs/architecture.md).
  */
-const status = document.getElementById('status');
+const statusLine = document.getElementById('status');
 
 function capabilities(): string[] {
   const has = (name: string): boolean => name in globalThis;
@@ -15,4 +15,6 @@ function capabilities(): string[] {
   ];
 }
 
-if (status) status.textContent = capabilities().join(' · ');
+if (statusLine) statusLine.textContent = capabilities().join(' · ');
+
+export {};
