@@ -4,6 +4,7 @@
 //! slice, reporting how many bytes it consumed or that more bytes are needed. The origin feeds
 //! these from quiche stream reads; tests feed them arbitrary bytes.
 
+pub mod fec;
 pub mod object;
 pub mod varint;
 
