@@ -1,0 +1,41 @@
+import { describe, expect, it } from 'vitest';
+import { countLosses, LossEstimator } from './loss';
+
+const range = (n: number) => Array.from({ length: n }, (_, i) => i);
+
+describe('countLosses', () => {
+  it('counts lost symbols and runs of consecutive losses', () => {
+    // lost: 2,3,4 (one run), 7 (one run), 9 (one run, at the end)
+    const received = range(10).filter((e) => ![2, 3, 4, 7, 9].includes(e));
+    expect(countLosses({ sent: 10, receivedEsis: received })).toEqual({ lost: 5, runs: 3 });
+  });
+
+  it('ignores ids outside what was sent and counts a loss at ESI 0 as a run', () => {
+    expect(countLosses({ sent: 4, receivedEsis: [1, 2, 3, 99, -1] })).toEqual({ lost: 1, runs: 1 });
+  });
+});
+
+describe('LossEstimator', () => {
+  it('reports nothing before any observation', () => {
+    expect(new LossEstimator().wireFields()).toEqual({ lossPpm: 0, burstMilli: 0 });
+  });
+
+  it('measures a known loss pattern exactly', () => {
+    const estimator = new LossEstimator(1e12); // no decay
+    // 1000 symbols, bursts of 2 lost every 100 → 2 % loss, mean burst 2
+    const received = range(1000).filter((e) => e % 100 >= 2);
+    estimator.observe({ sent: 1000, receivedEsis: received });
+    expect(estimator.wireFields()).toEqual({ lossPpm: 20_000, burstMilli: 2000 });
+  });
+
+  it('follows a change in loss with its half-life', () => {
+    const estimator = new LossEstimator(1000);
+    const lossy = range(1000).filter((e) => e % 10 !== 0); // 10 %
+    for (let i = 0; i < 20; i++) estimator.observe({ sent: 1000, receivedEsis: lossy });
+    expect(estimator.estimate().rate).toBeCloseTo(0.1, 6);
+    for (let i = 0; i < 3; i++) estimator.observe({ sent: 1000, receivedEsis: range(1000) });
+    // three half-lives of clean delivery: the old loss weighs ~1/8 of the total
+    expect(estimator.estimate().rate).toBeGreaterThan(0.005);
+    expect(estimator.estimate().rate).toBeLessThan(0.02);
+  });
+});

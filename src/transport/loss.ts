@@ -1,0 +1,74 @@
+/**
+ * Datagram loss estimation from RaptorQ symbol ids. The origin sends a request's symbols in ESI
+ * order and tells how many it sent (SENT); the gaps in what arrived are the losses, and runs of
+ * consecutive gaps are the bursts. The estimate feeds the next REQUEST's `loss_ppm` and
+ * `burst_milli`, from which the origin plans repair (docs/protocol.md §3.3).
+ */
+
+/** What one delivery saw: how many symbols were sent and which ESIs arrived (one source block). */
+export interface SymbolObservation {
+  sent: number;
+  receivedEsis: Iterable<number>;
+}
+
+export interface LossEstimate {
+  /** Mean loss rate, 0 … 1. */
+  rate: number;
+  /** Mean length of a run of lost datagrams (≥ 1). */
+  meanBurst: number;
+  /** Symbols the estimate rests on, after decay. */
+  weight: number;
+}
+
+/** Counts losses and loss runs of one delivery. */
+export function countLosses(observation: SymbolObservation): { lost: number; runs: number } {
+  const received = new Uint8Array(observation.sent);
+  for (const esi of observation.receivedEsis) if (esi >= 0 && esi < observation.sent) received[esi] = 1;
+  let lost = 0;
+  let runs = 0;
+  for (let esi = 0; esi < observation.sent; esi++) {
+    if (received[esi]) continue;
+    lost++;
+    if (esi === 0 || received[esi - 1]) runs++;
+  }
+  return { lost, runs };
+}
+
+/**
+ * Exponentially decayed loss statistics over recent deliveries. Decay is per symbol, so a large
+ * object counts more than a small one and the estimate follows a change within ~`halfLifeSymbols`.
+ */
+export class LossEstimator {
+  private sent = 0;
+  private lost = 0;
+  private runs = 0;
+  private readonly decayPerSymbol: number;
+
+  constructor(halfLifeSymbols = 5000) {
+    this.decayPerSymbol = Math.pow(0.5, 1 / halfLifeSymbols);
+  }
+
+  observe(observation: SymbolObservation): void {
+    if (observation.sent <= 0) return;
+    const { lost, runs } = countLosses(observation);
+    const keep = Math.pow(this.decayPerSymbol, observation.sent);
+    this.sent = this.sent * keep + observation.sent;
+    this.lost = this.lost * keep + lost;
+    this.runs = this.runs * keep + runs;
+  }
+
+  estimate(): LossEstimate {
+    return {
+      rate: this.sent > 0 ? this.lost / this.sent : 0,
+      meanBurst: this.runs > 0 ? Math.max(1, this.lost / this.runs) : 1,
+      weight: this.sent,
+    };
+  }
+
+  /** The REQUEST fields: loss in parts per million, burst length × 1000 (0 = nothing seen yet). */
+  wireFields(): { lossPpm: number; burstMilli: number } {
+    const { rate, meanBurst, weight } = this.estimate();
+    if (weight === 0) return { lossPpm: 0, burstMilli: 0 };
+    return { lossPpm: Math.round(rate * 1e6), burstMilli: Math.round(meanBurst * 1000) };
+  }
+}
