@@ -11,6 +11,9 @@ PORT="${HOLOQUIC_PORT:-4433}"
 HTTP_PORT="${HOLOQUIC_HTTP_PORT:-8080}"
 CONTENT="$ROOT/content"
 
+# Fail clearly while parts of the product are still missing (see README "Status").
+[ -x "$PACK_BIN" ] || die "the packager holoquic-pack is not built (server/crates/holoquic-pack does not exist yet): no demo content can be made"
+
 if [ ! -f "$CONTENT/demo/manifest.mpd" ]; then
   step "generating the built-in demo content (content/demo) — a few minutes on 2 cores"
   "$PACK_BIN" demo --out "$CONTENT/demo"
