@@ -1,0 +1,176 @@
+/**
+ * The holoquic MPD profile (docs/mpd.md) read into a scene model: objects, their placement and
+ * bounding boxes, quality ladders, and how a timeline segment maps to a file path.
+ */
+import { parseXml, XmlError, type XmlElement } from './xml';
+
+export class ManifestError extends Error {
+  override name = 'ManifestError';
+}
+
+export type Vec3 = [number, number, number];
+export type Quat = [number, number, number, number];
+
+export interface Representation {
+  /** Directory name and template `$RepresentationID$`. */
+  id: string;
+  /** 0 = lowest quality. */
+  rank: number;
+  /** Peak bits/s over the distinct segments. */
+  bandwidth: number;
+  /** Average bits/s (falls back to `bandwidth`). */
+  avgBandwidth: number;
+  pointsPerFrame: number;
+}
+
+export interface SceneObject {
+  id: string;
+  codecs: string;
+  position: Vec3;
+  rotation: Quat;
+  /** Metres per voxel unit. */
+  scale: number;
+  /** Bounding box in scene metres over the whole loop: min then max. */
+  bbox: { min: Vec3; max: Vec3 };
+  /** Increasing quality. */
+  representations: Representation[];
+  /** Distinct segment files. */
+  loopSegments: number;
+  playMode: 'loop' | 'pingpong';
+  startNumber: number;
+  /** Template relative to the manifest's directory, with `$RepresentationID$`/`$Number…$`. */
+  mediaTemplate: string;
+}
+
+export interface SceneModel {
+  scene: string;
+  /** Segment duration in seconds (1 in packager output). */
+  segmentDuration: number;
+  /** Length of one pass of the content, seconds. */
+  passDuration: number;
+  objects: SceneObject[];
+}
+
+/** Parses an ISO 8601 duration of the form PnDTnHnMnS (the forms MPDs use). */
+export function parseDuration(text: string): number {
+  const m = /^P(?:(\d+(?:\.\d+)?)D)?(?:T(?:(\d+(?:\.\d+)?)H)?(?:(\d+(?:\.\d+)?)M)?(?:(\d+(?:\.\d+)?)S)?)?$/.exec(text);
+  if (!m || text === 'P' || text.endsWith('T')) throw new ManifestError(`invalid duration "${text}"`);
+  const [d, h, min, s] = m.slice(1).map((v) => (v ? Number(v) : 0));
+  return ((d * 24 + h) * 60 + min) * 60 + s;
+}
+
+const child = (e: XmlElement, name: string) => e.children.find((c) => c.name === name);
+const children = (e: XmlElement, name: string) => e.children.filter((c) => c.name === name);
+
+function required(e: XmlElement, name: string, where: string): string {
+  const v = e.attributes[name];
+  if (v === undefined) throw new ManifestError(`${where}: missing attribute ${name}`);
+  return v;
+}
+
+function numbers(text: string, count: number, what: string): number[] {
+  const parts = text.trim().split(/\s+/).map(Number);
+  if (parts.length !== count || parts.some((n) => !Number.isFinite(n))) {
+    throw new ManifestError(`${what}: expected ${count} numbers, got "${text}"`);
+  }
+  return parts;
+}
+
+function positiveInt(text: string, what: string): number {
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < 0) throw new ManifestError(`${what}: not a non-negative integer: "${text}"`);
+  return n;
+}
+
+export function parseManifest(xml: string): SceneModel {
+  let root: XmlElement;
+  try {
+    root = parseXml(xml);
+  } catch (e) {
+    if (e instanceof XmlError) throw new ManifestError(`manifest is not well-formed XML: ${e.message}`);
+    throw e;
+  }
+  if (root.name !== 'MPD') throw new ManifestError(`root element is <${root.name}>, expected <MPD>`);
+  if (root.attributes.type !== undefined && root.attributes.type !== 'static') {
+    throw new ManifestError(`MPD@type "${root.attributes.type}" is not supported (static only)`);
+  }
+  const periods = children(root, 'Period');
+  if (periods.length !== 1) throw new ManifestError(`expected exactly one Period, found ${periods.length}`);
+  const passDuration = parseDuration(required(root, 'mediaPresentationDuration', 'MPD'));
+
+  let segmentDuration = 0;
+  const objects = children(periods[0], 'AdaptationSet').map((set, index) => {
+    const where = `AdaptationSet #${index}`;
+    const id = required(set, 'hq:objectId', where);
+    const template = child(set, 'SegmentTemplate');
+    if (!template) throw new ManifestError(`${where} (${id}): missing SegmentTemplate`);
+    const timescale = positiveInt(required(template, 'timescale', id), `${id} timescale`);
+    const duration = positiveInt(required(template, 'duration', id), `${id} duration`);
+    if (timescale === 0 || duration === 0) throw new ManifestError(`${id}: zero segment duration or timescale`);
+    const seconds = duration / timescale;
+    if (segmentDuration && seconds !== segmentDuration) {
+      throw new ManifestError(`${id}: segment duration ${seconds} s differs from other objects (${segmentDuration} s)`);
+    }
+    segmentDuration = seconds;
+    const bbox = numbers(required(set, 'hq:bbox', id), 6, `${id} hq:bbox`);
+    const rotation = numbers(required(set, 'hq:rotation', id), 4, `${id} hq:rotation`) as Quat;
+    if (Math.abs(Math.hypot(...rotation) - 1) > 1e-3) throw new ManifestError(`${id}: hq:rotation is not a unit quaternion`);
+    const playMode = set.attributes['hq:playMode'] ?? 'loop';
+    if (playMode !== 'loop' && playMode !== 'pingpong') throw new ManifestError(`${id}: unknown hq:playMode "${playMode}"`);
+    const loopAttr = set.attributes['hq:loopSegments'];
+    const loopSegments = loopAttr !== undefined
+      ? positiveInt(loopAttr, `${id} hq:loopSegments`)
+      : Math.round(passDuration / seconds);
+    if (loopSegments < 1) throw new ManifestError(`${id}: no segments`);
+    const representations = children(set, 'Representation').map((r, i) => {
+      const rid = required(r, 'id', `${id} Representation #${i}`);
+      const bandwidth = positiveInt(required(r, 'bandwidth', `${id}/${rid}`), `${id}/${rid} bandwidth`);
+      return {
+        id: rid,
+        rank: positiveInt(r.attributes['hq:qualityRank'] ?? String(i), `${id}/${rid} hq:qualityRank`),
+        bandwidth,
+        avgBandwidth: r.attributes['hq:avgBandwidth'] ? positiveInt(r.attributes['hq:avgBandwidth'], `${id}/${rid} hq:avgBandwidth`) : bandwidth,
+        pointsPerFrame: positiveInt(r.attributes['hq:pointsPerFrame'] ?? '0', `${id}/${rid} hq:pointsPerFrame`),
+      };
+    });
+    if (!representations.length) throw new ManifestError(`${id}: no Representation`);
+    representations.sort((a, b) => a.rank - b.rank);
+    const base = child(set, 'BaseURL')?.text.trim() ?? '';
+    return {
+      id,
+      codecs: set.attributes.codecs ?? '',
+      position: numbers(required(set, 'hq:position', id), 3, `${id} hq:position`) as Vec3,
+      rotation,
+      scale: Number(required(set, 'hq:scale', id)),
+      bbox: { min: bbox.slice(0, 3) as Vec3, max: bbox.slice(3) as Vec3 },
+      representations,
+      loopSegments,
+      playMode,
+      startNumber: positiveInt(template.attributes.startNumber ?? '1', `${id} startNumber`),
+      mediaTemplate: base + required(template, 'media', id),
+    } satisfies SceneObject;
+  });
+  if (!objects.length) throw new ManifestError('the Period has no AdaptationSet (no objects)');
+  const ids = new Set(objects.map((o) => o.id));
+  if (ids.size !== objects.length) throw new ManifestError('two objects share an hq:objectId');
+  return { scene: root.attributes['hq:scene'] ?? '', segmentDuration, passDuration, objects };
+}
+
+/** File number (before startNumber) of timeline segment `k` (docs/mpd.md "Loop"). */
+export function loopFileIndex(object: Pick<SceneObject, 'loopSegments' | 'playMode'>, k: number): number {
+  const n = object.loopSegments;
+  if (object.playMode === 'loop' || n === 1) return k % n;
+  const period = 2 * n - 2;
+  const r = k % period;
+  return r < n ? r : period - r;
+}
+
+/** Path of timeline segment `k` at `representationId`, relative to the manifest's directory. */
+export function segmentPath(object: SceneObject, representationId: string, k: number): string {
+  const number = object.startNumber + loopFileIndex(object, k);
+  return object.mediaTemplate
+    .replaceAll('$RepresentationID$', representationId)
+    .replace(/\$Number(?:%0(\d+)d)?\$/g, (_, width: string | undefined) =>
+      width ? String(number).padStart(Number(width), '0') : String(number),
+    );
+}
