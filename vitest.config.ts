@@ -10,6 +10,5 @@ export default defineConfig({
   test: {
     include: ['src/**/*.test.ts'],
     environment: 'node',
-    passWithNoTests: true,
   },
 });
