@@ -1,0 +1,74 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { evaluatePredictor } from './evaluate';
+import type { Pose } from './pose';
+import { ConstantVelocityPredictor, LastValuePredictor, createDefaultPredictor } from './predictors';
+import { angleBetween, fromAngularVelocity, multiply, type Quat } from './quaternion';
+import { parseTrace } from './trace';
+
+const HHI_FILE = '/work/shared/data/pose/hhi_hololens/hololens_trace_01.csv';
+
+const START: Quat = [0.1, 0.2, -0.1, Math.sqrt(1 - 0.06)];
+const OMEGA: [number, number, number] = [0.4, -1.2, 0.3]; // rad/s
+const VELOCITY = [0.5, -0.1, 0.25]; // m/s
+
+/** Synthetic head moving with constant linear and angular velocity, with uneven sample spacing. */
+function syntheticPose(t: number): Pose {
+  return {
+    t,
+    position: [1 + VELOCITY[0] * t, 1.6 + VELOCITY[1] * t, -2 + VELOCITY[2] * t],
+    orientation: multiply(fromAngularVelocity(OMEGA, t), START),
+  };
+}
+
+function feed(predictor: { observe(p: Pose): void }, times: number[]): void {
+  for (const t of times) predictor.observe(syntheticPose(t));
+}
+
+describe('predictors', () => {
+  const times = [0, 0.013, 0.031, 0.047, 0.066, 0.08, 0.097, 0.115, 0.128, 0.15];
+
+  it('constant velocity is exact on constant-velocity motion', () => {
+    const p = new ConstantVelocityPredictor(100);
+    feed(p, times);
+    for (const horizonMs of [100, 300, 1000]) {
+      const guess = p.predict(horizonMs);
+      const truth = syntheticPose(0.15 + horizonMs / 1000);
+      expect(guess.t).toBeCloseTo(truth.t, 12);
+      for (let k = 0; k < 3; k++) expect(guess.position[k]).toBeCloseTo(truth.position[k], 9);
+      expect(angleBetween(guess.orientation, truth.orientation)).toBeLessThan(1e-6);
+    }
+  });
+
+  it('last value holds the latest pose and is off by exactly the motion', () => {
+    const p = new LastValuePredictor();
+    feed(p, times);
+    const guess = p.predict(200);
+    expect(guess.position).toEqual(syntheticPose(0.15).position);
+    expect(angleBetween(guess.orientation, syntheticPose(0.35).orientation)).toBeCloseTo(0.2 * Math.hypot(...OMEGA), 9);
+  });
+
+  it('rejects use before data and out-of-order samples', () => {
+    expect(() => new LastValuePredictor().predict(100)).toThrow(/before any observe/);
+    expect(() => new ConstantVelocityPredictor().predict(100)).toThrow(/before any observe/);
+    expect(() => new ConstantVelocityPredictor(0)).toThrow(/windowMs/);
+    const p = new ConstantVelocityPredictor();
+    p.observe(syntheticPose(1));
+    expect(() => p.observe(syntheticPose(1))).toThrow(/not after/);
+    // One sample: no velocity yet, so it falls back to holding the pose.
+    expect(p.predict(100).position).toEqual(syntheticPose(1).position);
+  });
+
+  it('the default predictor beats last value at 300 ms on a real HHI HoloLens trace', () => {
+    const trace = parseTrace(readFileSync(HHI_FILE, 'utf8'), { convention: 'unity-left-handed', source: HHI_FILE });
+    const last = evaluatePredictor(trace, new LastValuePredictor(), 300);
+    const best = evaluatePredictor(trace, createDefaultPredictor(), 300);
+    console.log(
+      `HHI trace 01 @300 ms: last value ${last.orientationMaeDeg.toFixed(2)}° / ${(last.positionMae * 100).toFixed(2)} cm, ` +
+        `default ${best.orientationMaeDeg.toFixed(2)}° / ${(best.positionMae * 100).toFixed(2)} cm (n=${best.samples})`,
+    );
+    expect(best.samples).toBeGreaterThan(4000);
+    expect(best.orientationMaeDeg).toBeLessThan(last.orientationMaeDeg);
+    expect(best.positionMae).toBeLessThan(last.positionMae);
+  });
+});

@@ -1,0 +1,97 @@
+import type { Pose, Vec3 } from './pose';
+import { conjugate, fromAngularVelocity, multiply, normalize, toRotationVector } from './quaternion';
+
+/**
+ * A head-pose predictor: feed it every pose sample in time order with `observe`, then ask where the
+ * head will be `horizonMs` after the latest sample (the player sets the horizon per call to the
+ * playout time of the segment it is about to request).
+ */
+export interface Predictor {
+  observe(pose: Pose): void;
+  /** Predicted pose at `latest.t + horizonMs / 1000`; throws if nothing was observed yet. */
+  predict(horizonMs: number): Pose;
+}
+
+/** Predicts that the head stays where it was last seen. The baseline every other predictor must beat. */
+export class LastValuePredictor implements Predictor {
+  private last: Pose | undefined;
+
+  observe(pose: Pose): void {
+    this.last = pose;
+  }
+
+  predict(horizonMs: number): Pose {
+    if (!this.last) throw new Error('LastValuePredictor: predict() before any observe()');
+    return { ...this.last, t: this.last.t + horizonMs / 1000 };
+  }
+}
+
+/**
+ * Constant linear and angular velocity, each estimated by least squares over the samples of the last
+ * `windowMs` (a regression rather than a two-sample difference, so sensor jitter averages out).
+ *
+ * Both fits are anchored at the latest sample (regression through the origin in time offsets
+ * τ = tᵢ − t_last), so the prediction starts from the freshest measurement:
+ * - position: v = Σ τᵢ (pᵢ − p_last) / Σ τᵢ², predicted p_last + v·h;
+ * - orientation: rᵢ = rotationVector(qᵢ · q_last⁻¹) is the world-frame rotation between the samples,
+ *   ω = Σ τᵢ rᵢ / Σ τᵢ², predicted exp(ω·h) · q_last.
+ * Both are exact on motion with truly constant velocities.
+ */
+export class ConstantVelocityPredictor implements Predictor {
+  private readonly window: Pose[] = [];
+
+  constructor(readonly windowMs = 100) {
+    if (!(windowMs > 0)) throw new Error(`ConstantVelocityPredictor: windowMs must be > 0, got ${windowMs}`);
+  }
+
+  observe(pose: Pose): void {
+    const last = this.window[this.window.length - 1];
+    if (last && pose.t <= last.t) {
+      throw new Error(`ConstantVelocityPredictor: pose time ${pose.t} s is not after ${last.t} s`);
+    }
+    this.window.push(pose);
+    const oldest = pose.t - this.windowMs / 1000;
+    // Keep at least two samples so a velocity exists even across a gap longer than the window.
+    while (this.window.length > 2 && this.window[0].t < oldest) this.window.shift();
+  }
+
+  predict(horizonMs: number): Pose {
+    const last = this.window[this.window.length - 1];
+    if (!last) throw new Error('ConstantVelocityPredictor: predict() before any observe()');
+    const h = horizonMs / 1000;
+    const inverseLast = conjugate(last.orientation);
+    let tt = 0;
+    const v = [0, 0, 0];
+    const w = [0, 0, 0];
+    for (const p of this.window) {
+      const tau = p.t - last.t;
+      if (tau === 0) continue;
+      tt += tau * tau;
+      const r = toRotationVector(multiply(p.orientation, inverseLast));
+      for (let k = 0; k < 3; k++) {
+        v[k] += tau * (p.position[k] - last.position[k]);
+        w[k] += tau * r[k];
+      }
+    }
+    if (tt === 0) return { ...last, t: last.t + h };
+    const velocity: Vec3 = [v[0] / tt, v[1] / tt, v[2] / tt];
+    const omega: Vec3 = [w[0] / tt, w[1] / tt, w[2] / tt];
+    return {
+      t: last.t + h,
+      position: [
+        last.position[0] + velocity[0] * h,
+        last.position[1] + velocity[1] * h,
+        last.position[2] + velocity[2] * h,
+      ],
+      orientation: normalize(multiply(fromAngularVelocity(omega, h), last.orientation)),
+    };
+  }
+}
+
+/**
+ * The predictor the player should use: currently constant velocity, which beats last value on the
+ * HHI HoloLens traces (see `predictors.test.ts` for the measured error).
+ */
+export function createDefaultPredictor(): Predictor {
+  return new ConstantVelocityPredictor(100);
+}
