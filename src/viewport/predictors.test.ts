@@ -29,7 +29,7 @@ describe('predictors', () => {
   const times = [0, 0.013, 0.031, 0.047, 0.066, 0.08, 0.097, 0.115, 0.128, 0.15];
 
   it('constant velocity is exact on constant-velocity motion', () => {
-    const p = new ConstantVelocityPredictor(100);
+    const p = new ConstantVelocityPredictor({ windowMs: 100 });
     feed(p, times);
     for (const horizonMs of [100, 300, 1000]) {
       const guess = p.predict(horizonMs);
@@ -38,6 +38,17 @@ describe('predictors', () => {
       for (let k = 0; k < 3; k++) expect(guess.position[k]).toBeCloseTo(truth.position[k], 9);
       expect(angleBetween(guess.orientation, truth.orientation)).toBeLessThan(1e-6);
     }
+  });
+
+  it('with decay, applies exactly v·T·(1 − e^(−h/T)) of the constant-velocity motion', () => {
+    const p = new ConstantVelocityPredictor({ windowMs: 100, orientationDecayMs: 300, positionDecayMs: 600 });
+    feed(p, times);
+    const guess = p.predict(400);
+    const turned = 0.3 * (1 - Math.exp(-400 / 300));
+    const moved = 0.6 * (1 - Math.exp(-400 / 600));
+    const now = syntheticPose(0.15);
+    for (let k = 0; k < 3; k++) expect(guess.position[k]).toBeCloseTo(now.position[k] + VELOCITY[k] * moved, 9);
+    expect(angleBetween(guess.orientation, syntheticPose(0.15 + turned).orientation)).toBeLessThan(1e-6);
   });
 
   it('last value holds the latest pose and is off by exactly the motion', () => {
@@ -51,7 +62,8 @@ describe('predictors', () => {
   it('rejects use before data and out-of-order samples', () => {
     expect(() => new LastValuePredictor().predict(100)).toThrow(/before any observe/);
     expect(() => new ConstantVelocityPredictor().predict(100)).toThrow(/before any observe/);
-    expect(() => new ConstantVelocityPredictor(0)).toThrow(/windowMs/);
+    expect(() => new ConstantVelocityPredictor({ windowMs: 0 })).toThrow(/windowMs must be > 0/);
+    expect(() => new ConstantVelocityPredictor({ orientationDecayMs: -1 })).toThrow(/orientationDecayMs/);
     const p = new ConstantVelocityPredictor();
     p.observe(syntheticPose(1));
     expect(() => p.observe(syntheticPose(1))).toThrow(/not after/);
@@ -59,14 +71,15 @@ describe('predictors', () => {
     expect(p.predict(100).position).toEqual(syntheticPose(1).position);
   });
 
-  it('the default predictor beats last value at 300 ms on a real HHI HoloLens trace', () => {
+  it('constant velocity, and the default predictor, beat last value at 300 ms on a real HHI trace', () => {
     const trace = parseTrace(readFileSync(HHI_FILE, 'utf8'), { convention: 'unity-left-handed', source: HHI_FILE });
     const last = evaluatePredictor(trace, new LastValuePredictor(), 300);
+    const cv = evaluatePredictor(trace, new ConstantVelocityPredictor({ windowMs: 100 }), 300);
     const best = evaluatePredictor(trace, createDefaultPredictor(), 300);
-    console.log(
-      `HHI trace 01 @300 ms: last value ${last.orientationMaeDeg.toFixed(2)}° / ${(last.positionMae * 100).toFixed(2)} cm, ` +
-        `default ${best.orientationMaeDeg.toFixed(2)}° / ${(best.positionMae * 100).toFixed(2)} cm (n=${best.samples})`,
-    );
+    const show = (name: string, e: typeof last) =>
+      `${name} ${e.orientationMaeDeg.toFixed(2)}° / ${(e.positionMae * 100).toFixed(2)} cm`;
+    console.log(`HHI trace 01 @300 ms (n=${best.samples}): ${show('last value', last)}, ${show('constant velocity', cv)}, ${show('default', best)}`);
+    expect(cv.orientationMaeDeg).toBeLessThan(last.orientationMaeDeg);
     expect(best.samples).toBeGreaterThan(4000);
     expect(best.orientationMaeDeg).toBeLessThan(last.orientationMaeDeg);
     expect(best.positionMae).toBeLessThan(last.positionMae);

@@ -40,8 +40,29 @@ export class LastValuePredictor implements Predictor {
 export class ConstantVelocityPredictor implements Predictor {
   private readonly window: Pose[] = [];
 
-  constructor(readonly windowMs = 100) {
-    if (!(windowMs > 0)) throw new Error(`ConstantVelocityPredictor: windowMs must be > 0, got ${windowMs}`);
+  readonly windowMs: number;
+  readonly orientationDecayMs: number;
+  readonly positionDecayMs: number;
+
+  /**
+   * @param options.windowMs regression window (default 100 ms).
+   * @param options.orientationDecayMs / options.positionDecayMs if finite, the extrapolated velocity
+   *   decays exponentially with this time constant (heads rarely keep turning for long), so the
+   *   motion applied over a horizon h is v·T·(1 − e^(−h/T)) instead of v·h. The default, `Infinity`,
+   *   is pure constant velocity.
+   */
+  constructor(options: { windowMs?: number; orientationDecayMs?: number; positionDecayMs?: number } = {}) {
+    this.windowMs = options.windowMs ?? 100;
+    this.orientationDecayMs = options.orientationDecayMs ?? Infinity;
+    this.positionDecayMs = options.positionDecayMs ?? Infinity;
+    const durations = {
+      windowMs: this.windowMs,
+      orientationDecayMs: this.orientationDecayMs,
+      positionDecayMs: this.positionDecayMs,
+    };
+    for (const [name, value] of Object.entries(durations)) {
+      if (!(value > 0)) throw new Error(`ConstantVelocityPredictor: ${name} must be > 0, got ${value}`);
+    }
   }
 
   observe(pose: Pose): void {
@@ -74,24 +95,33 @@ export class ConstantVelocityPredictor implements Predictor {
       }
     }
     if (tt === 0) return { ...last, t: last.t + h };
+    const moving = effectiveSeconds(horizonMs, this.positionDecayMs);
+    const turning = effectiveSeconds(horizonMs, this.orientationDecayMs);
     const velocity: Vec3 = [v[0] / tt, v[1] / tt, v[2] / tt];
     const omega: Vec3 = [w[0] / tt, w[1] / tt, w[2] / tt];
     return {
       t: last.t + h,
       position: [
-        last.position[0] + velocity[0] * h,
-        last.position[1] + velocity[1] * h,
-        last.position[2] + velocity[2] * h,
+        last.position[0] + velocity[0] * moving,
+        last.position[1] + velocity[1] * moving,
+        last.position[2] + velocity[2] * moving,
       ],
-      orientation: normalize(multiply(fromAngularVelocity(omega, h), last.orientation)),
+      orientation: normalize(multiply(fromAngularVelocity(omega, turning), last.orientation)),
     };
   }
 }
 
+/** Seconds of full-speed motion equivalent to a horizon of `horizonMs` under exponential decay. */
+function effectiveSeconds(horizonMs: number, decayMs: number): number {
+  if (!Number.isFinite(decayMs)) return horizonMs / 1000;
+  return (decayMs * (1 - Math.exp(-horizonMs / decayMs))) / 1000;
+}
+
 /**
- * The predictor the player should use: currently constant velocity, which beats last value on the
- * HHI HoloLens traces (see `predictors.test.ts` for the measured error).
+ * The predictor the player should use: velocity regressed over 50 ms, angular velocity decaying with
+ * a 300 ms time constant, linear velocity held constant. Chosen by a sweep over the 10 HHI HoloLens
+ * traces (mean orientation MAE at 300 ms: 6.97° vs 8.16° undamped and 9.95° last value).
  */
 export function createDefaultPredictor(): Predictor {
-  return new ConstantVelocityPredictor(100);
+  return new ConstantVelocityPredictor({ windowMs: 50, orientationDecayMs: 300 });
 }
