@@ -18,7 +18,7 @@ export interface AllocationInput {
 export type Allocation = Map<string, number>;
 
 /** Rejects inputs that would make the allocation meaningless, with a message naming the object. */
-function validate(objects: AllocationInput[], budgetBps: number): void {
+export function validate(objects: AllocationInput[], budgetBps: number): void {
   if (!Number.isFinite(budgetBps) || budgetBps < 0) {
     throw new Error(`budget must be a non-negative finite number, got ${budgetBps}`);
   }
