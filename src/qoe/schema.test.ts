@@ -1,0 +1,82 @@
+import { describe, expect, it } from 'vitest';
+import { QOE_SCHEMA, type QoeLog, type QoeSegment, segmentThroughput, summarizeQoe, validateQoeLog } from './schema';
+
+function segment(over: Partial<QoeSegment>): QoeSegment {
+  return {
+    object: 'o0', index: 0, quality: 0, qualityCount: 5, bitrateBps: 1e6,
+    delivery: 'reliable', fec: 'none', transport: 'webtransport', visibleArea: 0.25, rank: 0,
+    requestedAtS: 0, deadlineS: 1, objectBytes: 1000, receivedBytes: 1000,
+    recovered: true, abandoned: false, decoded: true, onTime: true, completedAtS: 0.5,
+    ...over,
+  };
+}
+
+function log(segments: QoeSegment[], freezes: QoeLog['freezes'] = []): QoeLog {
+  return {
+    schema: QOE_SCHEMA,
+    config: { mode: 'qpr-fec', abr: 'knapsack', bufferTargetS: 1, manifest: '/content/demo/manifest.mpd',
+      transport: 'webtransport', predictor: 'default', segmentDurationS: 1 },
+    startedAt: '2026-11-23T00:00:00Z', userAgent: 'test',
+    playback: { startupS: 0.4, playedS: 10, wallS: 11 },
+    freezes, segments,
+  };
+}
+
+describe('segmentThroughput', () => {
+  it('divides the recovered bytes of a segment by its busy span, one sample per segment', () => {
+    const samples = segmentThroughput([
+      segment({ index: 0, objectBytes: 1000, requestedAtS: 0, completedAtS: 0.5 }),
+      segment({ index: 0, object: 'o1', objectBytes: 3000, requestedAtS: 0.1, completedAtS: 1.0 }),
+      segment({ index: 1, objectBytes: 500, requestedAtS: 1, completedAtS: 1.25 }),
+    ]);
+    expect(samples).toEqual([(4000 * 8) / 1.0, (500 * 8) / 0.25]);
+  });
+
+  it('ignores objects that never completed instead of counting them as zero', () => {
+    expect(segmentThroughput([segment({ recovered: false, completedAtS: undefined })])).toEqual([]);
+  });
+});
+
+describe('summarizeQoe', () => {
+  it('derives freezes, on-time ratio, decode success, datagram recovery and FEC overhead', () => {
+    const s = summarizeQoe(log([
+      segment({ index: 0, quality: 4 }),
+      segment({ index: 0, object: 'o1', delivery: 'datagram', fec: 'planned', quality: 2,
+        sourceSymbols: 100, symbolsSent: 110, symbolsReceived: 104, repairRequests: 1 }),
+      segment({ index: 1, object: 'o1', delivery: 'datagram', fec: 'planned', quality: 2, recovered: false,
+        decoded: false, onTime: false, completedAtS: undefined, sourceSymbols: 100, symbolsSent: 120 }),
+      segment({ index: 1, quality: 0, decoded: false, onTime: false }),
+    ], [{ atS: 2, durationS: 0.5, cause: 'underrun' }, { atS: 5, durationS: 1.5, cause: 'outage' }]));
+    expect(s.freezeCount).toBe(2);
+    expect(s.freezeTotalS).toBe(2);
+    expect(s.onTimeRatio).toBe(0.5);
+    expect(s.meanQuality).toBe(3);
+    expect(s.decodeSuccess).toBeCloseTo(2 / 3);
+    expect(s.datagramRecovery).toBe(0.5);
+    expect(s.datagramDecoded).toBe(0.5);
+    expect(s.fecOverhead).toBeCloseTo(30 / 200);
+    expect(s.repairRequests).toBe(1);
+    expect(s.objectSegments).toBe(4);
+  });
+
+  it('reports NaN, not zero, for quantities with nothing to measure', () => {
+    const s = summarizeQoe(log([]));
+    expect(s.onTimeRatio).toBeNaN();
+    expect(s.datagramRecovery).toBeNaN();
+    expect(s.fecOverhead).toBeNaN();
+  });
+});
+
+describe('validateQoeLog', () => {
+  it('accepts a well-formed log', () => {
+    expect(validateQoeLog(JSON.parse(JSON.stringify(log([segment({})]))))).toBeTruthy();
+  });
+
+  it('names the first malformed field', () => {
+    const bad = JSON.parse(JSON.stringify(log([segment({})])));
+    bad.segments[0].recovered = 'yes';
+    expect(() => validateQoeLog(bad)).toThrow(/segments\[0\]\.recovered/);
+    expect(() => validateQoeLog({ schema: 'other' })).toThrow(/schema/);
+    expect(() => validateQoeLog(null)).toThrow(/not an object/);
+  });
+});

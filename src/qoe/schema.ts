@@ -1,0 +1,196 @@
+/**
+ * The QoE log a player run produces (`holoquic-qoe/1`): what the player writes, what the QoE
+ * experiment runner collects from the page and what the report aggregates. One definition for
+ * both sides; the prose version is docs/qoe.md → "QoE log".
+ *
+ * Times are seconds since the player's `load()` (performance clock), so a log is self-contained
+ * and two runs compare without wall-clock alignment.
+ */
+
+export const QOE_SCHEMA = 'holoquic-qoe/1';
+
+export type QoeDeliveryMode = 'h2' | 'qr' | 'qpr' | 'qpr-fec' | 'q100-fec' | 'adaptive';
+
+export interface QoeConfig {
+  mode: QoeDeliveryMode;
+  /** ABR rule name, e.g. `priority-greedy`, `hybrid`, `knapsack`. */
+  abr: string;
+  /** Buffer target in seconds (default 1). */
+  bufferTargetS: number;
+  /** Number of objects sent reliably in `qpr` / `qpr-fec`. */
+  reliableCount?: number;
+  manifest: string;
+  transport: 'webtransport' | 'http2';
+  predictor: string;
+  segmentDurationS: number;
+}
+
+export type FreezeCause = 'underrun' | 'outage';
+
+export interface QoeFreeze {
+  /** When playback stopped. */
+  atS: number;
+  durationS: number;
+  cause: FreezeCause;
+}
+
+/** One object of one segment: what was asked for, how it travelled, and what the viewer got. */
+export interface QoeSegment {
+  object: string;
+  /** Segment number on the playout timeline (0 = first). */
+  index: number;
+  /** Quality index, 0 = lowest, of `qualityCount`. */
+  quality: number;
+  qualityCount: number;
+  /** Declared bitrate of the representation (bit/s). */
+  bitrateBps: number;
+  delivery: 'reliable' | 'datagram';
+  fec: 'none' | 'planned' | 'fixed';
+  transport: 'webtransport' | 'http2';
+  /** Predicted visible area share (0…1) and rank (0 = most visible) when the request was made. */
+  visibleArea: number;
+  rank: number;
+  requestedAtS: number;
+  /** Playout deadline of the segment. */
+  deadlineS: number;
+  firstByteAtS?: number;
+  /** When the bytes were complete (reliable) or decoded by FEC (datagram); absent if never. */
+  completedAtS?: number;
+  objectBytes: number;
+  /** Payload bytes received, including redundant FEC symbols. */
+  receivedBytes: number;
+  /** Datagram delivery only. */
+  symbolSize?: number;
+  sourceSymbols?: number;
+  symbolsSent?: number;
+  symbolsReceived?: number;
+  repairRequests?: number;
+  /** Object bytes complete and exact. */
+  recovered: boolean;
+  /** Given up by the abandonment rule (a lower quality was fetched instead). */
+  abandoned: boolean;
+  /** The V-PCC decoder produced frames from it. */
+  decoded: boolean;
+  decodeMs?: number;
+  /** Its frames were shown at their playout time (recovered and decoded before the deadline). */
+  onTime: boolean;
+}
+
+export interface QoeLog {
+  schema: typeof QOE_SCHEMA;
+  config: QoeConfig;
+  /** ISO 8601 wall-clock time of `load()`. */
+  startedAt: string;
+  userAgent: string;
+  playback: {
+    /** Seconds from load() to the first rendered frame. */
+    startupS: number;
+    /** Seconds of content played (excluding freezes). */
+    playedS: number;
+    /** Seconds from load() to the end of the log. */
+    wallS: number;
+  };
+  freezes: QoeFreeze[];
+  segments: QoeSegment[];
+}
+
+/** Numbers a person compares between runs; derived from a log by `summarizeQoe`. */
+export interface QoeSummary {
+  freezeCount: number;
+  freezeTotalS: number;
+  /** Mean quality index over all object-segments that were shown on time (NaN if none). */
+  meanQuality: number;
+  /** Mean declared bitrate of what was shown on time (bit/s). */
+  meanShownBitrateBps: number;
+  /** Per-segment application goodput samples (bit/s): recovered object bytes of the segment over
+   *  the time from its first request to its last completion. */
+  throughputBps: number[];
+  meanThroughputBps: number;
+  /** Object-segments shown at their playout time / all object-segments. */
+  onTimeRatio: number;
+  /** Decoded / recovered object-segments. */
+  decodeSuccess: number;
+  /** Datagram object-segments recovered / datagram object-segments (NaN if none). */
+  datagramRecovery: number;
+  /** Datagram object-segments decoded / datagram object-segments (NaN if none). */
+  datagramDecoded: number;
+  /** Repair symbols sent / source symbols, over datagram objects (NaN if none). */
+  fecOverhead: number;
+  repairRequests: number;
+  objectSegments: number;
+}
+
+function mean(values: number[]): number {
+  return values.length === 0 ? NaN : values.reduce((a, b) => a + b, 0) / values.length;
+}
+
+/** Per segment index: recovered bytes over [first request, last completion]. Segments with no
+ *  completed object give no sample (a gap, not a zero, so a stall is counted once, by freezes). */
+export function segmentThroughput(segments: readonly QoeSegment[]): number[] {
+  const byIndex = new Map<number, { bytes: number; start: number; end: number }>();
+  for (const s of segments) {
+    if (!s.recovered || s.completedAtS === undefined) continue;
+    const entry = byIndex.get(s.index) ?? { bytes: 0, start: Infinity, end: -Infinity };
+    entry.bytes += s.objectBytes;
+    entry.start = Math.min(entry.start, s.requestedAtS);
+    entry.end = Math.max(entry.end, s.completedAtS);
+    byIndex.set(s.index, entry);
+  }
+  return [...byIndex.entries()]
+    .sort((a, b) => a[0] - b[0])
+    .filter(([, e]) => e.end > e.start)
+    .map(([, e]) => (e.bytes * 8) / (e.end - e.start));
+}
+
+export function summarizeQoe(log: QoeLog): QoeSummary {
+  const segs = log.segments;
+  const shown = segs.filter((s) => s.onTime);
+  const recovered = segs.filter((s) => s.recovered);
+  const datagram = segs.filter((s) => s.delivery === 'datagram');
+  const withSymbols = datagram.filter((s) => (s.sourceSymbols ?? 0) > 0 && s.symbolsSent !== undefined);
+  const source = withSymbols.reduce((a, s) => a + (s.sourceSymbols ?? 0), 0);
+  const sent = withSymbols.reduce((a, s) => a + (s.symbolsSent ?? 0), 0);
+  const throughput = segmentThroughput(segs);
+  return {
+    freezeCount: log.freezes.length,
+    freezeTotalS: log.freezes.reduce((a, f) => a + f.durationS, 0),
+    meanQuality: mean(shown.map((s) => s.quality)),
+    meanShownBitrateBps: mean(shown.map((s) => s.bitrateBps)),
+    throughputBps: throughput,
+    meanThroughputBps: mean(throughput),
+    onTimeRatio: segs.length === 0 ? NaN : shown.length / segs.length,
+    decodeSuccess: recovered.length === 0 ? NaN : recovered.filter((s) => s.decoded).length / recovered.length,
+    datagramRecovery: datagram.length === 0 ? NaN : datagram.filter((s) => s.recovered).length / datagram.length,
+    datagramDecoded: datagram.length === 0 ? NaN : datagram.filter((s) => s.decoded).length / datagram.length,
+    fecOverhead: source === 0 ? NaN : (sent - source) / source,
+    repairRequests: segs.reduce((a, s) => a + (s.repairRequests ?? 0), 0),
+    objectSegments: segs.length,
+  };
+}
+
+/** Checks the shape of a log that came from a page or a file; throws naming the first problem. */
+export function validateQoeLog(value: unknown): QoeLog {
+  const fail = (what: string): never => {
+    throw new Error(`not a ${QOE_SCHEMA} log: ${what}`);
+  };
+  if (typeof value !== 'object' || value === null) fail('not an object');
+  const log = value as Partial<QoeLog>;
+  if (log.schema !== QOE_SCHEMA) fail(`schema is ${JSON.stringify(log.schema)}`);
+  if (typeof log.config !== 'object' || log.config === null) fail('config missing');
+  if (!Array.isArray(log.freezes)) fail('freezes is not an array');
+  if (!Array.isArray(log.segments)) fail('segments is not an array');
+  if (typeof log.playback !== 'object' || log.playback === null) fail('playback missing');
+  log.segments!.forEach((s, i) => {
+    for (const key of ['index', 'quality', 'requestedAtS', 'deadlineS', 'objectBytes', 'receivedBytes'] as const) {
+      if (typeof s[key] !== 'number' || !Number.isFinite(s[key])) fail(`segments[${i}].${key} is not a finite number`);
+    }
+    if (typeof s.object !== 'string') fail(`segments[${i}].object is not a string`);
+    for (const key of ['recovered', 'decoded', 'onTime', 'abandoned'] as const) {
+      if (typeof s[key] !== 'boolean') fail(`segments[${i}].${key} is not a boolean`);
+    }
+  });
+  log.freezes!.forEach((f, i) => {
+    if (typeof f.atS !== 'number' || typeof f.durationS !== 'number' || f.durationS < 0) fail(`freezes[${i}] is malformed`);
+  });
+  return log as QoeLog;
+}
