@@ -1,0 +1,87 @@
+import { describe, expect, it } from 'vitest';
+import { aggregate, cdf, measuredLossPct, type RunRecord, runsCsv, stat, toRow } from './aggregate';
+import { QOE_SCHEMA, type QoeLog, type QoeSegment } from './schema';
+import { barChart, lineChart, ticks } from './svg';
+
+function qoe(freezeS: number[], quality: number): QoeLog {
+  const segments: QoeSegment[] = [0, 1, 2].map((index) => ({
+    object: 'o0', index, quality, qualityCount: 5, bitrateBps: 1e6, delivery: 'datagram', fec: 'planned',
+    transport: 'webtransport', visibleArea: 0.3, rank: 0, requestedAtS: index, deadlineS: index + 1,
+    completedAtS: index + 0.5, objectBytes: 125_000, receivedBytes: 130_000, sourceSymbols: 100, symbolsSent: 110,
+    recovered: true, abandoned: false, decoded: true, onTime: true,
+  }));
+  return {
+    schema: QOE_SCHEMA,
+    config: { mode: 'qpr-fec', abr: 'knapsack', bufferTargetS: 1, manifest: 'm', transport: 'webtransport', predictor: 'p', segmentDurationS: 1 },
+    startedAt: '2026-11-23T00:00:00Z', userAgent: 'test', playback: { startupS: 0.3, playedS: 3, wallS: 4 },
+    freezes: freezeS.map((d, i) => ({ atS: i, durationS: d, cause: 'underrun' as const })), segments,
+  };
+}
+
+function record(id: string, mode: string, lossPct: number, rep: number, log: QoeLog | null): RunRecord {
+  return {
+    run: { id, mode, lossPct, ge: '', trace: 't', traceScale: 0.1, pose: 'p', repetition: rep, durationS: 3, delayMs: 10 },
+    qoe: log, error: log ? undefined : 'page never reached playing',
+    impairer: { toClient: { seen: 1000, dropped_loss: lossPct * 10 } },
+  };
+}
+
+describe('aggregate', () => {
+  it('groups repetitions per trace, loss and mode, averaging and counting failures', () => {
+    const rows = [
+      record('a', 'qr', 5, 0, qoe([1, 2], 1)),
+      record('b', 'qr', 5, 1, qoe([], 3)),
+      record('c', 'qr', 5, 2, null),
+      record('d', 'qpr-fec', 5, 0, qoe([], 4)),
+    ].map(toRow);
+    const cells = aggregate(rows);
+    expect(cells.map((c) => c.mode)).toEqual(['qr', 'qpr-fec']);
+    const qr = cells[0];
+    expect(qr.runs).toBe(3);
+    expect(qr.failed).toBe(1);
+    expect(qr.freezeCount.mean).toBe(1);
+    expect(qr.freezeTotalS.mean).toBe(1.5);
+    expect(qr.meanQuality.mean).toBe(2);
+    expect(qr.measuredLossPct.mean).toBe(5);
+    expect(qr.throughputSamplesMbps).toHaveLength(6);
+    expect(qr.throughputSamplesMbps[0]).toBeCloseTo(2);
+    expect(cells[1].fecOverhead.mean).toBeCloseTo(0.1);
+  });
+
+  it('writes one CSV line per run, failures included with their reason', () => {
+    const csv = runsCsv([record('a', 'qr', 1, 0, qoe([1], 2)), record('b', 'qr', 1, 1, null)].map(toRow)).trim().split('\n');
+    expect(csv).toHaveLength(3);
+    expect(csv[0].split(',')).toContain('freezeTotalS');
+    expect(csv[2]).toContain('page never reached playing');
+  });
+});
+
+describe('statistics helpers', () => {
+  it('stat ignores NaN and gives the sample standard deviation', () => {
+    expect(stat([1, 3, NaN])).toEqual({ mean: 2, sd: Math.SQRT2, n: 2 });
+    expect(stat([]).n).toBe(0);
+  });
+  it('cdf is sorted and ends at 1', () => {
+    expect(cdf([3, 1, 2])).toEqual([[1, 1 / 3], [2, 2 / 3], [3, 1]]);
+  });
+  it('measured loss is dropped over seen, unknown without packets', () => {
+    expect(measuredLossPct({ seen: 200, dropped_loss: 10 })).toBe(5);
+    expect(measuredLossPct({ seen: 0, dropped_loss: 0 })).toBeNaN();
+  });
+});
+
+describe('svg charts', () => {
+  it('produce standalone SVG with one path per series and escaped labels', () => {
+    const svg = lineChart({ title: 'a < b', xLabel: 'x', yLabel: 'y', step: true,
+      series: [{ name: 'qr', points: [[0, 0], [1, 1]] }, { name: 'qpr-fec', points: [[0, 0.5], [2, 1]] }] });
+    expect(svg.startsWith('<svg')).toBe(true);
+    expect(svg.match(/<path /g)).toHaveLength(2);
+    expect(svg).toContain('a &lt; b');
+    const bars = barChart({ title: 't', yLabel: 'y', categories: ['0%', '5%'], series: [{ name: 'qr', values: [1, NaN] }] });
+    expect(bars.match(/<rect [^>]*fill="#/g)).toHaveLength(2); // one bar + one legend swatch
+  });
+  it('ticks are round numbers covering the range', () => {
+    expect(ticks(0, 10)).toEqual([0, 2, 4, 6, 8, 10]);
+    expect(ticks(0, 1)).toEqual([0, 0.2, 0.4, 0.6, 0.8, 1]);
+  });
+});

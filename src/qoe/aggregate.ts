@@ -1,0 +1,164 @@
+/**
+ * Aggregation of QoE experiment runs (docs/qoe.md → "Experiment runner"): one record per run as
+ * the runner writes it, reduced to rows a person compares (per mode × loss × trace) and to the
+ * series the report plots.
+ */
+import { type QoeLog, type QoeSummary, summarizeQoe } from './schema';
+
+/** Counters of one direction of the impairer (holoquic-impair's JSON, docs/qoe.md). */
+export interface ImpairerDirection {
+  seen: number;
+  dropped_loss: number;
+  dropped_queue?: number;
+  delayed?: number;
+  seen_bytes?: number;
+}
+
+export interface RunConfig {
+  id: string;
+  mode: string;
+  /** Configured mean loss rate in percent (Gilbert–Elliott target). */
+  lossPct: number;
+  /** The `--ge p,r,1-h,1-k` string given to the impairer, empty for no loss. */
+  ge: string;
+  trace: string;
+  traceScale: number;
+  pose: string;
+  repetition: number;
+  durationS: number;
+  delayMs: number;
+}
+
+export interface RunRecord {
+  run: RunConfig;
+  /** Null when the run failed; `error` says why. */
+  qoe: QoeLog | null;
+  error?: string;
+  /** Counters per direction: origin → client and client → origin. */
+  impairer?: { toClient?: ImpairerDirection; toServer?: ImpairerDirection };
+}
+
+export interface RunRow {
+  run: RunConfig;
+  ok: boolean;
+  error?: string;
+  summary?: QoeSummary;
+  /** Loss the impairer actually applied to origin → client packets, in percent (NaN if unknown). */
+  measuredLossPct: number;
+}
+
+export function measuredLossPct(direction: ImpairerDirection | undefined): number {
+  if (!direction || direction.seen === 0) return NaN;
+  return (100 * direction.dropped_loss) / direction.seen;
+}
+
+export function toRow(record: RunRecord): RunRow {
+  const measured = measuredLossPct(record.impairer?.toClient);
+  if (!record.qoe) return { run: record.run, ok: false, error: record.error ?? 'no QoE log', measuredLossPct: measured };
+  return { run: record.run, ok: true, summary: summarizeQoe(record.qoe), measuredLossPct: measured };
+}
+
+/** Mean and sample standard deviation over repetitions; NaN values are left out. */
+export interface Stat {
+  mean: number;
+  sd: number;
+  n: number;
+}
+
+export function stat(values: number[]): Stat {
+  const v = values.filter((x) => Number.isFinite(x));
+  if (v.length === 0) return { mean: NaN, sd: NaN, n: 0 };
+  const mean = v.reduce((a, b) => a + b, 0) / v.length;
+  const sd = v.length < 2 ? 0 : Math.sqrt(v.reduce((a, b) => a + (b - mean) ** 2, 0) / (v.length - 1));
+  return { mean, sd, n: v.length };
+}
+
+/** One cell of the comparison: a mode at a loss level on a trace, over its repetitions. */
+export interface Cell {
+  mode: string;
+  lossPct: number;
+  trace: string;
+  runs: number;
+  failed: number;
+  freezeCount: Stat;
+  freezeTotalS: Stat;
+  meanQuality: Stat;
+  throughputMbps: Stat;
+  onTimeRatio: Stat;
+  decodeSuccess: Stat;
+  datagramRecovery: Stat;
+  datagramDecoded: Stat;
+  fecOverhead: Stat;
+  measuredLossPct: Stat;
+  /** Every per-segment throughput sample of every repetition (Mbit/s), for CDFs. */
+  throughputSamplesMbps: number[];
+}
+
+export function aggregate(rows: readonly RunRow[]): Cell[] {
+  const groups = new Map<string, RunRow[]>();
+  for (const row of rows) {
+    const key = JSON.stringify([row.run.trace, row.run.lossPct, row.run.mode]);
+    groups.set(key, [...(groups.get(key) ?? []), row]);
+  }
+  const cells: Cell[] = [];
+  for (const group of groups.values()) {
+    const ok = group.filter((r) => r.ok && r.summary);
+    const pick = (f: (s: QoeSummary) => number) => stat(ok.map((r) => f(r.summary!)));
+    const { mode, lossPct, trace } = group[0].run;
+    cells.push({
+      mode, lossPct, trace,
+      runs: group.length,
+      failed: group.length - ok.length,
+      freezeCount: pick((s) => s.freezeCount),
+      freezeTotalS: pick((s) => s.freezeTotalS),
+      meanQuality: pick((s) => s.meanQuality),
+      throughputMbps: pick((s) => s.meanThroughputBps / 1e6),
+      onTimeRatio: pick((s) => s.onTimeRatio),
+      decodeSuccess: pick((s) => s.decodeSuccess),
+      datagramRecovery: pick((s) => s.datagramRecovery),
+      datagramDecoded: pick((s) => s.datagramDecoded),
+      fecOverhead: pick((s) => s.fecOverhead),
+      measuredLossPct: stat(group.map((r) => r.measuredLossPct)),
+      throughputSamplesMbps: ok.flatMap((r) => r.summary!.throughputBps.map((b) => b / 1e6)),
+    });
+  }
+  const modeOrder = ['h2', 'qr', 'qpr', 'qpr-fec', 'q100-fec', 'adaptive'];
+  const rank = (m: string) => (modeOrder.includes(m) ? modeOrder.indexOf(m) : modeOrder.length);
+  return cells.sort((a, b) => a.trace.localeCompare(b.trace) || a.lossPct - b.lossPct || rank(a.mode) - rank(b.mode) || a.mode.localeCompare(b.mode));
+}
+
+/** Empirical CDF points (x ascending, y in (0, 1]). */
+export function cdf(samples: readonly number[]): Array<[number, number]> {
+  const sorted = samples.filter((x) => Number.isFinite(x)).sort((a, b) => a - b);
+  return sorted.map((x, i) => [x, (i + 1) / sorted.length]);
+}
+
+const CSV_COLUMNS = [
+  'id', 'trace', 'mode', 'lossPct', 'repetition', 'ok', 'error', 'freezeCount', 'freezeTotalS', 'meanQuality',
+  'meanThroughputMbps', 'onTimeRatio', 'decodeSuccess', 'datagramRecovery', 'datagramDecoded', 'fecOverhead',
+  'repairRequests', 'objectSegments', 'measuredLossPct',
+] as const;
+
+function csvField(value: unknown): string {
+  const text = typeof value === 'number' ? (Number.isFinite(value) ? String(+value.toFixed(6)) : '') : String(value ?? '');
+  return /[",\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+}
+
+/** One line per run, for spreadsheets and scripts. */
+export function runsCsv(rows: readonly RunRow[]): string {
+  const lines = [CSV_COLUMNS.join(',')];
+  for (const r of rows) {
+    const s = r.summary;
+    const values: Record<(typeof CSV_COLUMNS)[number], unknown> = {
+      id: r.run.id, trace: r.run.trace, mode: r.run.mode, lossPct: r.run.lossPct, repetition: r.run.repetition,
+      ok: r.ok, error: r.error ?? '',
+      freezeCount: s?.freezeCount, freezeTotalS: s?.freezeTotalS, meanQuality: s?.meanQuality,
+      meanThroughputMbps: s ? s.meanThroughputBps / 1e6 : undefined, onTimeRatio: s?.onTimeRatio,
+      decodeSuccess: s?.decodeSuccess, datagramRecovery: s?.datagramRecovery, datagramDecoded: s?.datagramDecoded,
+      fecOverhead: s?.fecOverhead, repairRequests: s?.repairRequests, objectSegments: s?.objectSegments,
+      measuredLossPct: r.measuredLossPct,
+    };
+    lines.push(CSV_COLUMNS.map((c) => csvField(values[c])).join(','));
+  }
+  return lines.join('\n') + '\n';
+}
