@@ -85,3 +85,25 @@ describe('svg charts', () => {
     expect(ticks(0, 1)).toEqual([0, 0.2, 0.4, 0.6, 0.8, 1]);
   });
 });
+
+describe('report', () => {
+  it('renders tables, figures and goal checks from run records', async () => {
+    const { renderReport, checkGoals } = await import('./report');
+    const records = [
+      record('a', 'qr', 5, 0, qoe([1, 2], 1)),
+      record('b', 'qpr-fec', 5, 0, qoe([], 3)),
+      record('c', 'qpr-fec', 0, 0, qoe([], 4)),
+      record('d', 'qr', 0, 0, null),
+    ];
+    const html = renderReport({ title: 'smoke', provenance: ['cmd'], records });
+    expect(html).toContain('<h1>smoke</h1>');
+    expect(html).toContain('4 runs, 1 failed.');
+    expect(html).toContain('Throughput CDF, 5 % loss');
+    expect(html).toContain('page never reached playing');
+    const goals = checkGoals(aggregate(records.map(toRow)));
+    const freezeGoal = goals.find((g) => g.goal.includes('no freezes in qpr-fec'));
+    expect(freezeGoal?.met).toBe(true);
+    const ratioGoal = goals.find((g) => g.goal.includes('1.5'));
+    expect(ratioGoal?.met).toBe(false); // same per-segment throughput in both synthetic logs
+  });
+});

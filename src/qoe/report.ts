@@ -1,0 +1,142 @@
+/**
+ * The QoE experiment report: one static HTML page (tables + inline SVG figures) from the run
+ * records of an experiment. Layout follows the reference paper where it has one (freezes and
+ * total freeze time per mode and loss: its Table 3) and adds what a decoding player can show.
+ */
+import { aggregate, type Cell, cdf, type RunRecord, type RunRow, type Stat, toRow } from './aggregate';
+import { barChart, escapeXml, lineChart } from './svg';
+
+export interface ReportInput {
+  title: string;
+  /** Free text: command line, machine, date. Shown verbatim. */
+  provenance: string[];
+  records: RunRecord[];
+}
+
+/** The project's stated goals (issue 8), evaluated on the measured cells, never asserted. */
+export interface GoalCheck {
+  goal: string;
+  met: boolean | null;
+  detail: string;
+}
+
+function fmt(s: Stat, digits = 2): string {
+  if (s.n === 0 || !Number.isFinite(s.mean)) return '–';
+  return s.n > 1 && s.sd > 0 ? `${s.mean.toFixed(digits)} ± ${s.sd.toFixed(digits)}` : s.mean.toFixed(digits);
+}
+
+function pct(s: Stat, digits = 1): string {
+  if (s.n === 0 || !Number.isFinite(s.mean)) return '–';
+  return `${(100 * s.mean).toFixed(digits)} %`;
+}
+
+function unique<T>(values: T[]): T[] {
+  return [...new Set(values)];
+}
+
+export function checkGoals(cells: readonly Cell[]): GoalCheck[] {
+  const goals: GoalCheck[] = [];
+  for (const trace of unique(cells.map((c) => c.trace))) {
+    const at = (mode: string, loss: number) => cells.find((c) => c.trace === trace && c.mode === mode && c.lossPct === loss);
+    const qr5 = at('qr', 5), fec5 = at('qpr-fec', 5);
+    if (qr5 && fec5 && fec5.throughputMbps.n > 0 && qr5.throughputMbps.n > 0) {
+      const ratio = fec5.throughputMbps.mean / qr5.throughputMbps.mean;
+      goals.push({ goal: `${trace}: qpr-fec throughput ≥ 1.5 × qr at 5 % loss`, met: ratio >= 1.5, detail: `ratio ${ratio.toFixed(2)}` });
+    }
+    for (const mode of ['qpr-fec', 'adaptive']) {
+      const upTo5 = cells.filter((c) => c.trace === trace && c.mode === mode && c.lossPct <= 5 && c.freezeCount.n > 0);
+      if (upTo5.length === 0) continue;
+      const worst = Math.max(...upTo5.map((c) => c.freezeCount.mean));
+      goals.push({ goal: `${trace}: no freezes in ${mode} up to 5 % loss`, met: worst === 0, detail: `worst mean freeze count ${worst.toFixed(2)}` });
+    }
+  }
+  const datagram = cells.filter((c) => c.datagramDecoded.n > 0);
+  if (datagram.length > 0) {
+    const weighted = datagram.reduce((a, c) => a + c.datagramDecoded.mean * c.datagramDecoded.n, 0) / datagram.reduce((a, c) => a + c.datagramDecoded.n, 0);
+    goals.push({ goal: '≥ 99.9 % of datagram-delivered objects decoded', met: weighted >= 0.999, detail: `${(100 * weighted).toFixed(2)} % (mean over runs)` });
+  }
+  return goals;
+}
+
+function table(headers: string[], rows: string[][]): string {
+  const th = headers.map((h) => `<th>${escapeXml(h)}</th>`).join('');
+  const trs = rows.map((r) => `<tr>${r.map((c) => `<td>${escapeXml(c)}</td>`).join('')}</tr>`).join('');
+  return `<table><thead><tr>${th}</tr></thead><tbody>${trs}</tbody></table>`;
+}
+
+/** Rows = loss levels, columns = modes, cell text from `cellText`. */
+function modeLossTable(cells: readonly Cell[], modes: string[], losses: number[], cellText: (c: Cell) => string): string {
+  return table(['loss'].concat(modes), losses.map((loss) => [`${loss} %`].concat(modes.map((m) => {
+    const c = cells.find((x) => x.mode === m && x.lossPct === loss);
+    return c ? cellText(c) : '';
+  }))));
+}
+
+function qualityOverTime(rows: readonly RunRow[], records: readonly RunRecord[], trace: string, loss: number): string {
+  const figures: string[] = [];
+  for (const row of rows.filter((r) => r.ok && r.run.trace === trace && r.run.lossPct === loss && r.run.repetition === 0)) {
+    const log = records.find((r) => r.run.id === row.run.id)?.qoe;
+    if (!log) continue;
+    const objects = unique(log.segments.map((s) => s.object)).sort();
+    const series = objects.map((o) => ({
+      name: o,
+      points: log.segments.filter((s) => s.object === o).sort((a, b) => a.index - b.index)
+        .map((s) => [s.index, s.onTime ? s.quality : -1] as [number, number]),
+    }));
+    figures.push(lineChart({ title: `${row.run.mode}: quality shown per object (−1 = not on time)`, xLabel: 'segment', yLabel: 'quality index',
+      series, step: true, yMin: -1, width: 440, height: 240 }));
+  }
+  return figures.join('\n');
+}
+
+export function renderReport(input: ReportInput): string {
+  const rows = input.records.map(toRow);
+  const cells = aggregate(rows);
+  const goals = checkGoals(cells);
+  let body = `<h1>${escapeXml(input.title)}</h1><pre>${escapeXml(input.provenance.join('\n'))}</pre>`;
+  const failed = rows.filter((r) => !r.ok);
+  body += `<p>${rows.length} runs, ${failed.length} failed.</p>`;
+  if (goals.length > 0) {
+    body += '<h2>Goals</h2>' + table(['goal', 'met', 'measured'], goals.map((g) => [g.goal, g.met === null ? '–' : g.met ? 'yes' : 'NO', g.detail]));
+  }
+  for (const trace of unique(cells.map((c) => c.trace))) {
+    const tc = cells.filter((c) => c.trace === trace);
+    const modes = unique(tc.map((c) => c.mode));
+    const losses = unique(tc.map((c) => c.lossPct)).sort((a, b) => a - b);
+    body += `<h2>Trace ${escapeXml(trace)}</h2>`;
+    body += '<h3>Freezes: count / total freeze time (s), mean over repetitions (the paper\'s Table 3 layout)</h3>';
+    body += modeLossTable(tc, modes, losses, (c) => `${fmt(c.freezeCount, 1)} / ${fmt(c.freezeTotalS, 1)}`);
+    body += '<h3>Mean throughput (Mbit/s)</h3>' + modeLossTable(tc, modes, losses, (c) => fmt(c.throughputMbps));
+    body += '<h3>Mean quality shown (index, 0 = lowest)</h3>' + modeLossTable(tc, modes, losses, (c) => fmt(c.meanQuality));
+    body += '<h3>On-time display ratio</h3>' + modeLossTable(tc, modes, losses, (c) => pct(c.onTimeRatio));
+    body += '<h3>Decode success (decoded / recovered)</h3>' + modeLossTable(tc, modes, losses, (c) => pct(c.decodeSuccess, 2));
+    body += '<h3>Datagram objects: recovered / decoded / FEC overhead</h3>' +
+      modeLossTable(tc, modes, losses, (c) => c.datagramRecovery.n === 0 ? '–' : `${pct(c.datagramRecovery, 2)} / ${pct(c.datagramDecoded, 2)} / ${pct(c.fecOverhead)}`);
+    body += '<h3>Measured loss, origin → client (%)</h3>' + modeLossTable(tc, modes, losses, (c) => fmt(c.measuredLossPct));
+    body += '<div class="figs">';
+    for (const loss of losses) {
+      body += lineChart({ title: `Throughput CDF, ${loss} % loss`, xLabel: 'Mbit/s per segment', yLabel: 'CDF', step: true, yMin: 0, yMax: 1,
+        series: modes.map((m) => ({ name: m, points: cdf(tc.find((c) => c.mode === m && c.lossPct === loss)?.throughputSamplesMbps ?? []) })) });
+    }
+    const byLoss = (f: (c: Cell) => number) => modes.map((m) => ({ name: m, values: losses.map((l) => {
+      const c = tc.find((x) => x.mode === m && x.lossPct === l);
+      return c ? f(c) : NaN;
+    }) }));
+    const categories = losses.map((l) => `${l} %`);
+    body += barChart({ title: 'Total freeze time (s)', yLabel: 's', categories, series: byLoss((c) => c.freezeTotalS.mean) });
+    body += barChart({ title: 'Mean quality shown', yLabel: 'quality index', categories, series: byLoss((c) => c.meanQuality.mean) });
+    body += barChart({ title: 'On-time display ratio', yLabel: 'ratio', categories, series: byLoss((c) => c.onTimeRatio.mean) });
+    body += barChart({ title: 'FEC overhead (repair / source symbols)', yLabel: 'ratio', categories, series: byLoss((c) => c.fecOverhead.mean) });
+    body += barChart({ title: 'Datagram objects recovered', yLabel: 'ratio', categories, series: byLoss((c) => c.datagramRecovery.mean) });
+    body += lineChart({ title: 'Measured vs configured loss', xLabel: 'configured %', yLabel: 'measured %',
+      series: modes.map((m) => ({ name: m, points: tc.filter((c) => c.mode === m).map((c) => [c.lossPct, c.measuredLossPct.mean] as [number, number]) })) });
+    body += qualityOverTime(rows, input.records, trace, losses[losses.length - 1]);
+    body += '</div>';
+  }
+  if (failed.length > 0) {
+    body += '<h2>Failed runs</h2>' + table(['run', 'error'], failed.map((r) => [r.run.id, r.error ?? '']));
+  }
+  const style = 'body{font-family:sans-serif;max-width:1200px;margin:auto;padding:1em}table{border-collapse:collapse;margin:.5em 0}' +
+    'td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}th{background:#f4f4f4}.figs svg{margin:4px}pre{background:#f8f8f8;padding:.5em}';
+  return `<!doctype html><html><head><meta charset="utf-8"><title>${escapeXml(input.title)}</title><style>${style}</style></head><body>${body}</body></html>\n`;
+}
