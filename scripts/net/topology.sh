@@ -7,6 +7,8 @@
 #   hq_net_impair BIN PORT ARGS...  impair UDP to PORT in both directions with `BIN nfqueue ARGS`
 #                        (queue 1 in A's INPUT for B->A, queue 2 in B's INPUT for A->B; counters
 #                        JSON go to $HQ_IMPAIR_OUT.a / .b when the impairers stop)
+#   hq_net_impair_hosts BIN ARGS...  the same for every packet between the namespaces (all
+#                        protocols: the HTTP/2 baseline and QUIC see the same network)
 #   hq_net_impair_stop   stop both impairers
 #   hq_net_down          remove everything (safe to call twice; installed as a trap)
 #
@@ -42,6 +44,14 @@ hq_net_impair() {
     ip netns exec "$HQ_NS_B" "$binary" nfqueue --queue 2 "$@" > "$HQ_IMPAIR_OUT.b" & HQ_IMPAIR_PIDS+=($!)
 }
 
+hq_net_impair_hosts() {
+    local binary=$1; shift
+    ip netns exec "$HQ_NS_A" iptables-legacy -I INPUT -s "$HQ_ADDR_B" -j NFQUEUE --queue-num 1
+    ip netns exec "$HQ_NS_B" iptables-legacy -I INPUT -s "$HQ_ADDR_A" -j NFQUEUE --queue-num 2
+    ip netns exec "$HQ_NS_A" "$binary" nfqueue --queue 1 "$@" > "$HQ_IMPAIR_OUT.a" & HQ_IMPAIR_PIDS+=($!)
+    ip netns exec "$HQ_NS_B" "$binary" nfqueue --queue 2 "$@" > "$HQ_IMPAIR_OUT.b" & HQ_IMPAIR_PIDS+=($!)
+}
+
 # Stops the impairers (they print their counters on SIGTERM).
 hq_net_impair_stop() {
     local pid
@@ -68,6 +78,8 @@ hq_net_has_netem() {
 hq_net_rate() {
     local mbit=$1 verb=change burst
     [ "$HQ_TBF_SHAPED" = 1 ] || verb=add
+    # Traces contain 0 Mbit/s seconds (outages); tbf needs a positive rate, 0.05 Mbit/s is an outage.
+    mbit=$(awk -v m="$mbit" 'BEGIN { printf "%.3f", (m < 0.05 ? 0.05 : m) }')
     burst=$(awk -v m="$mbit" 'BEGIN { b = m * 1e6 / 8 / 100; if (b < 16384) b = 16384; printf "%d", b }')
     ip netns exec "$HQ_NS_A" tc qdisc "$verb" dev hqveth-a root tbf rate "${mbit}mbit" burst "$burst" latency 100ms
     ip netns exec "$HQ_NS_B" tc qdisc "$verb" dev hqveth-b root tbf rate "${mbit}mbit" burst "$burst" latency 100ms

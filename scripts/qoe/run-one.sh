@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# One QoE run (docs/qoe.md → "Experiment runner"): two namespaces, the origin on one side, headless
+# Chromium on the other, every packet between them impaired (GE loss + delay) and rate-shaped by a
+# bandwidth trace. Called by scripts/qoe/run.ts with its parameters in the environment; everything
+# is torn down on exit, failure or interrupt.
+#
+# Inputs (env): RUN_DIR ORIGIN_BIN IMPAIR_BIN CONTENT_DIR WEB_DIR PAGE_QUERY GE DELAY_MS SEED
+#               TRACE_FILE TRACE_SCALE POSE_FILE TIMEOUT_S
+# Outputs in RUN_DIR: qoe.json (client result), impair.a (client→origin counters),
+#                     impair.b (origin→client counters), origin.log, page.log, client.log
+set -euo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+source "$here/../lib.sh"
+source "$here/../net/topology.sh"
+
+: "${RUN_DIR:?}" "${ORIGIN_BIN:?}" "${IMPAIR_BIN:?}" "${CONTENT_DIR:?}" "${WEB_DIR:?}" "${PAGE_QUERY:?}"
+: "${DELAY_MS:=10}" "${SEED:=1}" "${TRACE_FILE:?}" "${TRACE_SCALE:?}" "${POSE_FILE:?}" "${TIMEOUT_S:?}"
+[ "$(id -u)" -eq 0 ] || die "QoE runs need root (network namespaces, tc, iptables)"
+
+HQ_IMPAIR_OUT="$RUN_DIR/impair"
+pids=()
+cleanup() {
+    local pid
+    for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
+    for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+    hq_net_down
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# Waits until a log file shows the origin's ready line.
+wait_ready() {
+    local log=$1 i
+    for i in $(seq 1 100); do
+        grep -q '^holoquic-origin: listening' "$log" 2>/dev/null && return 0
+        sleep 0.1
+    done
+    die "origin did not start: $(tail -5 "$log")"
+}
+
+hq_net_up
+
+# The origin and its content, on the origin side.
+ip netns exec "$HQ_NS_A" "$ORIGIN_BIN" --listen "$HQ_ADDR_A:4433" --content "$CONTENT_DIR" \
+    --cors --allow-origin http://127.0.0.1:8080 > "$RUN_DIR/origin.log" 2>&1 & pids+=($!)
+wait_ready "$RUN_DIR/origin.log"
+
+# The page (built app + pose trace) from 127.0.0.1 on the client side: a secure context.
+mkdir -p "$RUN_DIR/page-content"
+cp "$POSE_FILE" "$RUN_DIR/page-content/pose.csv"
+ip netns exec "$HQ_NS_B" "$ORIGIN_BIN" --listen 127.0.0.1:9443 --http-listen 127.0.0.1:8080 \
+    --content "$RUN_DIR/page-content" --web "$WEB_DIR" > "$RUN_DIR/page.log" 2>&1 & pids+=($!)
+wait_ready "$RUN_DIR/page.log"
+
+# Impairment of every packet between the namespaces (TCP for HTTP/2 and UDP for QUIC alike).
+ge_args=()
+[ -n "${GE:-}" ] && ge_args=(--ge "$GE")
+hq_net_impair_hosts "$IMPAIR_BIN" "${ge_args[@]}" --delay-ms "$DELAY_MS" --seed "$SEED"
+
+# Rate: the trace's first step now, then one step per second in the background.
+first=$(awk -F, 'NR > 1 && $1 !~ /^#/ { print $2; exit }' "$TRACE_FILE")
+hq_net_rate "$(awk -v r="$first" -v s="$TRACE_SCALE" 'BEGIN { printf "%.3f", r * s }')"
+hq_net_replay "$TRACE_FILE" "$TRACE_SCALE" & pids+=($!)
+
+spki_url="$HQ_ADDR_A:4433"
+ip netns exec "$HQ_NS_B" "$ROOT/node_modules/.bin/tsx" "$here/client.ts" \
+    --url "http://127.0.0.1:8080/?origin=https://$HQ_ADDR_A:4433&pose=/content/pose.csv&autoplay=1&$PAGE_QUERY" \
+    --spki-from "$spki_url" --timeout "$TIMEOUT_S" --out "$RUN_DIR/qoe.json" > "$RUN_DIR/client.log" 2>&1 || true
+
+hq_net_impair_stop

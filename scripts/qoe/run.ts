@@ -1,0 +1,140 @@
+/**
+ * QoE experiment runner (docs/qoe.md → "Experiment runner"): expands the matrix, runs each run with
+ * scripts/qoe/run-one.sh (namespaces, impairer, rate trace, origin, headless Chromium), stores one
+ * record per run and writes the report.
+ *
+ *   npm run qoe -- [--name NAME] [--smoke] [--modes qr,qpr-fec] [--loss 0,0.5,1,2,5]
+ *                  [--traces 5g_walking_lumos5g_100,...] [--poses FILE,...] [--reps 3]
+ *                  [--duration 120] [--delay-ms 10] [--trace-scale auto|X] [--abr RULE]
+ *                  [--buffer S] [--k N] [--content DIR] [--manifest PATH]
+ *
+ * Needs root. Results: results/qoe/<name>/{runs/*.json, runs.csv, cells.json, report.html}.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { parseManifest } from '../../src/player/mpd';
+import type { ImpairerDirection, RunConfig, RunRecord } from '../../src/qoe/aggregate';
+import { autoTraceScale, expandMatrix, geForLoss, parseBandwidthTrace } from '../../src/qoe/matrix';
+import type { QoeLog } from '../../src/qoe/schema';
+import { writeReport } from './report';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const SHARED = resolve(ROOT, '../shared/data');
+
+function list(value: string | undefined, fallback: string[]): string[] {
+  return value === undefined ? fallback : value.split(',').map((s) => s.trim()).filter(Boolean);
+}
+
+function resolveTrace(name: string): string {
+  const candidates = [name, join(SHARED, 'network', name), join(SHARED, 'network', `${name}.csv`)];
+  const found = candidates.find((c) => existsSync(c) && c.endsWith('.csv'));
+  if (!found) throw new Error(`bandwidth trace "${name}" not found (tried ${candidates.join(', ')})`);
+  return resolve(found);
+}
+
+function readImpairer(file: string): ImpairerDirection | undefined {
+  if (!existsSync(file)) return undefined;
+  const lines = readFileSync(file, 'utf8').trim().split('\n').filter(Boolean);
+  if (lines.length === 0) return undefined;
+  try {
+    return JSON.parse(lines[lines.length - 1]) as ImpairerDirection;
+  } catch {
+    return undefined;
+  }
+}
+
+function main(): void {
+  const { values } = parseArgs({
+    options: {
+      name: { type: 'string' }, smoke: { type: 'boolean', default: false }, modes: { type: 'string' }, loss: { type: 'string' },
+      traces: { type: 'string' }, poses: { type: 'string' }, reps: { type: 'string' }, duration: { type: 'string' },
+      'delay-ms': { type: 'string' }, 'trace-scale': { type: 'string' }, abr: { type: 'string' }, buffer: { type: 'string' },
+      k: { type: 'string' }, content: { type: 'string' }, manifest: { type: 'string' }, 'keep-run-dirs': { type: 'boolean', default: false },
+    },
+  });
+  if (process.getuid?.() !== 0) throw new Error('the QoE runner needs root (network namespaces, tc, iptables)');
+  const smoke = values.smoke;
+  const modes = list(values.modes, smoke ? ['qr', 'qpr-fec'] : ['h2', 'qr', 'qpr', 'qpr-fec', 'q100-fec', 'adaptive']);
+  const losses = list(values.loss, smoke ? ['2'] : ['0', '0.5', '1', '2', '5']).map(Number);
+  const traces = list(values.traces, smoke ? ['5g_driving_lumos5g_103'] : ['5g_walking_lumos5g_100', '5g_driving_lumos5g_103']).map(resolveTrace);
+  const poses = list(values.poses, [join(SHARED, 'pose/hhi_hololens/hololens_trace_01.csv')]).map((p) => resolve(p));
+  const reps = Number(values.reps ?? (smoke ? 1 : 3));
+  const duration = Number(values.duration ?? (smoke ? 30 : 120));
+  const delayMs = Number(values['delay-ms'] ?? 10);
+  const contentDir = resolve(values.content ?? join(ROOT, 'content'));
+  const manifest = values.manifest ?? '/content/demo/manifest.mpd';
+  const name = values.name ?? (smoke ? 'smoke' : new Date().toISOString().replace(/[:.]/g, '-'));
+  const out = join(ROOT, 'results/qoe', name);
+  const originBin = join(ROOT, 'server/target/release/holoquic-origin');
+  const impairBin = join(ROOT, 'server/target/release/holoquic-impair');
+  for (const [what, path] of [['origin', originBin], ['impairer', impairBin], ['built app', join(ROOT, 'dist/index.html')]]) {
+    if (!existsSync(path)) throw new Error(`${what} missing at ${path}: run scripts/setup.sh`);
+  }
+  const manifestFile = join(contentDir, manifest.replace(/^\/content\//, ''));
+  if (!existsSync(manifestFile)) throw new Error(`manifest ${manifestFile} missing: package content first (scripts/demo.sh or holoquic-pack)`);
+  const scene = parseManifest(readFileSync(manifestFile, 'utf8'));
+  const ladders = scene.objects.map((o) => o.representations.map((r) => r.bandwidth));
+  for (const p of poses) if (!existsSync(p)) throw new Error(`pose trace ${p} not found`);
+
+  const runs = expandMatrix({ modes, lossPct: losses, traces, poses, repetitions: reps });
+  mkdirSync(join(out, 'runs'), { recursive: true });
+  console.log(`QoE experiment "${name}": ${runs.length} runs of ${duration} s → ${out}`);
+  runs.forEach((entry, i) => {
+    const traceText = readFileSync(entry.trace, 'utf8');
+    const traceMbps = parseBandwidthTrace(traceText).map((s) => s.mbps);
+    const scale = (values['trace-scale'] ?? 'auto') === 'auto' ? autoTraceScale(traceMbps, ladders) : Number(values['trace-scale']);
+    const ge = geForLoss(entry.lossPct);
+    const config: RunConfig = {
+      id: entry.id, mode: entry.mode, lossPct: entry.lossPct, ge, trace: entry.trace.replace(/^.*\//, '').replace(/\.csv$/, ''),
+      traceScale: scale, pose: entry.pose.replace(/^.*\//, ''), repetition: entry.repetition, durationS: duration, delayMs,
+    };
+    const runDir = join(out, 'work', entry.id);
+    rmSync(runDir, { recursive: true, force: true });
+    mkdirSync(runDir, { recursive: true });
+    const query = new URLSearchParams({ mode: entry.mode, manifest, duration: String(duration), poseConvention: 'unity' });
+    if (values.abr) query.set('abr', values.abr);
+    if (values.buffer) query.set('buffer', values.buffer);
+    if (values.k) query.set('k', values.k);
+    process.stdout.write(`[${i + 1}/${runs.length}] ${config.trace} loss ${entry.lossPct} % ${entry.mode} rep ${entry.repetition} (scale ${scale.toPrecision(3)}) … `);
+    const child = spawnSync('bash', [join(ROOT, 'scripts/qoe/run-one.sh')], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      timeout: (duration + 120) * 1000,
+      env: {
+        ...process.env, RUN_DIR: runDir, ORIGIN_BIN: originBin, IMPAIR_BIN: impairBin, CONTENT_DIR: contentDir,
+        WEB_DIR: join(ROOT, 'dist'), PAGE_QUERY: query.toString(), GE: ge, DELAY_MS: String(delayMs),
+        SEED: String(1 + entry.repetition), TRACE_FILE: entry.trace, TRACE_SCALE: String(scale), POSE_FILE: entry.pose,
+        TIMEOUT_S: String(duration + 60),
+      },
+    });
+    let qoe: QoeLog | null = null;
+    let error: string | undefined;
+    const resultFile = join(runDir, 'qoe.json');
+    if (existsSync(resultFile)) {
+      const result = JSON.parse(readFileSync(resultFile, 'utf8')) as { qoe: QoeLog | null; error: string | null };
+      qoe = result.qoe;
+      error = result.error ?? undefined;
+    } else {
+      error = `run failed (exit ${child.status ?? child.signal}): ${child.stderr.toString().trim().split('\n').slice(-3).join(' | ')}`;
+    }
+    const record: RunRecord = {
+      run: config, qoe, error,
+      impairer: { toServer: readImpairer(join(runDir, 'impair.a')), toClient: readImpairer(join(runDir, 'impair.b')) },
+    };
+    writeFileSync(join(out, 'runs', `${entry.id}.json`), JSON.stringify(record));
+    console.log(error ? `FAILED: ${error}` : `ok (freezes ${qoe?.freezes.length ?? '?'})`);
+    if (!values['keep-run-dirs'] && !error) rmSync(runDir, { recursive: true, force: true });
+  });
+  const commandLine = `npm run qoe -- ${process.argv.slice(2).join(' ')}`;
+  writeReport(out, [`command: ${commandLine}`, `date: ${new Date().toISOString()}`, `machine: ${process.env.HOLOQUIC_MACHINE ?? 'Debian 12, 2 cores, no GPU'}`]);
+  console.log(`report: ${join(out, 'report.html')}`);
+}
+
+try {
+  main();
+} catch (e) {
+  console.error(`qoe: ${e instanceof Error ? e.message : e}`);
+  process.exit(1);
+}
