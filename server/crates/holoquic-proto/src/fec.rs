@@ -95,6 +95,16 @@ mod tests {
         LossReport { rate, mean_burst }
     }
 
+    /// The same table is asserted by the player's model (src/player/fecModel.test.ts).
+    #[test]
+    fn shared_vectors() {
+        assert_eq!(plan_repair(1000, report(0.0, 1.0)), 0);
+        assert_eq!(plan_repair(100, report(0.01, 1.0)), 6);
+        assert_eq!(plan_repair(1000, report(0.05, 1.0)), 73);
+        assert_eq!(plan_repair(1000, report(0.05, 2.62)), 86);
+        assert_eq!(plan_repair(50, report(0.02, 2.5)), 10);
+    }
+
     #[test]
     fn no_loss_needs_no_repair() {
         assert_eq!(plan_repair(1000, report(0.0, 1.0)), 0);

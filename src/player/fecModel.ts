@@ -1,0 +1,66 @@
+/**
+ * The FEC planning model of docs/protocol.md §3.3, the same as the origin's
+ * (`holoquic-proto/src/fec.rs`; shared test vectors keep them equal). The player uses it to
+ * predict what a datagram delivery will cost and how likely it is to be recovered, when it
+ * chooses quality, reliability and FEC overhead together (`adaptive` mode).
+ *
+ * Losses are modelled as ⌈N / b⌉ independent groups of b consecutive symbols (b = mean burst
+ * length), each lost whole with the mean loss rate: same mean as independent losses, variance
+ * b times larger, as on a Gilbert–Elliott channel.
+ */
+
+/** Probability with which the planned symbols must suffice. */
+export const TARGET_SUCCESS = 0.99;
+/** Symbols beyond K given to the RaptorQ decoder to make its own failure negligible. */
+export const DECODE_MARGIN = 2;
+
+export interface LossModel {
+  /** Mean datagram loss rate, 0 … 1. */
+  rate: number;
+  /** Mean loss-burst length in datagrams (≥ 1). */
+  meanBurst: number;
+}
+
+/** P[X ≤ x] for X ~ Binomial(n, p), in log space so large n does not underflow. */
+export function binomialCdf(n: number, p: number, x: number): number {
+  if (x >= n || p <= 0) return 1;
+  if (x < 0 || p >= 1) return 0;
+  const lnP = Math.log(p), lnQ = Math.log1p(-p);
+  let lnPmf = n * lnQ;
+  let cdf = Math.exp(lnPmf);
+  for (let i = 0; i < x; i++) {
+    lnPmf += Math.log((n - i) / (i + 1)) + lnP - lnQ;
+    cdf += Math.exp(lnPmf);
+  }
+  return Math.min(1, cdf);
+}
+
+/** Probability that K source + `repair` repair symbols deliver at least K + margin under `loss`. */
+export function recoveryProbability(sourceSymbols: number, repair: number, loss: LossModel): number {
+  if (sourceSymbols <= 0) return 1;
+  if (loss.rate <= 0) return repair >= 0 ? 1 : 0;
+  if (repair < DECODE_MARGIN) {
+    // Without the margin only a loss-free delivery of all symbols works (source-only case).
+    return Math.pow(1 - Math.min(1, loss.rate), Math.ceil((sourceSymbols + repair) / Math.max(1, loss.meanBurst)));
+  }
+  const burst = Math.max(1, loss.meanBurst);
+  const groups = Math.ceil((sourceSymbols + repair) / burst);
+  const maxLostGroups = Math.floor((repair - DECODE_MARGIN) / burst);
+  return binomialCdf(groups, Math.min(1, loss.rate), maxLostGroups);
+}
+
+/** Repair symbols the origin plans for a block of K (docs/protocol.md §3.3): 0 without loss, else 1 … 2K. */
+export function planRepair(sourceSymbols: number, loss: LossModel): number {
+  const k = sourceSymbols;
+  if (k <= 0 || loss.rate <= 0) return 0;
+  const enough = (r: number) => r >= DECODE_MARGIN && recoveryProbability(k, r, loss) >= TARGET_SUCCESS;
+  const max = 2 * k;
+  if (!enough(max)) return max;
+  let lo = 1, hi = max;
+  while (lo < hi) {
+    const mid = lo + Math.floor((hi - lo) / 2);
+    if (enough(mid)) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo;
+}
