@@ -106,7 +106,8 @@ export interface QoeSummary {
    *  the time from its first request to its last completion. */
   throughputBps: number[];
   meanThroughputBps: number;
-  /** Object-segments shown at their playout time / all object-segments. */
+  /** Object-segments shown at their playout time / all object-segments (abandoned requests are
+   *  not outcomes: their replacement is). */
   onTimeRatio: number;
   /** Decoded / recovered object-segments. */
   decodeSuccess: number;
@@ -143,14 +144,17 @@ export function segmentThroughput(segments: readonly QoeSegment[]): number[] {
 }
 
 export function summarizeQoe(log: QoeLog): QoeSummary {
-  const segs = log.segments;
+  // An abandoned request was replaced by another record for the same object and segment: it
+  // counts for bytes and throughput, not as an outcome.
+  const all = log.segments;
+  const segs = all.filter((s) => !s.abandoned);
   const shown = segs.filter((s) => s.onTime);
   const recovered = segs.filter((s) => s.recovered);
   const datagram = segs.filter((s) => s.delivery === 'datagram');
   const withSymbols = datagram.filter((s) => (s.sourceSymbols ?? 0) > 0 && s.symbolsSent !== undefined);
   const source = withSymbols.reduce((a, s) => a + (s.sourceSymbols ?? 0), 0);
   const sent = withSymbols.reduce((a, s) => a + (s.symbolsSent ?? 0), 0);
-  const throughput = segmentThroughput(segs);
+  const throughput = segmentThroughput(all);
   return {
     freezeCount: log.freezes.length,
     freezeTotalS: log.freezes.reduce((a, f) => a + f.durationS, 0),
@@ -163,7 +167,7 @@ export function summarizeQoe(log: QoeLog): QoeSummary {
     datagramRecovery: datagram.length === 0 ? NaN : datagram.filter((s) => s.recovered).length / datagram.length,
     datagramDecoded: datagram.length === 0 ? NaN : datagram.filter((s) => s.decoded).length / datagram.length,
     fecOverhead: source === 0 ? NaN : (sent - source) / source,
-    repairRequests: segs.reduce((a, s) => a + (s.repairRequests ?? 0), 0),
+    repairRequests: all.reduce((a, s) => a + (s.repairRequests ?? 0), 0),
     objectSegments: segs.length,
   };
 }

@@ -26,6 +26,9 @@ export interface ObjectRequest {
   fec?: FecRequest;
   /** Aborting cancels the request on the origin (CANCEL) and rejects nothing: status is 0. */
   signal?: AbortSignal;
+  /** Called as bytes (reliable) or symbols (datagram, as symbol bytes) arrive; lets the player
+   *  abandon a request that will miss its deadline. */
+  onProgress?: (receivedBytes: number, objectBytes: number) => void;
 }
 
 /** What happened while an object was delivered; the player's QoE log is built from these. */
@@ -46,6 +49,8 @@ export interface DeliveryStats {
   symbolsSent?: number;
   symbolsReceived?: number;
   repairRequests?: number;
+  /** Runs of consecutive lost symbols among those sent (for the loss-burst estimate). */
+  lossBursts?: number;
   /** True when the object bytes are complete and exact. */
   recovered: boolean;
 }

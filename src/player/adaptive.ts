@@ -1,0 +1,96 @@
+/**
+ * `adaptive` delivery: per object, quality, reliability and FEC overhead chosen jointly for the
+ * next segment, to maximise the expected displayed quality without freezes (the reference paper's
+ * future work).
+ *
+ * Model, per object o and option (quality q, delivery d):
+ *  - value = visibility(o) × [u(q) · P(shown) + u_stale · (1 − P(shown))], u = BOLA's log utility
+ *    and u_stale the worth of re-showing the previous frame (half the utility of what was shown).
+ *  - reliable: P(shown) = 1 (the transport retransmits), cost = bytes / (1 − loss) plus one RTT of
+ *    capacity when there is loss (the tail waits for a retransmission), inflated by the freeze
+ *    margin: a late reliable object freezes everyone, so it gets headroom.
+ *  - datagram with R repair symbols: P(shown) = P(≥ K + 2 of K + R arrive) under the measured
+ *    Gilbert–Elliott loss (fecModel.ts, the origin's own planning model), cost = (K + R) symbols.
+ *    R is chosen among a few overheads (plan at 90 %, 99 %, 99.9 %); a datagram object is never
+ *    waited for, so it never freezes playback.
+ * The capacity is what the path carries until the deadline: throughput × time to deadline. The
+ * options are solved as one multiple-choice knapsack (mck.ts). Without a throughput measurement
+ * yet, every object starts at the lowest quality, the most visible half reliably.
+ */
+import { logUtility } from './knapsack';
+import { type LossModel, recoveryProbability } from './fecModel';
+import { solveMultipleChoice } from './mck';
+import { type DeliveryPolicy, type ObjectPlan, type PlanInput, SYMBOL_BYTES } from './policy';
+import { SAFETY } from './rules';
+
+/** Headroom a reliable object needs over its transfer time. */
+export const FREEZE_MARGIN = 1.3;
+/** Success probabilities the repair options aim for. */
+const REPAIR_TARGETS = [0.9, 0.99, 0.999];
+/** Datagram bytes on the wire per symbol byte (QUIC + datagram headers). */
+const DATAGRAM_FRAMING = 1.04;
+
+interface Candidate {
+  cost: number;
+  value: number;
+  plan: ObjectPlan;
+}
+
+/** Smallest repair count whose recovery probability reaches `target` (≤ 2K). */
+export function repairFor(k: number, loss: LossModel, target: number): number {
+  if (loss.rate <= 0) return 0;
+  let lo = 0, hi = 2 * k;
+  if (recoveryProbability(k, hi, loss) < target) return hi;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (recoveryProbability(k, mid, loss) >= target) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo;
+}
+
+export class AdaptivePolicy implements DeliveryPolicy {
+  readonly mode = 'adaptive' as const;
+
+  plan(input: PlanInput): ObjectPlan[] {
+    const { objects, loss, rttS } = input;
+    if (input.throughputBps === null || input.segment === 0) {
+      const half = Math.ceil(objects.length / 2);
+      return objects.map((o) => ({
+        objectId: o.objectId, quality: 0, urgency: Math.min(7, o.rank),
+        delivery: o.rank < half ? 'reliable' : 'datagram',
+        fec: o.rank < half ? { kind: 'none' } : { kind: 'planned', lossRate: loss.rate, meanBurstLength: loss.meanBurst },
+      }));
+    }
+    const groups: Candidate[][] = objects.map((o) => {
+      const urgency = Math.min(7, o.rank);
+      const stale = o.previousQuality >= 0 ? 0.5 * logUtility(o.bitrates, o.previousQuality) : 0;
+      const weight = Math.max(o.visibleArea, 1e-3);
+      const candidates: Candidate[] = [];
+      o.bitrates.forEach((bitrate, q) => {
+        const bits = bitrate * input.segmentDurationS;
+        const u = logUtility(o.bitrates, q);
+        const retransmitTail = loss.rate > 0 ? (input.throughputBps ?? 0) * rttS : 0;
+        candidates.push({
+          cost: FREEZE_MARGIN * (bits / (1 - Math.min(loss.rate, 0.5)) + retransmitTail),
+          value: weight * u,
+          plan: { objectId: o.objectId, quality: q, delivery: 'reliable', fec: { kind: 'none' }, urgency },
+        });
+        const k = Math.max(1, Math.ceil(bits / 8 / SYMBOL_BYTES));
+        const repairs = new Set(REPAIR_TARGETS.map((t) => repairFor(k, loss, t)));
+        for (const r of repairs) {
+          const shown = recoveryProbability(k, r, loss);
+          candidates.push({
+            cost: (k + r) * SYMBOL_BYTES * 8 * DATAGRAM_FRAMING,
+            value: weight * (u * shown + stale * (1 - shown)),
+            plan: { objectId: o.objectId, quality: q, delivery: 'datagram', fec: r === 0 ? { kind: 'none' } : { kind: 'fixed', overhead: r / k }, urgency },
+          });
+        }
+      });
+      return candidates;
+    });
+    const capacity = SAFETY * input.throughputBps * Math.max(0, input.timeToDeadlineS);
+    const picked = solveMultipleChoice(groups, capacity);
+    return groups.map((g, i) => g[picked[i]].plan);
+  }
+}

@@ -1,0 +1,141 @@
+import { describe, expect, it } from 'vitest';
+import type { ObjectRequest, ObjectResult, ObjectTransport } from '../transport/types';
+import { VirtualClock } from './clock';
+import type { SegmentDecoder } from './decoder';
+import type { SceneModel } from './mpd';
+import { FixedModePolicy } from './policy';
+import { PlayoutSession } from './playout';
+import { knapsackRule } from './rules';
+
+const LADDER = [1e6, 2e6, 4e6, 8e6, 16e6];
+
+function scene(objects = 2): SceneModel {
+  return {
+    scene: 'test', segmentDuration: 1, passDuration: 10,
+    objects: Array.from({ length: objects }, (_, i) => ({
+      id: `o${i}`, codecs: 'v3c', position: [i, 0, 0], rotation: [0, 0, 0, 1], scale: 0.001,
+      bbox: { min: [0, 0, 0], max: [1, 1, 1] }, loopSegments: 10, playMode: 'loop' as const, startNumber: 0,
+      mediaTemplate: `o${i}/$RepresentationID$/seg-$Number%05d$.v3c`,
+      representations: LADDER.map((b, q) => ({ id: String(q), rank: q, bandwidth: b, avgBandwidth: b, pointsPerFrame: 1000 })),
+    })),
+  };
+}
+
+/**
+ * A link of `rateBps(t)` shared equally by the transfers in flight, advancing in 10 ms steps on the
+ * virtual clock; objects are `bitrate × 1 s` bytes. A scripted stand-in for the network in unit
+ * tests of the loop's decisions (the real transports are tested end to end in e2e/).
+ */
+class ScriptedLink implements ObjectTransport {
+  readonly kind = 'webtransport' as const;
+  state: ObjectTransport['state'] = 'connected';
+  readonly requests: ObjectRequest[] = [];
+  private active: Array<{ left: number; total: number; req: ObjectRequest; done: (r: ObjectResult) => void; startMs: number }> = [];
+  private running = false;
+
+  constructor(private readonly clock: VirtualClock, private readonly rateBps: (t: number) => number) {}
+
+  connect(): Promise<void> { return Promise.resolve(); }
+  onStateChange(): () => void { return () => {}; }
+  close(): void { this.running = false; }
+
+  fetchObject(req: ObjectRequest): Promise<ObjectResult> {
+    this.requests.push(req);
+    const quality = Number(/\/(\d)\/seg/.exec(req.path)![1]);
+    const total = LADDER[quality] / 8;
+    const result = new Promise<ObjectResult>((done) => {
+      const entry = { left: total, total, req, done, startMs: this.clock.now() * 1000 };
+      this.active.push(entry);
+      req.signal?.addEventListener('abort', () => {
+        this.active = this.active.filter((e) => e !== entry);
+        done({ status: 0, bytes: null, stats: { delivery: req.delivery, transport: 'webtransport', objectBytes: total, receivedBytes: total - entry.left, requestedAt: entry.startMs, recovered: false } });
+      });
+    });
+    if (!this.running) void this.pump();
+    return result;
+  }
+
+  private async pump(): Promise<void> {
+    this.running = true;
+    while (this.running && this.active.length > 0) {
+      await this.clock.sleep(0.01);
+      const share = (this.rateBps(this.clock.now()) * 0.01) / 8 / Math.max(1, this.active.length);
+      for (const e of [...this.active]) {
+        e.left -= share;
+        e.req.onProgress?.(Math.min(e.total, e.total - e.left), e.total);
+        if (e.left <= 0) {
+          this.active = this.active.filter((x) => x !== e);
+          const now = this.clock.now() * 1000;
+          e.done({ status: 200, bytes: new Uint8Array(8), stats: { delivery: e.req.delivery, transport: 'webtransport', objectBytes: e.total, receivedBytes: e.total, requestedAt: e.startMs, firstByteAt: e.startMs + 20, lastByteAt: now, recovered: true } });
+        }
+      }
+    }
+    this.running = false;
+  }
+}
+
+const decoder: SegmentDecoder = { decode: async () => ({ frames: [], decodeMs: 5 }) };
+const viewport = { visibleArea: (id: string) => (id === 'o0' ? 0.5 : 0.1) };
+
+async function play(rate: (t: number) => number, durationS: number, objects = 2) {
+  const clock = new VirtualClock();
+  const link = new ScriptedLink(clock, rate);
+  const session = new PlayoutSession({
+    scene: scene(objects), contentBase: '/content/test/', transports: { webtransport: link, http2: link }, decoder, viewport,
+    policy: new FixedModePolicy('qr', knapsackRule), clock, durationS,
+  });
+  const shownSegments: number[] = [];
+  const done = session.run();
+  await clock.run(durationS + 1);
+  session.close();
+  await clock.run();
+  await done;
+  return { session, link, shownSegments };
+}
+
+describe('PlayoutSession', () => {
+  it('starts at the lowest quality, then raises the more visible object first on a fast link', async () => {
+    const { session, link } = await play(() => 40e6, 8);
+    expect(link.requests[0].path).toBe('/content/test/o0/0/seg-00000.v3c');
+    const records = session.segmentRecords();
+    expect(session.freezeSummary().count).toBe(0);
+    expect(records.every((r) => r.onTime)).toBe(true);
+    const late = records.filter((r) => r.index >= 4);
+    const q0 = late.filter((r) => r.object === 'o0').map((r) => r.quality);
+    const q1 = late.filter((r) => r.object === 'o1').map((r) => r.quality);
+    expect(Math.min(...q0)).toBeGreaterThan(0);
+    expect(Math.min(...q0)).toBeGreaterThanOrEqual(Math.max(...q1));
+  });
+
+  it('freezes when reliable objects cannot arrive in time, counts the freeze once, and resumes', async () => {
+    // 20 Mbit/s, then an outage of 3 s, then back.
+    const { session } = await play((t) => (t >= 4 && t < 7 ? 0 : 20e6), 12);
+    const freezes = session.freezeSummary();
+    expect(freezes.count).toBeGreaterThanOrEqual(1);
+    expect(freezes.totalMs).toBeGreaterThan(1000);
+    const indices = session.segmentRecords().map((r) => r.index);
+    expect(Math.max(...indices)).toBeGreaterThan(5); // playback resumed after the outage
+  });
+
+  it('abandons a late high-quality reliable request for the lowest quality', async () => {
+    const events: string[] = [];
+    const clock = new VirtualClock();
+    // Fast enough to climb the ladder, then a sudden drop to 2 Mbit/s.
+    const link = new ScriptedLink(clock, (t) => (t < 5 ? 60e6 : 2e6));
+    const session = new PlayoutSession({
+      scene: scene(1), contentBase: '/c/', transports: { webtransport: link, http2: link }, decoder, viewport,
+      policy: new FixedModePolicy('qr', knapsackRule), clock, durationS: 9,
+      onEvent: (e) => events.push(e.type),
+    });
+    const done = session.run();
+    await clock.run(10);
+    session.close();
+    await clock.run();
+    await done;
+    expect(events).toContain('abandoned');
+    const abandoned = session.segmentRecords().filter((r) => r.abandoned);
+    expect(abandoned.length).toBeGreaterThan(0);
+    const replacement = session.segmentRecords().find((r) => r.index === abandoned[0].index && !r.abandoned);
+    expect(replacement?.quality).toBe(0);
+  });
+});

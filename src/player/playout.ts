@@ -1,0 +1,422 @@
+/**
+ * The playout loop (docs/player.md → "Playout"): for every 1-s segment, predict the viewport at
+ * its playout time, rank the objects, let the delivery policy choose quality and delivery per
+ * object, request them with urgency and deadline, decode what arrives, and show each segment at
+ * its playout time — stalling (a freeze) only for reliable objects that are not there yet, and
+ * re-showing the last frame of a datagram object that could not be recovered in time.
+ *
+ * Segment k plays at P(k) = start + k·D + (time spent frozen or paused before it). Its requests
+ * are issued when the playhead is `ceil(bufferTarget / D)` segments before it, with the deadline
+ * P(k); the first segment is requested at the lowest quality and playback starts when it is ready.
+ */
+import type { ObjectResult, ObjectTransport } from '../transport/types';
+import type { QoeSegment } from '../qoe/schema';
+import type { Clock } from './clock';
+import type { DecodedSegment, SegmentDecoder } from './decoder';
+import type { LossModel } from './fecModel';
+import { FreezeTracker } from './freezes';
+import { type SceneModel, type SceneObject, segmentPath } from './mpd';
+import type { DeliveryPolicy, ObjectPlan, PlanObject } from './policy';
+import { rankObjects, type ViewportModel } from './ranking';
+import { ThroughputEstimator } from './throughput';
+
+export interface PlayoutConfig {
+  scene: SceneModel;
+  /** Origin path of the manifest's directory, e.g. `/content/demo/` (segment paths are relative to it). */
+  contentBase: string;
+  /** WebTransport for the QUIC modes; HTTP/2 for `h2` and as the fallback when WebTransport is absent. */
+  transports: { webtransport?: ObjectTransport; http2: ObjectTransport };
+  decoder: SegmentDecoder;
+  viewport: ViewportModel;
+  policy: DeliveryPolicy;
+  clock: Clock;
+  /** Seconds of content requested ahead of the playhead (default 1). */
+  bufferTargetS?: number;
+  /** Stop after this many seconds from `run()` (default: never). */
+  durationS?: number;
+  /** A reliable object later than this stalls no longer: it is given up and the segment plays. */
+  maxStallS?: number;
+  /** Called when segment k starts playing, with the frames to show per object (null = keep the last). */
+  onSegment?: (k: number, shown: ReadonlyMap<string, ShownObject | null>) => void;
+  onEvent?: (event: PlayoutEvent) => void;
+}
+
+export interface ShownObject {
+  quality: number;
+  decoded: DecodedSegment;
+}
+
+export type PlayoutEvent =
+  | { type: 'started'; startupS: number }
+  | { type: 'freeze-start'; atS: number; cause: 'underrun' | 'outage' }
+  | { type: 'freeze-end'; atS: number; durationS: number }
+  | { type: 'segment'; index: number; qualities: Record<string, number> }
+  | { type: 'abandoned'; objectId: string; index: number; fromQuality: number }
+  | { type: 'error'; message: string };
+
+/** One request of one object for one segment, from plan to decode. */
+interface ObjectTask {
+  object: SceneObject;
+  index: number;
+  plan: ObjectPlan;
+  visibleArea: number;
+  rank: number;
+  requestedAt: number;
+  deadline: number;
+  abort: AbortController;
+  receivedBytes: number;
+  objectBytes: number;
+  result?: ObjectResult;
+  completedAt?: number;
+  decoded?: DecodedSegment;
+  decodeError?: string;
+  abandoned: boolean;
+  /** Its frames were handed to the renderer at the segment's playout time. */
+  shownOnTime: boolean;
+  recorded: boolean;
+  /** Settles when the bytes arrived (or failed) and were decoded (or failed); never rejects. */
+  done: Promise<void>;
+  settled: boolean;
+}
+
+const DEFAULT_RTT_S = 0.05;
+
+export class PlayoutSession {
+  private readonly freezes = new FreezeTracker();
+  private readonly throughput = new ThroughputEstimator(5);
+  private readonly tasks = new Map<number, ObjectTask[]>();
+  private readonly lastQuality = new Map<string, number>();
+  private readonly records: QoeSegment[] = [];
+  private loss: LossModel = { rate: 0, meanBurst: 1 };
+  private lossWeight = 0;
+  private rttS = DEFAULT_RTT_S;
+  private policy: DeliveryPolicy;
+  private origin = 0;
+  private playStart = NaN;
+  /** Seconds added to every later playout time by freezes and pauses. */
+  private shift = 0;
+  private pauseGate: { promise: Promise<void>; release: () => void; since: number } | null = null;
+  private readonly stop = new AbortController();
+  private startupS = NaN;
+  private frozenSince: number | null = null;
+
+  constructor(private readonly cfg: PlayoutConfig) {
+    this.policy = cfg.policy;
+  }
+
+  /** Switches the delivery policy (mode) from the next segment requested. */
+  setPolicy(policy: DeliveryPolicy): void {
+    this.policy = policy;
+  }
+
+  pause(): void {
+    if (!this.pauseGate) {
+      let release!: () => void;
+      const promise = new Promise<void>((r) => (release = r));
+      this.pauseGate = { promise, release, since: this.cfg.clock.now() };
+    }
+  }
+
+  resume(): void {
+    const gate = this.pauseGate;
+    if (!gate) return;
+    this.pauseGate = null;
+    if (Number.isFinite(this.playStart)) this.shift += this.cfg.clock.now() - gate.since;
+    gate.release();
+  }
+
+  /** Ends playback at the next opportunity; `run()` then resolves. */
+  close(): void {
+    this.stop.abort(new Error('playback stopped'));
+    for (const list of this.tasks.values()) for (const t of list) t.abort.abort();
+  }
+
+  get bufferTargetS(): number {
+    return this.cfg.bufferTargetS ?? 1;
+  }
+
+  /** Seconds since run() on the session clock (the QoE log's time base). */
+  elapsed(): number {
+    return this.cfg.clock.now() - this.origin;
+  }
+
+  /** Object-segment records so far (the QoE log's `segments`). */
+  segmentRecords(): readonly QoeSegment[] {
+    return this.records;
+  }
+
+  freezeSummary() {
+    return this.freezes.summary(this.cfg.clock.now() * 1000);
+  }
+
+  get startup(): number {
+    return this.startupS;
+  }
+
+  /** Seconds of content played so far (excluding freezes and pauses). */
+  playedS(): number {
+    if (!Number.isFinite(this.playStart)) return 0;
+    const now = this.cfg.clock.now();
+    const paused = this.pauseGate ? now - this.pauseGate.since : 0;
+    const frozen = this.frozenSince === null ? 0 : now - this.frozenSince;
+    return Math.max(0, now - this.playStart - this.shift - paused - frozen);
+  }
+
+  /** Current throughput estimate (bit/s) and loss/RTT measurements. */
+  network(): { throughputBps: number | null; loss: LossModel; rttS: number } {
+    return { throughputBps: this.throughput.estimate(), loss: this.loss, rttS: this.rttS };
+  }
+
+  private playoutTime(k: number): number {
+    return this.playStart + k * this.cfg.scene.segmentDuration + this.shift;
+  }
+
+  private get aheadSegments(): number {
+    return Math.max(1, Math.ceil(this.bufferTargetS / this.cfg.scene.segmentDuration));
+  }
+
+  /** Plays until the duration ends or close() is called. Never rejects for network or decode trouble. */
+  async run(): Promise<void> {
+    const { clock } = this.cfg;
+    this.origin = clock.now();
+    const end = this.cfg.durationS === undefined ? Infinity : this.origin + this.cfg.durationS;
+    try {
+      // Startup: segment 0 at the lowest quality; playback starts once its reliable objects are in.
+      this.request(0, this.origin + Math.max(4, 2 * this.bufferTargetS));
+      await this.waitForSegment(0, end, false);
+      if (this.stop.signal.aborted || clock.now() >= end) return;
+      this.playStart = clock.now();
+      this.startupS = this.playStart - this.origin;
+      this.cfg.onEvent?.({ type: 'started', startupS: this.startupS });
+      for (let k = 0; ; k++) {
+        if (this.pauseGate) await this.pauseGate.promise;
+        for (let ahead = 1; ahead <= this.aheadSegments; ahead++) {
+          if (!this.tasks.has(k + ahead)) this.request(k + ahead, this.playoutTime(k + ahead));
+        }
+        const at = this.playoutTime(k);
+        if (at >= end) break;
+        await clock.sleep(at - clock.now(), this.stop.signal);
+        await this.waitForSegment(k, end, true);
+        if (this.stop.signal.aborted || clock.now() >= end) break;
+        this.show(k);
+        this.tasks.delete(k);
+      }
+    } catch (e) {
+      if (!this.stop.signal.aborted) this.cfg.onEvent?.({ type: 'error', message: e instanceof Error ? e.message : String(e) });
+    } finally {
+      // A freeze still open when playback ends counts up to now. Segments that never reached
+      // their playout time are not outcomes: their requests are cancelled, not recorded.
+      this.freezes.end(clock.now() * 1000);
+      for (const list of this.tasks.values()) for (const t of list) if (!t.settled) t.abort.abort();
+      this.tasks.clear();
+    }
+  }
+
+  /** Plans and issues the requests of segment `k`, due at `deadline` (session clock). */
+  private request(k: number, deadline: number): void {
+    const { scene, viewport, clock } = this.cfg;
+    const ranked = rankObjects(scene.objects.map((o) => o.id), viewport, deadline * 1000);
+    const objects: PlanObject[] = ranked.map((r, rank) => {
+      const object = scene.objects.find((o) => o.id === r.objectId)!;
+      return {
+        objectId: r.objectId, visibleArea: r.visibleArea, rank,
+        bitrates: object.representations.map((rep) => rep.bandwidth),
+        previousQuality: this.lastQuality.get(r.objectId) ?? -1,
+      };
+    });
+    const plans = this.policy.plan({
+      segment: k, segmentDurationS: scene.segmentDuration, objects,
+      throughputBps: this.throughput.estimate(), loss: this.loss, rttS: this.rttS,
+      timeToDeadlineS: deadline - clock.now(), bufferS: Math.max(0, deadline - clock.now() - scene.segmentDuration),
+      bufferTargetS: this.bufferTargetS,
+    });
+    const list = plans.map((plan) => {
+      const object = scene.objects.find((o) => o.id === plan.objectId)!;
+      const r = objects.find((o) => o.objectId === plan.objectId)!;
+      return this.start(object, k, plan, r.visibleArea, r.rank, deadline);
+    });
+    this.tasks.set(k, list);
+  }
+
+  private transportFor(plan: ObjectPlan): { transport: ObjectTransport; plan: ObjectPlan } {
+    const { webtransport, http2 } = this.cfg.transports;
+    if (this.policy.mode === 'h2' || !webtransport) {
+      return { transport: http2, plan: { ...plan, delivery: 'reliable', fec: { kind: 'none' } } };
+    }
+    return { transport: webtransport, plan };
+  }
+
+  private start(object: SceneObject, index: number, requested: ObjectPlan, visibleArea: number, rank: number, deadline: number): ObjectTask {
+    const { clock } = this.cfg;
+    const { transport, plan } = this.transportFor(requested);
+    const quality = Math.min(plan.quality, object.representations.length - 1);
+    const path = this.cfg.contentBase + segmentPath(object, object.representations[quality].id, index);
+    const task: ObjectTask = {
+      object, index, plan: { ...plan, quality }, visibleArea, rank,
+      requestedAt: clock.now(), deadline, abort: new AbortController(),
+      receivedBytes: 0, objectBytes: 0, abandoned: false, shownOnTime: false, recorded: false,
+      settled: false, done: Promise.resolve(),
+    };
+    const timeLeftMs = Math.max(1, (deadline - clock.now()) * 1000);
+    task.done = (async () => {
+      try {
+        task.result = await transport.fetchObject({
+          path, delivery: plan.delivery, urgency: plan.urgency, fec: plan.fec, signal: task.abort.signal,
+          // Reliable objects may stall playback, so the origin keeps sending them past the deadline.
+          deadlineMs: plan.delivery === 'datagram' ? Math.round(timeLeftMs) : undefined,
+          onProgress: (received, total) => {
+            task.receivedBytes = received;
+            task.objectBytes = total;
+          },
+        });
+        task.completedAt = clock.now();
+        this.learn(task.result);
+        if (task.result.bytes && !task.abandoned) {
+          try {
+            task.decoded = await this.cfg.decoder.decode({ objectId: object.id, segment: index, quality, bytes: task.result.bytes });
+          } catch (e) {
+            task.decodeError = e instanceof Error ? e.message : String(e);
+          }
+        }
+      } catch (e) {
+        task.result = { status: 0, bytes: null, stats: { delivery: plan.delivery, transport: transport.kind, objectBytes: 0, receivedBytes: 0, requestedAt: 0, recovered: false }, error: e instanceof Error ? e.message : String(e) };
+      } finally {
+        task.settled = true;
+      }
+    })();
+    if (plan.delivery === 'reliable') void this.watchForAbandon(task);
+    return task;
+  }
+
+  /**
+   * dash.js's abandonment, per object: shortly before the deadline, a reliable request whose
+   * remaining bytes will not arrive in time at its measured rate is cancelled and replaced by the
+   * lowest quality, when that is a lower one.
+   */
+  private async watchForAbandon(task: ObjectTask): Promise<void> {
+    const { clock } = this.cfg;
+    const checkAt = task.deadline - 0.25 * this.cfg.scene.segmentDuration;
+    try {
+      await clock.sleep(checkAt - clock.now(), task.abort.signal);
+    } catch {
+      return;
+    }
+    if (task.settled || task.plan.quality === 0 || this.stop.signal.aborted) return;
+    const elapsed = clock.now() - task.requestedAt;
+    const rate = elapsed > 0 ? task.receivedBytes / elapsed : 0;
+    const remaining = task.objectBytes > 0 ? task.objectBytes - task.receivedBytes : Infinity;
+    const eta = rate > 0 ? remaining / rate : Infinity;
+    if (clock.now() + eta <= task.deadline) return;
+    task.abandoned = true;
+    task.abort.abort();
+    this.cfg.onEvent?.({ type: 'abandoned', objectId: task.object.id, index: task.index, fromQuality: task.plan.quality });
+    const replacement = this.start(task.object, task.index, { ...task.plan, quality: 0, urgency: 0 }, task.visibleArea, task.rank, task.deadline);
+    const list = this.tasks.get(task.index);
+    if (list) list.push(replacement);
+  }
+
+  /** Updates throughput, loss and RTT measurements from a finished delivery. */
+  private learn(result: ObjectResult): void {
+    const s = result.stats;
+    if (s.firstByteAt !== undefined && s.delivery === 'reliable') {
+      const ttfb = (s.firstByteAt - s.requestedAt) / 1000;
+      if (ttfb > 0) this.rttS = 0.8 * this.rttS + 0.2 * ttfb;
+    }
+    if (s.delivery === 'datagram' && s.symbolsSent && s.symbolsReceived !== undefined) {
+      const sent = s.symbolsSent, lost = Math.max(0, sent - s.symbolsReceived);
+      const keep = Math.pow(0.5, sent / 5000);
+      const total = this.lossWeight * keep + sent;
+      this.loss = {
+        rate: (this.loss.rate * this.lossWeight * keep + lost) / total,
+        meanBurst: s.lossBursts && lost > 0 ? 0.7 * this.loss.meanBurst + 0.3 * Math.max(1, lost / s.lossBursts) : this.loss.meanBurst,
+      };
+      this.lossWeight = total;
+    }
+  }
+
+  /**
+   * Waits until segment k can play: every reliable object settled (freezing while playback waits,
+   * if `playing`), datagram objects until the playout time at most.
+   */
+  private async waitForSegment(k: number, end: number, playing: boolean): Promise<void> {
+    const { clock } = this.cfg;
+    const pending = () => (this.tasks.get(k) ?? []).filter((t) => t.plan.delivery === 'reliable' && !t.abandoned && !t.settled);
+    if (pending().length === 0) {
+      if (!playing) await this.settleUntil(k, end);
+      return;
+    }
+    const began = clock.now();
+    if (playing) {
+      const cause = this.cfg.transports.webtransport?.state === 'reconnecting' ? 'outage' : 'underrun';
+      this.freezes.begin(cause, began * 1000);
+      this.frozenSince = began;
+      this.cfg.onEvent?.({ type: 'freeze-start', atS: began - this.origin, cause });
+    }
+    const giveUp = Math.min(end, began + (this.cfg.maxStallS ?? 10));
+    while (pending().length > 0 && clock.now() < giveUp && !this.stop.signal.aborted) {
+      const waits = pending().map((t) => t.done);
+      await Promise.race([Promise.all(waits), clock.sleep(Math.min(0.05, giveUp - clock.now()), this.stop.signal)]);
+    }
+    if (!playing) await this.settleUntil(k, end);
+    if (playing) {
+      const now = clock.now();
+      this.freezes.end(now * 1000);
+      this.frozenSince = null;
+      this.shift += now - began;
+      this.cfg.onEvent?.({ type: 'freeze-end', atS: now - this.origin, durationS: now - began });
+    }
+  }
+
+  /** Startup only: also give datagram objects of the first segment until their deadline. */
+  private async settleUntil(k: number, end: number): Promise<void> {
+    const { clock } = this.cfg;
+    const list = this.tasks.get(k) ?? [];
+    const deadline = Math.min(end, ...list.map((t) => t.deadline));
+    while (list.some((t) => !t.settled && !t.abandoned) && clock.now() < deadline && !this.stop.signal.aborted) {
+      await Promise.race([Promise.all(list.map((t) => t.done)), clock.sleep(Math.min(0.05, deadline - clock.now()), this.stop.signal)]);
+    }
+  }
+
+  /** Segment k starts playing: hand the renderer what is ready, record outcomes. */
+  private show(k: number): void {
+    const list = this.tasks.get(k) ?? [];
+    const shown = new Map<string, ShownObject | null>();
+    const qualities: Record<string, number> = {};
+    for (const object of this.cfg.scene.objects) {
+      const ready = list.filter((t) => t.object.id === object.id && !t.abandoned && t.settled && t.decoded);
+      const best = ready.sort((a, b) => b.plan.quality - a.plan.quality)[0];
+      shown.set(object.id, best ? { quality: best.plan.quality, decoded: best.decoded! } : null);
+      if (best) {
+        this.lastQuality.set(object.id, best.plan.quality);
+        qualities[object.id] = best.plan.quality;
+      }
+    }
+    for (const t of list) t.shownOnTime = !!t.decoded && shown.get(t.object.id)?.decoded === t.decoded;
+    this.throughput.addSegment(list.filter((t) => t.result?.stats.lastByteAt !== undefined).map((t) => ({
+      receivedBytes: t.result!.stats.receivedBytes, startMs: t.result!.stats.requestedAt, endMs: t.result!.stats.lastByteAt!,
+    })));
+    this.cfg.onSegment?.(k, shown);
+    this.cfg.onEvent?.({ type: 'segment', index: k, qualities });
+    // Records are written when the tasks are complete (decode of late objects still counts).
+    for (const t of list) void t.done.then(() => this.record(t));
+  }
+
+  private record(t: ObjectTask): void {
+    if (t.recorded) return;
+    t.recorded = true;
+    const s = t.result?.stats;
+    const rel = (ms: number | undefined) => (ms === undefined ? undefined : ms / 1000 - this.origin);
+    this.records.push({
+      object: t.object.id, index: t.index, quality: t.plan.quality, qualityCount: t.object.representations.length,
+      bitrateBps: t.object.representations[t.plan.quality].bandwidth, delivery: t.plan.delivery,
+      fec: t.plan.fec.kind, transport: s?.transport ?? 'webtransport', visibleArea: t.visibleArea, rank: t.rank,
+      requestedAtS: t.requestedAt - this.origin, deadlineS: t.deadline - this.origin,
+      firstByteAtS: rel(s?.firstByteAt), completedAtS: t.result?.bytes ? t.completedAt! - this.origin : undefined,
+      objectBytes: s?.objectBytes ?? 0, receivedBytes: s?.receivedBytes ?? 0,
+      symbolSize: s?.symbolSize, sourceSymbols: s?.sourceSymbols, symbolsSent: s?.symbolsSent,
+      symbolsReceived: s?.symbolsReceived, repairRequests: s?.repairRequests,
+      recovered: !!t.result?.bytes, abandoned: t.abandoned, decoded: !!t.decoded, decodeMs: t.decoded?.decodeMs,
+      onTime: !!t.shownOnTime,
+    });
+  }
+}

@@ -1,0 +1,78 @@
+import { describe, expect, it } from 'vitest';
+import { AdaptivePolicy, repairFor } from './adaptive';
+import { recoveryProbability } from './fecModel';
+import { FixedModePolicy, type PlanInput, reliableCountFromDegree } from './policy';
+import { abrRule, hybridRule, knapsackRule, priorityGreedyRule } from './rules';
+
+const LADDER = [1e6, 2e6, 4e6, 8e6, 16e6];
+
+function input(over: Partial<PlanInput> = {}): PlanInput {
+  return {
+    segment: 5, segmentDurationS: 1,
+    objects: ['a', 'b', 'c', 'd'].map((objectId, rank) => ({ objectId, rank, visibleArea: [0.4, 0.3, 0.1, 0.05][rank], bitrates: LADDER, previousQuality: 1 })),
+    throughputBps: 30e6, loss: { rate: 0, meanBurst: 1 }, rttS: 0.02, timeToDeadlineS: 1, bufferS: 1, bufferTargetS: 1,
+    ...over,
+  };
+}
+
+describe('fixed modes', () => {
+  it('qpr-fec sends the top half reliably and the rest as planned-FEC datagrams', () => {
+    const plans = new FixedModePolicy('qpr-fec', knapsackRule).plan(input({ loss: { rate: 0.02, meanBurst: 2.5 } }));
+    expect(plans.map((p) => p.delivery)).toEqual(['reliable', 'reliable', 'datagram', 'datagram']);
+    expect(plans[2].fec).toEqual({ kind: 'planned', lossRate: 0.02, meanBurstLength: 2.5 });
+    expect(plans.map((p) => p.urgency)).toEqual([0, 1, 2, 3]);
+  });
+
+  it('the first segment is requested at the lowest quality', () => {
+    expect(new FixedModePolicy('qr', knapsackRule).plan(input({ segment: 0 })).every((p) => p.quality === 0)).toBe(true);
+  });
+
+  it('degree of reliability Qn maps to a reliable count', () => {
+    expect(reliableCountFromDegree('Q50', 4)).toBe(2);
+    expect(reliableCountFromDegree('Q100', 4)).toBe(4);
+    expect(() => reliableCountFromDegree('Q101', 4)).toThrow();
+  });
+});
+
+describe('ABR rules', () => {
+  const objects = input().objects.map((o) => ({ ...o }));
+  it('all rules start at the lowest quality without a measurement', () => {
+    for (const rule of [priorityGreedyRule, hybridRule, knapsackRule]) {
+      expect([...rule.allocate({ objects, throughputBps: null, bufferS: 1, bufferTargetS: 1 }).values()]).toEqual([0, 0, 0, 0]);
+    }
+  });
+  it('hybrid is more cautious with an empty buffer than with a full one', () => {
+    const sum = (bufferS: number) => [...hybridRule.allocate({ objects, throughputBps: 30e6, bufferS, bufferTargetS: 1 }).values()].reduce((a, b) => a + b, 0);
+    expect(sum(0)).toBeLessThan(sum(1));
+  });
+  it('rules are found by name', () => {
+    expect(abrRule('hybrid')).toBe(hybridRule);
+    expect(() => abrRule('nope')).toThrow(/unknown ABR rule/);
+  });
+});
+
+describe('adaptive', () => {
+  it('under bursty loss sends datagram objects with enough repair to be shown almost surely', () => {
+    const loss = { rate: 0.05, meanBurst: 2.6 };
+    const plans = new AdaptivePolicy().plan(input({ loss, rttS: 0.05 }));
+    for (const p of plans.filter((x) => x.delivery === 'datagram')) {
+      expect(p.fec.kind).toBe('fixed');
+    }
+    // The most visible object gets at least the quality of the least visible one.
+    expect(plans[0].quality).toBeGreaterThanOrEqual(plans[3].quality);
+  });
+
+  it('stays within the capacity the deadline leaves', () => {
+    const plans = new AdaptivePolicy().plan(input({ throughputBps: 8e6 }));
+    const bits = plans.reduce((s, p) => s + LADDER[p.quality], 0);
+    expect(bits).toBeLessThanOrEqual(8e6);
+  });
+
+  it('repairFor reaches its target probability with the fewest symbols', () => {
+    const loss = { rate: 0.02, meanBurst: 2 };
+    const r = repairFor(200, loss, 0.99);
+    expect(recoveryProbability(200, r, loss)).toBeGreaterThanOrEqual(0.99);
+    expect(recoveryProbability(200, r - 1, loss)).toBeLessThan(0.99);
+    expect(repairFor(200, { rate: 0, meanBurst: 1 }, 0.99)).toBe(0);
+  });
+});

@@ -1,0 +1,97 @@
+/**
+ * Delivery policies: for the next segment, the quality, reliability, FEC and urgency of every
+ * object. The fixed modes follow the reference paper (`h2`, `qr`, `qpr`, `qpr-fec`, `q100-fec`,
+ * with a degree of reliability Qn = share of objects sent reliably); `adaptive` chooses all of it
+ * jointly (adaptive.ts).
+ */
+import type { FecRequest } from '../transport/types';
+import { assignDelivery } from './abr';
+import { planRepair, type LossModel } from './fecModel';
+import type { AbrRule } from './rules';
+
+export type PlayerMode = 'h2' | 'qr' | 'qpr' | 'qpr-fec' | 'q100-fec' | 'adaptive';
+export const PLAYER_MODES: readonly PlayerMode[] = ['h2', 'qr', 'qpr', 'qpr-fec', 'q100-fec', 'adaptive'];
+
+/** Typical RaptorQ symbol payload on a 1350-byte QUIC path (docs/protocol.md §3). */
+export const SYMBOL_BYTES = 1200;
+
+export interface PlanObject {
+  objectId: string;
+  visibleArea: number;
+  /** 0 = most visible. */
+  rank: number;
+  /** Declared bit rate per quality, ascending. */
+  bitrates: number[];
+  /** Quality shown for this object in the previous segment (-1 = none yet). */
+  previousQuality: number;
+}
+
+export interface PlanInput {
+  segment: number;
+  segmentDurationS: number;
+  /** Most visible first. */
+  objects: PlanObject[];
+  throughputBps: number | null;
+  loss: LossModel;
+  rttS: number;
+  /** Seconds from now until the segment must play. */
+  timeToDeadlineS: number;
+  bufferS: number;
+  bufferTargetS: number;
+}
+
+export interface ObjectPlan {
+  objectId: string;
+  quality: number;
+  delivery: 'reliable' | 'datagram';
+  fec: FecRequest;
+  /** RFC 9218 urgency 0 … 7. */
+  urgency: number;
+}
+
+export interface DeliveryPolicy {
+  readonly mode: PlayerMode;
+  plan(input: PlanInput): ObjectPlan[];
+}
+
+/** Repair fraction the origin will plan for an object of `bytes` under `loss`. */
+export function plannedOverhead(bytes: number, loss: LossModel): number {
+  const k = Math.max(1, Math.ceil(bytes / SYMBOL_BYTES));
+  return planRepair(k, loss) / k;
+}
+
+/** Fixed modes: qualities from the ABR rule, delivery from the mode. */
+export class FixedModePolicy implements DeliveryPolicy {
+  /**
+   * @param reliableCount objects sent reliably in `qpr` / `qpr-fec` (default: half, rounded up);
+   *   ignored by the other modes.
+   */
+  constructor(readonly mode: Exclude<PlayerMode, 'adaptive'>, private readonly rule: AbrRule, private readonly reliableCount?: number) {}
+
+  plan(input: PlanInput): ObjectPlan[] {
+    const ids = input.objects.map((o) => o.objectId);
+    const deliveries = assignDelivery(this.mode, ids, this.reliableCount ?? Math.ceil(ids.length / 2));
+    const objects = input.objects.map((o) => {
+      const d = deliveries.get(o.objectId)!;
+      const bytes = (o.bitrates[Math.max(0, o.previousQuality)] * input.segmentDurationS) / 8;
+      return { ...o, fecOverhead: d.delivery === 'datagram' && d.fec ? plannedOverhead(bytes, input.loss) : 0 };
+    });
+    const allocation = input.segment === 0
+      ? new Map(ids.map((id) => [id, 0]))
+      : this.rule.allocate({ objects, throughputBps: input.throughputBps, bufferS: input.bufferS, bufferTargetS: input.bufferTargetS });
+    return input.objects.map((o) => {
+      const d = deliveries.get(o.objectId)!;
+      const fec: FecRequest = d.delivery === 'datagram' && d.fec
+        ? { kind: 'planned', lossRate: input.loss.rate, meanBurstLength: input.loss.meanBurst }
+        : { kind: 'none' };
+      return { objectId: o.objectId, quality: allocation.get(o.objectId) ?? 0, delivery: d.delivery, fec, urgency: Math.min(7, o.rank) };
+    });
+  }
+}
+
+/** Parses a degree of reliability `Q0` … `Q100` into a reliable object count. */
+export function reliableCountFromDegree(degree: string, objectCount: number): number {
+  const m = /^Q(\d{1,3})$/i.exec(degree.trim());
+  if (!m || Number(m[1]) > 100) throw new Error(`degree of reliability must be Q0 … Q100, got "${degree}"`);
+  return Math.round((Number(m[1]) / 100) * objectCount);
+}
