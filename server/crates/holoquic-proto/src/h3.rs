@@ -1,6 +1,6 @@
 //! The HTTP/3 subset WebTransport needs (docs/protocol.md §2): stream types, frames, SETTINGS,
-//! capsules, and the WebTransport stream and datagram prefixes. Field sections (QPACK) are
-//! not here yet.
+//! capsules, error codes, and the WebTransport stream and datagram prefixes. Field sections
+//! (QPACK, static table and literals only) are coded by the origin with quiche's `h3::qpack`.
 
 use crate::varint::{put, Reader};
 use crate::DecodeError;
@@ -37,6 +37,36 @@ pub mod setting {
 pub mod capsule_type {
     pub const CLOSE_WEBTRANSPORT_SESSION: u64 = 0x2843;
     pub const DRAIN_WEBTRANSPORT_SESSION: u64 = 0x78ae;
+}
+
+/// HTTP/3 (RFC 9114 §8.1) and WebTransport error codes the origin sends.
+pub mod error_code {
+    pub const H3_NO_ERROR: u64 = 0x100;
+    pub const H3_GENERAL_PROTOCOL_ERROR: u64 = 0x101;
+    pub const H3_INTERNAL_ERROR: u64 = 0x102;
+    pub const H3_STREAM_CREATION_ERROR: u64 = 0x103;
+    pub const H3_CLOSED_CRITICAL_STREAM: u64 = 0x104;
+    pub const H3_FRAME_UNEXPECTED: u64 = 0x105;
+    pub const H3_FRAME_ERROR: u64 = 0x106;
+    pub const H3_EXCESSIVE_LOAD: u64 = 0x107;
+    pub const H3_ID_ERROR: u64 = 0x108;
+    pub const H3_SETTINGS_ERROR: u64 = 0x109;
+    pub const H3_MISSING_SETTINGS: u64 = 0x10a;
+    pub const H3_REQUEST_REJECTED: u64 = 0x10b;
+    pub const H3_MESSAGE_ERROR: u64 = 0x10e;
+    pub const H3_DATAGRAM_ERROR: u64 = 0x33;
+    /// A WebTransport stream for a session that does not exist (any more).
+    pub const WEBTRANSPORT_BUFFERED_STREAM_REJECTED: u64 = 0x3994_bd84;
+    /// Streams of a session that ended.
+    pub const WEBTRANSPORT_SESSION_GONE: u64 = 0x170d_7b68;
+}
+
+/// The HTTP/3 error code that carries WebTransport application error `code` on a stream reset
+/// (draft-ietf-webtrans-http3 §4.3): codes are spread over a reserved range, skipping the
+/// GREASE code points (one every 0x1f).
+pub fn webtransport_error_to_h3(code: u32) -> u64 {
+    const FIRST: u64 = 0x52e4_a40f_a8db;
+    FIRST + u64::from(code) + u64::from(code) / 0x1e
 }
 
 /// Longest frame payload accepted on a control or request stream.
@@ -194,6 +224,19 @@ pub fn split_datagram(datagram: &[u8]) -> Result<(u64, &[u8]), DecodeError> {
 /// Appends the quarter-stream-id prefix of `session_id`.
 pub fn datagram_prefix(session_id: u64, out: &mut Vec<u8>) {
     put(out, session_id / 4);
+}
+
+#[cfg(test)]
+mod error_code_tests {
+    use super::*;
+
+    #[test]
+    fn webtransport_codes_skip_grease() {
+        assert_eq!(webtransport_error_to_h3(0), 0x52e4_a40f_a8db);
+        assert_eq!(webtransport_error_to_h3(0x10), 0x52e4_a40f_a8eb);
+        // 0x1e → skips the GREASE value 0x52e4a40fa8db + 0x1e = …a8f9.
+        assert_eq!(webtransport_error_to_h3(0x1e), 0x52e4_a40f_a8fa);
+    }
 }
 
 #[cfg(test)]

@@ -1,0 +1,10 @@
+//! holoquic origin: WebTransport over HTTP/3 on quiche (object delivery on reliable streams or as
+//! RaptorQ-coded datagrams, docs/protocol.md) and HTTPS over TCP for the web app, manifests,
+//! segments and operations endpoints. See docs/origin.md for running it.
+
+pub mod config;
+pub mod content;
+pub mod https;
+pub mod metrics;
+pub mod quic;
+pub mod tls;

@@ -1,0 +1,586 @@
+//! Object delivery on one request stream (docs/protocol.md §3), without I/O: bytes read from the
+//! stream go in, and out come bytes to write on the stream, object datagrams to send, and how the
+//! stream ends (FIN or reset). The QUIC loop moves them between this and quiche.
+//!
+//! A request is `reliable` (RESPONSE, the object bytes, FIN) or `datagram`: the object is
+//! RaptorQ-encoded, its source symbols and the planned repair symbols are queued as datagrams,
+//! SENT reports each finished batch, REPAIR asks for fresh repair symbols, and the client's FIN or
+//! CANCEL (or the deadline) purges whatever is still queued and ends the stream with END.
+
+use std::collections::VecDeque;
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use holoquic_proto::fec::{plan_repair, LossReport};
+use holoquic_proto::h3::webtransport_error_to_h3;
+use holoquic_proto::object::{EndReason, MAX_MESSAGE_BODY, MAX_REQUEST_LEN};
+use holoquic_proto::{DecodeError, Delivery, FecMode, Message, ObjectDatagram, Request, Response, ResponseBody};
+use raptorq::{ObjectTransmissionInformation, SourceBlockEncoder};
+
+use crate::content::{ContentError, ContentStore};
+
+/// WebTransport application error code of a reliable response cut at its deadline.
+pub const WT_DEADLINE: u32 = 0x10;
+/// WebTransport application error code for a malformed request stream.
+pub const WT_BAD_REQUEST: u32 = 0x01;
+
+/// What a request needs from its connection and session.
+pub struct RequestEnv<'a> {
+    pub content: &'a ContentStore,
+    /// Largest symbol that fits a datagram after all prefixes (multiple of 8).
+    pub symbol_size: u16,
+    /// `quarter stream id` prefix of the session, prepended to every datagram.
+    pub datagram_prefix: &'a [u8],
+    /// Whether another request may start now (concurrency limit of the session).
+    pub may_start: bool,
+    /// Whether this request id is already in use in the session.
+    pub id_in_use: &'a dyn Fn(u64) -> bool,
+}
+
+/// How the stream must end once `out` is written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ending {
+    Open,
+    /// FIN after the pending bytes.
+    Fin,
+    /// Reset the sending side with this HTTP/3 error code (pending bytes are dropped).
+    Reset(u64),
+}
+
+/// Counters a request reports to the origin's metrics.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Outcome {
+    pub reliable: bool,
+    pub datagram: bool,
+    pub failed: bool,
+    pub repair_requests: u64,
+    pub repair_symbols: u64,
+    pub purged: u64,
+    pub deadline_missed: bool,
+}
+
+enum State {
+    AwaitRequest,
+    Reliable { body: Bytes, offset: usize },
+    Datagram(Box<DatagramSend>),
+    Ended,
+}
+
+struct DatagramSend {
+    encoders: Vec<SourceBlockEncoder>,
+    /// Next repair ESI per source block (ESIs ≥ K are repair symbols).
+    next_esi: Vec<u32>,
+    queue: VecDeque<Vec<u8>>,
+    symbols_sent: u64,
+    purged: u64,
+    /// A SENT is owed when the queue drains.
+    sent_owed: bool,
+}
+
+pub struct RequestStream {
+    pub stream_id: u64,
+    pub session_id: u64,
+    received_at: Instant,
+    deadline: Option<Instant>,
+    pub urgency: u8,
+    request_id: Option<u64>,
+    inbuf: Vec<u8>,
+    out: Vec<u8>,
+    pub ending: Ending,
+    state: State,
+    outcome: Outcome,
+}
+
+impl RequestStream {
+    pub fn new(stream_id: u64, session_id: u64, now: Instant) -> Self {
+        Self {
+            stream_id,
+            session_id,
+            received_at: now,
+            deadline: None,
+            urgency: 3,
+            request_id: None,
+            inbuf: Vec::new(),
+            out: Vec::new(),
+            ending: Ending::Open,
+            state: State::AwaitRequest,
+            outcome: Outcome::default(),
+        }
+    }
+
+    pub fn request_id(&self) -> Option<u64> {
+        self.request_id
+    }
+
+    /// Deadline, for the scheduler's ordering (None = no deadline, sorts last).
+    pub fn deadline(&self) -> Option<Instant> {
+        self.deadline
+    }
+
+    pub fn outcome(&self) -> Outcome {
+        self.outcome
+    }
+
+    /// Whether the request no longer needs the connection (ended and fully written).
+    pub fn is_done(&self) -> bool {
+        matches!(self.state, State::Ended) && self.out.is_empty() && self.ending != Ending::Open
+    }
+
+    /// Bytes read from the request stream; `fin` when the client finished its side.
+    pub fn on_data(&mut self, data: &[u8], fin: bool, now: Instant, env: &RequestEnv<'_>) {
+        if matches!(self.state, State::Ended) {
+            return;
+        }
+        self.inbuf.extend_from_slice(data);
+        loop {
+            match Message::decode(&self.inbuf) {
+                Ok((message, used)) => {
+                    self.inbuf.drain(..used);
+                    self.on_message(message, now, env);
+                    if matches!(self.state, State::Ended) {
+                        return;
+                    }
+                }
+                Err(DecodeError::Incomplete) => {
+                    let limit = if matches!(self.state, State::AwaitRequest) { MAX_REQUEST_LEN } else { MAX_MESSAGE_BODY + 16 };
+                    if self.inbuf.len() > limit {
+                        self.fail(400, "request message too long");
+                    }
+                    break;
+                }
+                Err(e) => {
+                    self.fail(400, &format!("malformed message: {e}"));
+                    return;
+                }
+            }
+        }
+        if fin {
+            match &mut self.state {
+                // The client gave up before asking: nothing to answer.
+                State::AwaitRequest => self.end_silently(),
+                // Reliable responses finish on their own; the client's FIN only ends its half.
+                State::Reliable { .. } => {}
+                State::Datagram(_) => self.end_datagram(EndReason::Completed),
+                State::Ended => {}
+            }
+        }
+    }
+
+    fn on_message(&mut self, message: Message, now: Instant, env: &RequestEnv<'_>) {
+        match (&mut self.state, message) {
+            (State::AwaitRequest, Message::Request(request)) => self.start(request, now, env),
+            (State::AwaitRequest, _) => self.fail(400, "the first message must be REQUEST"),
+            (State::Datagram(_), Message::Repair { symbols }) => self.repair(symbols, now, env),
+            (State::Datagram(_), Message::Cancel) => self.end_datagram(EndReason::Cancelled),
+            (State::Reliable { .. }, Message::Cancel) => {
+                self.state = State::Ended;
+                self.out.clear();
+                self.ending = Ending::Reset(webtransport_error_to_h3(0));
+            }
+            // Anything else from a client on a running request is a protocol error.
+            (_, _) => self.fail(400, "unexpected message"),
+        }
+    }
+
+    /// REPAIR: `symbols` fresh repair symbols per source block, then a new SENT.
+    fn repair(&mut self, symbols: u64, now: Instant, env: &RequestEnv<'_>) {
+        if self.deadline.is_some_and(|d| now >= d) {
+            return; // after the deadline REPAIR is ignored
+        }
+        let prefix = self.datagram_header(env);
+        let State::Datagram(send) = &mut self.state else { return };
+        let symbols = symbols.clamp(1, 65_535) as u32;
+        for (block, encoder) in send.encoders.iter().enumerate() {
+            let packets = encoder.repair_packets(send.next_esi[block], symbols);
+            send.next_esi[block] += symbols;
+            send.queue.extend(packets.iter().map(|p| [&prefix[..], &p.serialize()].concat()));
+        }
+        send.sent_owed = true;
+        self.outcome.repair_requests += 1;
+        self.outcome.repair_symbols += u64::from(symbols) * send.encoders.len() as u64;
+    }
+
+    fn start(&mut self, request: Request, now: Instant, env: &RequestEnv<'_>) {
+        if (env.id_in_use)(request.request_id) {
+            return self.fail(400, "request id already in use in this session");
+        }
+        self.request_id = Some(request.request_id);
+        self.urgency = request.urgency.min(7);
+        self.received_at = now;
+        self.deadline = (request.deadline_ms > 0).then(|| now + Duration::from_millis(request.deadline_ms));
+        if !env.may_start {
+            return self.fail(429, "too many concurrent requests in this session");
+        }
+        let object = match env.content.get(&request.path) {
+            Ok(bytes) => bytes,
+            Err(ContentError::NotFound) => return self.fail(404, "no such object"),
+            Err(ContentError::BadPath) => return self.fail(400, "invalid object path"),
+            Err(e @ ContentError::TooLarge { .. }) => return self.fail(413, &e.to_string()),
+            Err(ContentError::Io(_)) => return self.fail(500, "could not read the object"),
+        };
+        match request.delivery {
+            Delivery::Reliable => {
+                Message::Response(Response { status: 200, body: ResponseBody::Reliable { object_length: object.len() as u64 } })
+                    .encode(&mut self.out);
+                self.outcome.reliable = true;
+                self.state = State::Reliable { body: object, offset: 0 };
+            }
+            Delivery::Datagram => self.start_datagram(&request, object, env),
+        }
+    }
+
+    fn start_datagram(&mut self, request: &Request, object: Bytes, env: &RequestEnv<'_>) {
+        if object.is_empty() {
+            return self.fail(400, "empty objects cannot be sent as datagrams");
+        }
+        let oti = ObjectTransmissionInformation::with_defaults(object.len() as u64, env.symbol_size);
+        let encoder = raptorq::Encoder::new(&object, oti);
+        let encoders = encoder.get_block_encoders().clone();
+        let prefix = self.datagram_header(env);
+        let mut queue = VecDeque::new();
+        let mut next_esi = Vec::with_capacity(encoders.len());
+        let mut total_source = 0u64;
+        let mut planned = 0u64;
+        for block in &encoders {
+            let source = block.source_packets();
+            let k = source.len() as u64;
+            total_source += k;
+            let repair = match request.fec_mode {
+                FecMode::None => 0,
+                FecMode::Planned => plan_repair(k, LossReport::from_wire(request.loss_ppm, request.burst_milli)),
+                FecMode::Fixed => ((k * u64::from(request.overhead_permille)).div_ceil(1000)).min(2 * k),
+            };
+            planned = planned.max(repair);
+            queue.extend(source.iter().map(|p| [&prefix[..], &p.serialize()].concat()));
+            queue.extend(block.repair_packets(k as u32, repair as u32).iter().map(|p| [&prefix[..], &p.serialize()].concat()));
+            next_esi.push((k + repair) as u32);
+        }
+        Message::Response(Response {
+            status: 200,
+            body: ResponseBody::Datagram { object_length: object.len() as u64, oti: oti.serialize(), source_symbols: total_source, planned_repair: planned },
+        })
+        .encode(&mut self.out);
+        self.outcome.datagram = true;
+        self.state = State::Datagram(Box::new(DatagramSend { encoders, next_esi, queue, symbols_sent: 0, purged: 0, sent_owed: true }));
+    }
+
+    fn datagram_header(&self, env: &RequestEnv<'_>) -> Vec<u8> {
+        let mut header = env.datagram_prefix.to_vec();
+        ObjectDatagram::encode_header(self.request_id.unwrap_or(0), &mut header);
+        header
+    }
+
+    /// Answers with an error status and ends the stream.
+    fn fail(&mut self, status: u16, message: &str) {
+        if matches!(self.state, State::AwaitRequest) {
+            self.out.clear();
+            Message::Response(Response { status, body: ResponseBody::Error { message: message.to_owned() } }).encode(&mut self.out);
+            self.ending = Ending::Fin;
+        } else {
+            // A response is already under way: the stream can only be cut.
+            self.ending = Ending::Reset(webtransport_error_to_h3(WT_BAD_REQUEST));
+            self.out.clear();
+        }
+        self.outcome.failed = true;
+        self.state = State::Ended;
+    }
+
+    fn end_silently(&mut self) {
+        self.state = State::Ended;
+        self.ending = Ending::Fin;
+    }
+
+    fn end_datagram(&mut self, reason: EndReason) {
+        if let State::Datagram(send) = &mut self.state {
+            send.purged += send.queue.len() as u64;
+            self.outcome.purged += send.queue.len() as u64;
+            send.queue.clear();
+            Message::End { reason, symbols_sent: send.symbols_sent, purged: send.purged }.encode(&mut self.out);
+            self.ending = Ending::Fin;
+            self.state = State::Ended;
+        }
+    }
+
+    /// Applies the deadline: queued datagrams are purged and END sent; a reliable response still
+    /// being written is reset with WT_DEADLINE.
+    pub fn on_time(&mut self, now: Instant) {
+        let Some(deadline) = self.deadline else { return };
+        if now < deadline {
+            return;
+        }
+        match &self.state {
+            State::Datagram(send) if !send.queue.is_empty() => {
+                self.outcome.deadline_missed = true;
+                self.end_datagram(EndReason::DeadlinePassed);
+            }
+            State::Reliable { body, offset } if *offset < body.len() => {
+                self.outcome.deadline_missed = true;
+                self.state = State::Ended;
+                self.out.clear();
+                self.ending = Ending::Reset(webtransport_error_to_h3(WT_DEADLINE));
+            }
+            _ => {}
+        }
+    }
+
+    /// Ends the request because its session is closing.
+    pub fn on_session_closing(&mut self) {
+        match &self.state {
+            State::Datagram(_) => self.end_datagram(EndReason::SessionClosing),
+            State::Ended => {}
+            _ => {
+                self.state = State::Ended;
+                self.out.clear();
+                self.ending = Ending::Reset(holoquic_proto::h3::error_code::WEBTRANSPORT_SESSION_GONE);
+            }
+        }
+    }
+
+    /// Bytes to write on the stream now (message bytes first, then object bytes).
+    pub fn pending(&self) -> &[u8] {
+        if !self.out.is_empty() {
+            return &self.out;
+        }
+        match &self.state {
+            State::Reliable { body, offset } => &body[*offset..],
+            _ => &[],
+        }
+    }
+
+    /// Whether FIN goes with the end of `pending()`.
+    pub fn fin_with_pending(&self) -> bool {
+        match &self.state {
+            State::Reliable { .. } => self.out.is_empty(),
+            _ => self.ending == Ending::Fin,
+        }
+    }
+
+    /// `n` bytes of `pending()` were accepted by QUIC.
+    pub fn wrote(&mut self, n: usize) -> u64 {
+        if !self.out.is_empty() {
+            self.out.drain(..n.min(self.out.len()));
+            return 0;
+        }
+        if let State::Reliable { body, offset } = &mut self.state {
+            *offset += n;
+            if *offset >= body.len() {
+                self.state = State::Ended;
+                self.ending = Ending::Fin;
+            }
+            return n as u64;
+        }
+        0
+    }
+
+    /// Whether datagrams are queued.
+    pub fn has_datagrams(&self) -> bool {
+        matches!(&self.state, State::Datagram(s) if !s.queue.is_empty())
+    }
+
+    /// The next datagram to send (already prefixed); call `datagram_sent` once QUIC took it.
+    pub fn peek_datagram(&self) -> Option<&[u8]> {
+        match &self.state {
+            State::Datagram(send) => send.queue.front().map(Vec::as_slice),
+            _ => None,
+        }
+    }
+
+    /// The datagram from `peek_datagram` was handed to QUIC; writes SENT when the batch is done.
+    pub fn datagram_sent(&mut self) {
+        if let State::Datagram(send) = &mut self.state {
+            send.queue.pop_front();
+            send.symbols_sent += 1;
+            if send.queue.is_empty() && send.sent_owed {
+                send.sent_owed = false;
+                let next_esi = send.next_esi.iter().copied().max().unwrap_or(0);
+                Message::Sent { symbols_sent: send.symbols_sent, next_esi: u64::from(next_esi) }.encode(&mut self.out);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use raptorq::{Decoder, EncodingPacket};
+
+    struct Fixture {
+        dir: std::path::PathBuf,
+        store: ContentStore,
+    }
+
+    impl Fixture {
+        fn new(object: &[u8]) -> Self {
+            let dir = std::env::temp_dir().join(format!("holoquic-delivery-{}-{}", std::process::id(), rand::random::<u64>()));
+            std::fs::create_dir_all(dir.join("d")).unwrap();
+            std::fs::write(dir.join("d/obj"), object).unwrap();
+            let store = ContentStore::open(&dir, 1 << 24).unwrap();
+            Self { dir, store }
+        }
+        fn env(&self) -> RequestEnv<'_> {
+            RequestEnv { content: &self.store, symbol_size: 1200, datagram_prefix: &[0x00], may_start: true, id_in_use: &|_| false }
+        }
+    }
+
+    impl Drop for Fixture {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.dir);
+        }
+    }
+
+    fn request(delivery: Delivery, fec: FecMode, path: &str) -> Vec<u8> {
+        let mut out = Vec::new();
+        Message::Request(Request {
+            request_id: 9, delivery, urgency: 2, deadline_ms: 0, fec_mode: fec, loss_ppm: 50_000, burst_milli: 2000,
+            overhead_permille: 100, path: path.into(),
+        })
+        .encode(&mut out);
+        out
+    }
+
+    fn messages(bytes: &[u8]) -> Vec<Message> {
+        let mut rest = bytes;
+        let mut out = Vec::new();
+        while let Ok((m, used)) = Message::decode(rest) {
+            out.push(m);
+            rest = &rest[used..];
+        }
+        out
+    }
+
+    fn drain(stream: &mut RequestStream) -> Vec<u8> {
+        let mut all = Vec::new();
+        loop {
+            let chunk = stream.pending().to_vec();
+            if chunk.is_empty() {
+                return all;
+            }
+            all.extend_from_slice(&chunk);
+            stream.wrote(chunk.len());
+        }
+    }
+
+    #[test]
+    fn reliable_sends_response_then_bytes_then_fin() {
+        let object: Vec<u8> = (0..5000u32).map(|i| i as u8).collect();
+        let f = Fixture::new(&object);
+        let mut s = RequestStream::new(4, 0, Instant::now());
+        s.on_data(&request(Delivery::Reliable, FecMode::None, "/content/d/obj"), false, Instant::now(), &f.env());
+        let bytes = drain(&mut s);
+        let (m, used) = Message::decode(&bytes).unwrap();
+        assert_eq!(m, Message::Response(Response { status: 200, body: ResponseBody::Reliable { object_length: 5000 } }));
+        assert_eq!(&bytes[used..], &object[..]);
+        assert_eq!(s.ending, Ending::Fin);
+        assert!(s.is_done());
+    }
+
+    #[test]
+    fn datagram_symbols_decode_with_losses_and_repair_on_demand() {
+        let object: Vec<u8> = (0..100_000u32).map(|i| (i * 7) as u8).collect();
+        let f = Fixture::new(&object);
+        let mut s = RequestStream::new(4, 0, Instant::now());
+        s.on_data(&request(Delivery::Datagram, FecMode::None, "/content/d/obj"), false, Instant::now(), &f.env());
+        let head = drain(&mut s);
+        let Message::Response(Response { status: 200, body: ResponseBody::Datagram { oti, source_symbols, planned_repair, .. } }) = messages(&head)[0].clone() else { panic!() };
+        assert_eq!(planned_repair, 0);
+        let mut decoder = Decoder::new(ObjectTransmissionInformation::deserialize(&oti));
+        // Lose every 10th datagram: without FEC the object cannot be decoded …
+        let mut n = 0;
+        let mut result = None;
+        while let Some(d) = s.peek_datagram() {
+            let dg = ObjectDatagram::decode(&d[1..]).unwrap();
+            assert_eq!(dg.request_id, 9);
+            if n % 10 != 3 {
+                result = result.or(decoder.decode(EncodingPacket::deserialize(dg.packet)));
+            }
+            n += 1;
+            s.datagram_sent();
+        }
+        assert_eq!(n, source_symbols);
+        assert!(result.is_none());
+        assert!(matches!(messages(&drain(&mut s))[..], [Message::Sent { .. }]));
+        // … until repair symbols are asked for.
+        let mut repair = Vec::new();
+        Message::Repair { symbols: 12 }.encode(&mut repair);
+        s.on_data(&repair, false, Instant::now(), &f.env());
+        while let Some(d) = s.peek_datagram() {
+            result = result.or(decoder.decode(EncodingPacket::deserialize(ObjectDatagram::decode(&d[1..]).unwrap().packet)));
+            s.datagram_sent();
+        }
+        assert_eq!(result.as_deref(), Some(&object[..]));
+        assert_eq!(s.outcome().repair_requests, 1);
+        // Client FIN: END(completed) and FIN.
+        s.on_data(&[], true, Instant::now(), &f.env());
+        let end = messages(&drain(&mut s));
+        assert!(matches!(end[..], [Message::Sent { .. }, Message::End { reason: EndReason::Completed, .. }]), "{end:?}");
+        assert!(s.is_done());
+    }
+
+    #[test]
+    fn planned_fec_queues_repair_up_front() {
+        let object = vec![1u8; 60_000];
+        let f = Fixture::new(&object);
+        let mut s = RequestStream::new(4, 0, Instant::now());
+        s.on_data(&request(Delivery::Datagram, FecMode::Planned, "/content/d/obj"), false, Instant::now(), &f.env());
+        let Message::Response(Response { body: ResponseBody::Datagram { source_symbols, planned_repair, .. }, .. }) = messages(&drain(&mut s))[0].clone() else { panic!() };
+        assert!(planned_repair >= 2, "5 % bursty loss needs repair");
+        let mut count = 0;
+        while s.peek_datagram().is_some() {
+            s.datagram_sent();
+            count += 1;
+        }
+        assert_eq!(count, source_symbols + planned_repair);
+    }
+
+    #[test]
+    fn errors_are_answered_with_a_status() {
+        let f = Fixture::new(b"x");
+        let status = |bytes: &[u8], env: &RequestEnv<'_>| {
+            let mut s = RequestStream::new(4, 0, Instant::now());
+            s.on_data(bytes, false, Instant::now(), env);
+            match messages(&drain(&mut s)).first() {
+                Some(Message::Response(r)) => r.status,
+                other => panic!("{other:?}"),
+            }
+        };
+        assert_eq!(status(&request(Delivery::Reliable, FecMode::None, "/content/d/missing"), &f.env()), 404);
+        assert_eq!(status(&request(Delivery::Reliable, FecMode::None, "/content/../etc/passwd"), &f.env()), 400);
+        assert_eq!(status(&[0x02, 0x01, 0x05], &f.env()), 400);
+        assert_eq!(status(&[0x01, 0x02, 0xff, 0xff], &f.env()), 400);
+        let busy = RequestEnv { may_start: false, ..f.env() };
+        assert_eq!(status(&request(Delivery::Reliable, FecMode::None, "/content/d/obj"), &busy), 429);
+        let dup = RequestEnv { id_in_use: &|id| id == 9, ..f.env() };
+        assert_eq!(status(&request(Delivery::Reliable, FecMode::None, "/content/d/obj"), &dup), 400);
+    }
+
+    #[test]
+    fn deadline_purges_queued_datagrams() {
+        let object = vec![7u8; 50_000];
+        let f = Fixture::new(&object);
+        let mut s = RequestStream::new(4, 0, Instant::now());
+        let mut req = Vec::new();
+        Message::Request(Request { request_id: 1, delivery: Delivery::Datagram, urgency: 0, deadline_ms: 100, fec_mode: FecMode::None,
+            loss_ppm: 0, burst_milli: 0, overhead_permille: 0, path: "/content/d/obj".into() }).encode(&mut req);
+        let t0 = Instant::now();
+        s.on_data(&req, false, t0, &f.env());
+        s.datagram_sent();
+        s.on_time(t0 + Duration::from_millis(50));
+        assert!(s.has_datagrams());
+        s.on_time(t0 + Duration::from_millis(150));
+        assert!(!s.has_datagrams());
+        let msgs = messages(&drain(&mut s));
+        assert!(matches!(msgs.last(), Some(Message::End { reason: EndReason::DeadlinePassed, symbols_sent: 1, purged }) if *purged > 0), "{msgs:?}");
+        assert!(s.outcome().deadline_missed);
+    }
+
+    #[test]
+    fn oversized_garbage_is_refused_with_bounded_buffering() {
+        let f = Fixture::new(b"x");
+        let mut s = RequestStream::new(4, 0, Instant::now());
+        // A REQUEST header announcing a huge body that never completes.
+        let mut bytes = vec![0x01, 0x80, 0x10, 0x00, 0x00];
+        bytes.extend(std::iter::repeat(0u8).take(3000));
+        s.on_data(&bytes, false, Instant::now(), &f.env());
+        assert!(matches!(messages(&drain(&mut s))[..], [Message::Response(Response { status: 400, .. })]));
+    }
+}

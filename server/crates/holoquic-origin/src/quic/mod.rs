@@ -1,0 +1,276 @@
+//! The UDP side: one thread runs every QUIC connection (quiche is sans-IO, so the loop owns the
+//! socket, the timers and pacing), with the WebTransport layer of `webtransport.rs` and the
+//! object delivery of `delivery.rs` on each connection.
+
+pub mod delivery;
+pub mod webtransport;
+
+use std::collections::HashMap;
+use std::net::{SocketAddr, UdpSocket};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result};
+use ring::rand::SecureRandom;
+
+use crate::config::Config;
+use crate::content::ContentStore;
+use crate::metrics::Metrics;
+use crate::tls::CertStore;
+
+pub struct QuicContext {
+    pub config: Arc<Config>,
+    pub certs: Arc<CertStore>,
+    pub content: Arc<ContentStore>,
+    pub metrics: Arc<Metrics>,
+}
+
+/// Largest UDP payload we send and receive (findings §1: Chromium takes server datagrams up to
+/// ~1325 bytes of payload on a 1350-byte path).
+const MAX_UDP_PAYLOAD: usize = 1350;
+/// How far ahead of its pacing time a packet may leave (timer granularity).
+const PACING_SLACK: Duration = Duration::from_millis(1);
+/// Longest the loop sleeps when nothing is scheduled (checks shutdown).
+const IDLE_WAKE: Duration = Duration::from_millis(100);
+
+/// Binds the UDP socket and runs the QUIC loop on its own thread until `shutdown` is set.
+pub fn spawn(ctx: QuicContext, shutdown: Arc<AtomicBool>) -> Result<(SocketAddr, std::thread::JoinHandle<Result<()>>)> {
+    let socket = UdpSocket::bind(ctx.config.listen).with_context(|| format!("binding UDP {}", ctx.config.listen))?;
+    let local = socket.local_addr()?;
+    let handle = std::thread::Builder::new().name("quic".into()).spawn(move || Server::new(ctx, socket, local)?.run(&shutdown))?;
+    Ok((local, handle))
+}
+
+struct Client {
+    conn: quiche::Connection,
+    wt: webtransport::Connection,
+    /// A packet quiche asked to send later (pacing), with its destination and time.
+    paced: Option<(Vec<u8>, SocketAddr, Instant)>,
+}
+
+struct Server {
+    ctx: QuicContext,
+    socket: UdpSocket,
+    local: SocketAddr,
+    quiche_config: quiche::Config,
+    cert_generation: u64,
+    clients: HashMap<quiche::ConnectionId<'static>, Client>,
+    /// Client-chosen initial DCIDs → our SCID, so retransmitted Initials find their connection.
+    aliases: HashMap<Vec<u8>, quiche::ConnectionId<'static>>,
+    rng: ring::rand::SystemRandom,
+}
+
+impl Server {
+    fn new(ctx: QuicContext, socket: UdpSocket, local: SocketAddr) -> Result<Self> {
+        let cert_generation = ctx.certs.current().generation;
+        let quiche_config = quiche_config(&ctx)?;
+        Ok(Self {
+            ctx,
+            socket,
+            local,
+            quiche_config,
+            cert_generation,
+            clients: HashMap::new(),
+            aliases: HashMap::new(),
+            rng: ring::rand::SystemRandom::new(),
+        })
+    }
+
+    fn run(&mut self, shutdown: &AtomicBool) -> Result<()> {
+        let mut buf = vec![0u8; 65_536];
+        while !shutdown.load(Ordering::Relaxed) {
+            let wait = self.next_wake().saturating_duration_since(Instant::now()).max(Duration::from_micros(200));
+            self.socket.set_read_timeout(Some(wait))?;
+            // Block for the first packet (or the timer), then drain what else is queued.
+            let mut blocking = true;
+            loop {
+                match self.socket.recv_from(&mut buf) {
+                    Ok((n, from)) => self.on_packet(&mut buf[..n], from),
+                    Err(e) if matches!(e.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut) => break,
+                    Err(e) => {
+                        tracing::debug!("recv_from: {e}");
+                        break;
+                    }
+                }
+                if blocking {
+                    blocking = false;
+                    self.socket.set_nonblocking(true)?;
+                }
+            }
+            self.socket.set_nonblocking(false)?;
+            let now = Instant::now();
+            for client in self.clients.values_mut() {
+                if client.conn.timeout().is_some_and(|t| t.is_zero()) {
+                    client.conn.on_timeout();
+                }
+                client.wt.process(&mut client.conn, &self.ctx, now);
+                if let Some((code, reason)) = client.wt.close.take() {
+                    Metrics::inc(&self.ctx.metrics.protocol_errors_total);
+                    let _ = client.conn.close(true, code, reason.as_bytes());
+                }
+            }
+            self.flush();
+            self.reap();
+            self.refresh_certificate();
+        }
+        Ok(())
+    }
+
+    /// The earliest quiche timer or pacing time.
+    fn next_wake(&self) -> Instant {
+        let now = Instant::now();
+        let mut wake = now + IDLE_WAKE;
+        for c in self.clients.values() {
+            if let Some(t) = c.conn.timeout() {
+                wake = wake.min(now + t);
+            }
+            if let Some((_, _, at)) = &c.paced {
+                wake = wake.min(*at);
+            }
+        }
+        wake
+    }
+
+    fn on_packet(&mut self, packet: &mut [u8], from: SocketAddr) {
+        let Ok(header) = quiche::Header::from_slice(packet, quiche::MAX_CONN_ID_LEN) else { return };
+        let id = if self.clients.contains_key(&header.dcid) {
+            header.dcid.clone().into_owned()
+        } else if let Some(id) = self.aliases.get(header.dcid.as_ref()) {
+            id.clone()
+        } else {
+            if header.ty != quiche::Type::Initial {
+                return;
+            }
+            if !quiche::version_is_supported(header.version) {
+                let mut out = [0u8; MAX_UDP_PAYLOAD];
+                if let Ok(n) = quiche::negotiate_version(&header.scid, &header.dcid, &mut out) {
+                    let _ = self.socket.send_to(&out[..n], from);
+                }
+                return;
+            }
+            if self.clients.len() >= self.ctx.config.limits.max_connections {
+                return;
+            }
+            let mut scid = [0u8; quiche::MAX_CONN_ID_LEN];
+            if self.rng.fill(&mut scid).is_err() {
+                return;
+            }
+            let scid = quiche::ConnectionId::from_vec(scid.to_vec());
+            let conn = match quiche::accept(&scid, None, self.local, from, &mut self.quiche_config) {
+                Ok(c) => c,
+                Err(e) => {
+                    tracing::debug!("accept failed: {e}");
+                    return;
+                }
+            };
+            let mut client = Client { conn, wt: webtransport::Connection::new(), paced: None };
+            if let Some(dir) = &self.ctx.config.qlog_dir {
+                attach_qlog(&mut client.conn, dir);
+            }
+            Metrics::inc(&self.ctx.metrics.connections_total);
+            Metrics::inc(&self.ctx.metrics.connections_active);
+            self.aliases.insert(header.dcid.to_vec(), scid.clone());
+            self.clients.insert(scid.clone(), client);
+            scid
+        };
+        if let Some(client) = self.clients.get_mut(&id) {
+            if let Err(e) = client.conn.recv(packet, quiche::RecvInfo { from, to: self.local }) {
+                tracing::trace!("recv: {e}");
+            }
+        }
+    }
+
+    /// Sends what every connection has, honouring quiche's pacing times.
+    fn flush(&mut self) {
+        let mut out = [0u8; MAX_UDP_PAYLOAD];
+        let now = Instant::now();
+        for client in self.clients.values_mut() {
+            if let Some((packet, to, at)) = client.paced.take() {
+                if at > now + PACING_SLACK {
+                    client.paced = Some((packet, to, at));
+                    continue;
+                }
+                let _ = self.socket.send_to(&packet, to);
+            }
+            loop {
+                let (n, info) = match client.conn.send(&mut out) {
+                    Ok(v) => v,
+                    Err(quiche::Error::Done) => break,
+                    Err(e) => {
+                        tracing::debug!("send: {e}");
+                        let _ = client.conn.close(false, 0x1, b"send failed");
+                        break;
+                    }
+                };
+                if info.at > now + PACING_SLACK {
+                    client.paced = Some((out[..n].to_vec(), info.to, info.at));
+                    break;
+                }
+                if let Err(e) = self.socket.send_to(&out[..n], info.to) {
+                    if e.kind() == std::io::ErrorKind::WouldBlock {
+                        break;
+                    }
+                    tracing::debug!("send_to: {e}");
+                }
+                // More datagrams may fit now that a packet left: keep quiche's queue topped up.
+                client.wt.process(&mut client.conn, &self.ctx, now);
+            }
+        }
+    }
+
+    fn reap(&mut self) {
+        let closed: Vec<_> = self.clients.iter().filter(|(_, c)| c.conn.is_closed()).map(|(id, _)| id.clone()).collect();
+        for id in closed {
+            if let Some(mut client) = self.clients.remove(&id) {
+                client.wt.on_close(&self.ctx);
+                Metrics::dec(&self.ctx.metrics.connections_active);
+            }
+            self.aliases.retain(|_, v| *v != id);
+        }
+    }
+
+    /// After a certificate rotation, new connections get the new certificate.
+    fn refresh_certificate(&mut self) {
+        let generation = self.ctx.certs.current().generation;
+        if generation != self.cert_generation {
+            match quiche_config(&self.ctx) {
+                Ok(config) => {
+                    self.quiche_config = config;
+                    self.cert_generation = generation;
+                }
+                Err(e) => tracing::error!("reloading the certificate for QUIC failed: {e:#}"),
+            }
+        }
+    }
+}
+
+fn quiche_config(ctx: &QuicContext) -> Result<quiche::Config> {
+    let pair = ctx.certs.current();
+    let mut c = quiche::Config::new(quiche::PROTOCOL_VERSION)?;
+    c.load_cert_chain_from_pem_file(pair.cert_pem.to_str().context("certificate path is not UTF-8")?)?;
+    c.load_priv_key_from_pem_file(pair.key_pem.to_str().context("key path is not UTF-8")?)?;
+    c.set_application_protos(&[b"h3"])?;
+    c.set_max_idle_timeout(30_000);
+    c.set_max_recv_udp_payload_size(MAX_UDP_PAYLOAD);
+    c.set_max_send_udp_payload_size(MAX_UDP_PAYLOAD);
+    c.set_initial_max_data(64 << 20);
+    c.set_initial_max_stream_data_bidi_local(16 << 20);
+    c.set_initial_max_stream_data_bidi_remote(1 << 20);
+    c.set_initial_max_stream_data_uni(1 << 20);
+    c.set_initial_max_streams_bidi(1000);
+    c.set_initial_max_streams_uni(100);
+    c.set_disable_active_migration(true);
+    c.enable_dgram(true, 1024, 1024);
+    c.grease(false);
+    c.set_cc_algorithm(ctx.config.cc.quiche());
+    Ok(c)
+}
+
+fn attach_qlog(conn: &mut quiche::Connection, dir: &std::path::Path) {
+    let path = dir.join(format!("{}.sqlog", conn.trace_id()));
+    match std::fs::File::create(&path) {
+        Ok(file) => conn.set_qlog(Box::new(std::io::BufWriter::new(file)), "holoquic-origin".into(), conn.trace_id().to_owned()),
+        Err(e) => tracing::warn!("qlog {}: {e}", path.display()),
+    }
+}

@@ -1,0 +1,288 @@
+//! Certificates for both listeners.
+//!
+//! With a PKI certificate (`--cert/--key`) browsers verify the origin the usual way. Without one,
+//! the origin generates an ECDSA P-256 certificate valid 10 days — Chromium accepts such a
+//! certificate for WebTransport through `serverCertificateHashes` only when it is valid for at
+//! most 14 days — and replaces it 2 days before it expires. During the overlap both hashes are
+//! published, so a player that fetched the old hash can still connect.
+//!
+//! quiche loads certificates from PEM files, so the current pair is also written to a private
+//! runtime directory; `generation` tells the QUIC loop when to rebuild its configuration.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, SystemTime};
+
+use anyhow::{anyhow, Context, Result};
+use rustls::pki_types::{CertificateDer, PrivateKeyDer};
+use rustls::server::{ClientHello, ResolvesServerCert};
+use rustls::sign::CertifiedKey;
+use sha2::{Digest, Sha256};
+
+/// Validity of generated certificates (Chromium's limit for hash-pinned certificates is 14 days).
+pub const GENERATED_VALIDITY: Duration = Duration::from_secs(10 * 24 * 3600);
+/// How long before expiry a generated certificate is replaced.
+pub const ROTATE_BEFORE_EXPIRY: Duration = Duration::from_secs(2 * 24 * 3600);
+
+/// One certificate and key, as files (for quiche) and in memory (for rustls).
+#[derive(Debug)]
+pub struct CertPair {
+    pub cert_pem: PathBuf,
+    pub key_pem: PathBuf,
+    /// SHA-256 of the DER leaf certificate: what `serverCertificateHashes` pins.
+    pub der_sha256: [u8; 32],
+    pub not_after: SystemTime,
+    /// Increments with every rotation.
+    pub generation: u64,
+    pub self_signed: bool,
+    certified: Arc<CertifiedKey>,
+}
+
+struct State {
+    current: Arc<CertPair>,
+    /// The replaced certificate while it is still valid (published during the overlap).
+    previous: Option<Arc<CertPair>>,
+}
+
+/// The origin's certificate, shared by the QUIC loop and the HTTPS listener.
+pub struct CertStore {
+    state: Mutex<State>,
+    runtime_dir: PathBuf,
+    names: Vec<String>,
+}
+
+impl std::fmt::Debug for CertStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CertStore").field("runtime_dir", &self.runtime_dir).finish()
+    }
+}
+
+impl CertStore {
+    /// Loads a PKI certificate chain and key (PEM).
+    pub fn from_files(cert: &Path, key: &Path) -> Result<Self> {
+        let chain = read_chain(cert)?;
+        let key_der = read_key(key)?;
+        let certified = certified_key(chain.clone(), key_der)?;
+        let pair = CertPair {
+            cert_pem: cert.to_path_buf(),
+            key_pem: key.to_path_buf(),
+            der_sha256: Sha256::digest(chain[0].as_ref()).into(),
+            not_after: SystemTime::UNIX_EPOCH + Duration::from_secs(u64::from(u32::MAX)),
+            generation: 0,
+            self_signed: false,
+            certified,
+        };
+        Ok(Self {
+            state: Mutex::new(State { current: Arc::new(pair), previous: None }),
+            runtime_dir: cert.parent().unwrap_or(Path::new(".")).to_path_buf(),
+            names: Vec::new(),
+        })
+    }
+
+    /// Generates a short-lived self-signed certificate for `names` (plus localhost, 127.0.0.1, ::1),
+    /// written under `runtime_dir`.
+    pub fn generate(runtime_dir: &Path, names: &[String]) -> Result<Self> {
+        std::fs::create_dir_all(runtime_dir).with_context(|| format!("creating {}", runtime_dir.display()))?;
+        let mut all = vec!["localhost".to_string(), "127.0.0.1".to_string(), "::1".to_string()];
+        all.extend(names.iter().cloned());
+        let pair = generate_pair(runtime_dir, &all, SystemTime::now(), GENERATED_VALIDITY, 1)?;
+        Ok(Self {
+            state: Mutex::new(State { current: Arc::new(pair), previous: None }),
+            runtime_dir: runtime_dir.to_path_buf(),
+            names: all,
+        })
+    }
+
+    pub fn current(&self) -> Arc<CertPair> {
+        self.state.lock().expect("cert lock").current.clone()
+    }
+
+    /// Hashes a player may pin: the current certificate and, during a rotation overlap, the
+    /// previous one. Empty for a PKI certificate (nothing to pin).
+    pub fn published_hashes(&self) -> Vec<([u8; 32], SystemTime)> {
+        let state = self.state.lock().expect("cert lock");
+        if !state.current.self_signed {
+            return Vec::new();
+        }
+        let now = SystemTime::now();
+        let mut out = vec![(state.current.der_sha256, state.current.not_after)];
+        if let Some(prev) = &state.previous {
+            if prev.not_after > now {
+                out.push((prev.der_sha256, prev.not_after));
+            }
+        }
+        out
+    }
+
+    /// Replaces a generated certificate when `now` is within [`ROTATE_BEFORE_EXPIRY`] of its
+    /// expiry; returns whether it rotated. PKI certificates are never touched.
+    pub fn rotate_if_due(&self, now: SystemTime, validity: Duration) -> Result<bool> {
+        let current = self.current();
+        if !current.self_signed || now + ROTATE_BEFORE_EXPIRY < current.not_after {
+            return Ok(false);
+        }
+        let next = generate_pair(&self.runtime_dir, &self.names, now, validity, current.generation + 1)?;
+        let mut state = self.state.lock().expect("cert lock");
+        state.previous = Some(std::mem::replace(&mut state.current, Arc::new(next)));
+        Ok(true)
+    }
+
+    /// Checks hourly and rotates when due, for as long as the process runs.
+    pub fn spawn_rotation(self: &Arc<Self>) {
+        let store = Arc::clone(self);
+        std::thread::Builder::new()
+            .name("cert-rotation".into())
+            .spawn(move || loop {
+                std::thread::sleep(Duration::from_secs(3600));
+                match store.rotate_if_due(SystemTime::now(), GENERATED_VALIDITY) {
+                    Ok(true) => tracing::info!(generation = store.current().generation, "rotated the self-signed certificate"),
+                    Ok(false) => {}
+                    Err(e) => tracing::error!("certificate rotation failed: {e:#}"),
+                }
+            })
+            .expect("spawn rotation thread");
+    }
+
+    /// rustls configuration for the HTTPS listener (ALPN h2, http/1.1) serving the current certificate.
+    pub fn rustls_config(self: &Arc<Self>) -> Result<Arc<rustls::ServerConfig>> {
+        let provider = Arc::new(rustls::crypto::ring::default_provider());
+        let mut config = rustls::ServerConfig::builder_with_provider(provider)
+            .with_safe_default_protocol_versions()?
+            .with_no_client_auth()
+            .with_cert_resolver(Arc::new(Resolver(Arc::clone(self))));
+        config.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
+        Ok(Arc::new(config))
+    }
+}
+
+#[derive(Debug)]
+struct Resolver(Arc<CertStore>);
+
+impl ResolvesServerCert for Resolver {
+    fn resolve(&self, _hello: ClientHello<'_>) -> Option<Arc<CertifiedKey>> {
+        Some(self.0.current().certified.clone())
+    }
+}
+
+/// Lowercase hex, as `/cert-hash` publishes it.
+pub fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn generate_pair(dir: &Path, names: &[String], now: SystemTime, validity: Duration, generation: u64) -> Result<CertPair> {
+    let key = rcgen::KeyPair::generate_for(&rcgen::PKCS_ECDSA_P256_SHA256)?;
+    let mut params = rcgen::CertificateParams::default();
+    params.distinguished_name.push(rcgen::DnType::CommonName, "holoquic origin");
+    for name in names {
+        params.subject_alt_names.push(match name.parse::<std::net::IpAddr>() {
+            Ok(ip) => rcgen::SanType::IpAddress(ip),
+            Err(_) => rcgen::SanType::DnsName(name.clone().try_into().map_err(|e| anyhow!("certificate name {name:?}: {e}"))?),
+        });
+    }
+    // Backdate a little for clients with skewed clocks; the total stays within the validity.
+    let start = now - Duration::from_secs(3600);
+    let end = start + validity;
+    params.not_before = time::OffsetDateTime::from(start);
+    params.not_after = time::OffsetDateTime::from(end);
+    let cert = params.self_signed(&key)?;
+    let cert_pem = dir.join(format!("cert-{generation}.pem"));
+    let key_pem = dir.join(format!("key-{generation}.pem"));
+    std::fs::write(&cert_pem, cert.pem())?;
+    write_private(&key_pem, key.serialize_pem().as_bytes())?;
+    let der = cert.der().clone();
+    let certified = certified_key(vec![der.clone()], PrivateKeyDer::try_from(key.serialize_der()).map_err(|e| anyhow!(e))?)?;
+    Ok(CertPair {
+        cert_pem,
+        key_pem,
+        der_sha256: Sha256::digest(der.as_ref()).into(),
+        not_after: end,
+        generation,
+        self_signed: true,
+        certified,
+    })
+}
+
+fn write_private(path: &Path, data: &[u8]) -> Result<()> {
+    use std::io::Write;
+    #[cfg(unix)]
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    options.mode(0o600);
+    options.open(path)?.write_all(data)?;
+    Ok(())
+}
+
+fn certified_key(chain: Vec<CertificateDer<'static>>, key: PrivateKeyDer<'static>) -> Result<Arc<CertifiedKey>> {
+    let signing = rustls::crypto::ring::sign::any_supported_type(&key).map_err(|e| anyhow!("unsupported private key: {e}"))?;
+    Ok(Arc::new(CertifiedKey::new(chain, signing)))
+}
+
+fn read_chain(path: &Path) -> Result<Vec<CertificateDer<'static>>> {
+    let mut reader = std::io::BufReader::new(std::fs::File::open(path).with_context(|| format!("opening {}", path.display()))?);
+    let chain = rustls_pemfile::certs(&mut reader).collect::<Result<Vec<_>, _>>()?;
+    if chain.is_empty() {
+        return Err(anyhow!("{} holds no PEM certificate", path.display()));
+    }
+    Ok(chain)
+}
+
+fn read_key(path: &Path) -> Result<PrivateKeyDer<'static>> {
+    let mut reader = std::io::BufReader::new(std::fs::File::open(path).with_context(|| format!("opening {}", path.display()))?);
+    rustls_pemfile::private_key(&mut reader)?.ok_or_else(|| anyhow!("{} holds no PEM private key", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tmp() -> PathBuf {
+        std::env::temp_dir().join(format!("holoquic-tls-{}-{}", std::process::id(), rand::random::<u64>()))
+    }
+
+    #[test]
+    fn generated_certificate_is_short_lived_p256_with_matching_hash() {
+        let dir = tmp();
+        let store = CertStore::generate(&dir, &["origin.test".into()]).unwrap();
+        let pair = store.current();
+        let pem = std::fs::read(&pair.cert_pem).unwrap();
+        let der = rustls_pemfile::certs(&mut &pem[..]).next().unwrap().unwrap();
+        assert_eq!(<[u8; 32]>::from(Sha256::digest(der.as_ref())), pair.der_sha256);
+        let lifetime = pair.not_after.duration_since(SystemTime::now()).unwrap();
+        assert!(lifetime <= Duration::from_secs(14 * 24 * 3600));
+        // The key is an EC key (PKCS#8 with the P-256 OID 1.2.840.10045.3.1.7).
+        let key = std::fs::read(&pair.key_pem).unwrap();
+        let key_der = rustls_pemfile::private_key(&mut &key[..]).unwrap().unwrap();
+        let oid_p256 = [0x06, 0x08, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x03, 0x01, 0x07];
+        assert!(key_der.secret_der().windows(oid_p256.len()).any(|w| w == oid_p256));
+        assert_eq!(store.published_hashes().len(), 1);
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn rotation_publishes_both_hashes_during_the_overlap() {
+        let dir = tmp();
+        let store = CertStore::generate(&dir, &[]).unwrap();
+        let first = store.current();
+        assert!(!store.rotate_if_due(SystemTime::now(), GENERATED_VALIDITY).unwrap(), "not due yet");
+        let due = first.not_after - Duration::from_secs(3600);
+        assert!(store.rotate_if_due(due, GENERATED_VALIDITY).unwrap());
+        let second = store.current();
+        assert_eq!(second.generation, first.generation + 1);
+        assert_ne!(second.der_sha256, first.der_sha256);
+        let hashes: Vec<_> = store.published_hashes().into_iter().map(|(h, _)| h).collect();
+        assert_eq!(hashes, vec![second.der_sha256, first.der_sha256]);
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn pki_files_load_and_publish_no_hash() {
+        let dir = tmp();
+        let generated = CertStore::generate(&dir, &[]).unwrap().current();
+        let store = CertStore::from_files(&generated.cert_pem, &generated.key_pem).unwrap();
+        assert!(store.published_hashes().is_empty());
+        assert!(CertStore::from_files(&dir.join("missing.pem"), &generated.key_pem).is_err());
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+}
