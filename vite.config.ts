@@ -9,6 +9,10 @@ export default defineConfig({
     outDir: 'dist',
     target: 'es2022',
     sourcemap: true,
+    rollupOptions: {
+      // Pages: the app, and the transport check (also driven by the end-to-end tests).
+      input: { main: 'index.html', transport: 'transport.html' },
+    },
   },
   worker: { format: 'es' },
   server: { port: 5173 },

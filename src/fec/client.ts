@@ -1,0 +1,78 @@
+/**
+ * The main-thread side of the RaptorQ worker: open a decoder per request, feed symbols (batched
+ * per task turn so a burst of datagrams costs one message), await the object.
+ */
+import type { FromWorker, ToWorker } from './protocol';
+
+interface Pending {
+  resolve: (object: Uint8Array) => void;
+  reject: (error: Error) => void;
+  batch: Uint8Array[];
+}
+
+export class FecWorkerClient {
+  private readonly worker: Worker;
+  private readonly pending = new Map<number, Pending>();
+  private flushScheduled = false;
+
+  constructor(worker?: Worker) {
+    this.worker = worker ?? new Worker(new URL('./worker.ts', import.meta.url), { type: 'module' });
+    this.worker.onmessage = (event: MessageEvent<FromWorker>) => {
+      const m = event.data;
+      const p = this.pending.get(m.id);
+      if (!p) return;
+      this.pending.delete(m.id);
+      if (m.type === 'decoded') p.resolve(m.object);
+      else p.reject(new Error(`RaptorQ decoding failed: ${m.message}`));
+    };
+    this.worker.onerror = (event) => {
+      for (const p of this.pending.values()) p.reject(new Error(`RaptorQ worker failed: ${event.message}`));
+      this.pending.clear();
+    };
+  }
+
+  /** Starts decoding request `id`; resolves with the object once enough symbols arrived. */
+  open(id: number, oti: Uint8Array): Promise<Uint8Array> {
+    const result = new Promise<Uint8Array>((resolve, reject) => this.pending.set(id, { resolve, reject, batch: [] }));
+    this.post({ type: 'open', id, oti });
+    return result;
+  }
+
+  push(id: number, packet: Uint8Array): void {
+    const p = this.pending.get(id);
+    if (!p) return;
+    p.batch.push(packet);
+    if (!this.flushScheduled) {
+      this.flushScheduled = true;
+      setTimeout(() => this.flush(), 0);
+    }
+  }
+
+  /** Stops decoding `id` (done, cancelled or given up). */
+  close(id: number): void {
+    const p = this.pending.get(id);
+    if (p) {
+      this.pending.delete(id);
+      p.reject(new Error('closed'));
+    }
+    this.post({ type: 'close', id });
+  }
+
+  terminate(): void {
+    this.worker.terminate();
+  }
+
+  private flush(): void {
+    this.flushScheduled = false;
+    for (const [id, p] of this.pending) {
+      if (p.batch.length === 0) continue;
+      const packets = p.batch;
+      p.batch = [];
+      this.post({ type: 'symbols', id, packets }, [...new Set(packets.map((b) => b.buffer as ArrayBuffer))]);
+    }
+  }
+
+  private post(message: ToWorker, transfer: Transferable[] = []): void {
+    this.worker.postMessage(message, transfer);
+  }
+}

@@ -1,0 +1,15 @@
+/**
+ * Messages between the transport (main thread) and the RaptorQ worker (`worker.ts`). Each
+ * datagram request gets a decoder in the worker; symbols are posted in batches, the object comes
+ * back as a transferred buffer.
+ */
+
+export type ToWorker =
+  | { type: 'open'; id: number; oti: Uint8Array }
+  /** Serialized EncodingPackets of one request, in arrival order. */
+  | { type: 'symbols'; id: number; packets: Uint8Array[] }
+  | { type: 'close'; id: number };
+
+export type FromWorker =
+  | { type: 'decoded'; id: number; object: Uint8Array; symbolsUsed: number }
+  | { type: 'error'; id: number; message: string };

@@ -1,0 +1,43 @@
+/**
+ * RaptorQ decoding off the main thread: one `ObjectFecDecoder` per datagram request.
+ */
+import { loadRaptorq, ObjectFecDecoder } from './objectDecoder';
+import type { FromWorker, ToWorker } from './protocol';
+
+const decoders = new Map<number, ObjectFecDecoder>();
+const ready = loadRaptorq();
+const post = (message: FromWorker, transfer: Transferable[] = []) => (self as unknown as Worker).postMessage(message, transfer);
+
+self.onmessage = async (event: MessageEvent<ToWorker>) => {
+  await ready;
+  const m = event.data;
+  try {
+    switch (m.type) {
+      case 'open':
+        decoders.get(m.id)?.free();
+        decoders.set(m.id, new ObjectFecDecoder(m.oti));
+        break;
+      case 'symbols': {
+        const decoder = decoders.get(m.id);
+        if (!decoder) break; // closed already: late symbols are dropped
+        for (const packet of m.packets) {
+          const object = decoder.push(packet);
+          if (object) {
+            decoders.delete(m.id);
+            post({ type: 'decoded', id: m.id, object, symbolsUsed: decoder.symbolsReceived }, [object.buffer]);
+            break;
+          }
+        }
+        break;
+      }
+      case 'close':
+        decoders.get(m.id)?.free();
+        decoders.delete(m.id);
+        break;
+    }
+  } catch (e) {
+    decoders.get(m.id)?.free();
+    decoders.delete(m.id);
+    post({ type: 'error', id: m.id, message: e instanceof Error ? e.message : String(e) });
+  }
+};

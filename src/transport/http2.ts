@@ -1,0 +1,82 @@
+/**
+ * `Http2Transport`: the same `ObjectTransport` over `fetch()` to the origin's HTTPS listener
+ * (HTTP/2 when the browser negotiates it) — the `h2` baseline and the fallback when WebTransport
+ * is missing. Everything is reliable; deadlines are the player's business (abort).
+ */
+import type { DeliveryStats, ObjectRequest, ObjectResult, ObjectTransport, TransportState } from './types';
+
+export class Http2Transport implements ObjectTransport {
+  readonly kind = 'http2' as const;
+  private current: TransportState = 'closed';
+  private readonly listeners = new Set<(s: TransportState) => void>();
+
+  /** @param originBase e.g. `https://origin.example:4433` (paths are appended). */
+  constructor(private readonly originBase: string) {}
+
+  get state(): TransportState {
+    return this.current;
+  }
+
+  onStateChange(listener: (state: TransportState) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private setState(state: TransportState): void {
+    if (state === this.current) return;
+    this.current = state;
+    for (const l of this.listeners) l(state);
+  }
+
+  async connect(): Promise<void> {
+    this.setState('connecting');
+    const response = await fetch(new URL('/healthz', this.originBase), { cache: 'no-store' });
+    if (!response.ok) {
+      this.setState('failed');
+      throw new Error(`origin health check: HTTP ${response.status}`);
+    }
+    this.setState('connected');
+  }
+
+  close(): void {
+    this.setState('closed');
+  }
+
+  async fetchObject(request: ObjectRequest): Promise<ObjectResult> {
+    const requestedAt = performance.now();
+    const stats: DeliveryStats = { delivery: 'reliable', transport: 'http2', objectBytes: 0, receivedBytes: 0, requestedAt, recovered: false };
+    try {
+      const response = await fetch(new URL(request.path, this.originBase), { signal: request.signal, cache: 'no-store' });
+      stats.firstByteAt = performance.now();
+      if (!response.ok || !response.body) {
+        await response.body?.cancel();
+        return { status: response.status, bytes: null, stats, error: `HTTP ${response.status}` };
+      }
+      const length = Number(response.headers.get('content-length') ?? 0);
+      stats.objectBytes = length;
+      const reader = response.body.getReader();
+      const chunks: Uint8Array[] = [];
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        chunks.push(value);
+        stats.receivedBytes += value.length;
+        request.onProgress?.(stats.receivedBytes, length || stats.receivedBytes);
+      }
+      stats.lastByteAt = performance.now();
+      const bytes = new Uint8Array(stats.receivedBytes);
+      let offset = 0;
+      for (const c of chunks) {
+        bytes.set(c, offset);
+        offset += c.length;
+      }
+      if (length && bytes.length !== length) return { status: 200, bytes: null, stats, error: 'body shorter than Content-Length' };
+      stats.objectBytes = bytes.length;
+      stats.recovered = true;
+      return { status: 200, bytes, stats };
+    } catch (e) {
+      const aborted = request.signal?.aborted;
+      return { status: 0, bytes: null, stats, error: aborted ? 'cancelled' : e instanceof Error ? e.message : String(e) };
+    }
+  }
+}

@@ -1,0 +1,421 @@
+/**
+ * `WebTransportSession`: the object delivery protocol (docs/protocol.md §3) over one WebTransport
+ * session to the origin — one bidi stream per request, reliable bytes on the stream, or RaptorQ
+ * symbols as datagrams decoded in a worker with repair on demand — plus session-loss detection
+ * and reconnection.
+ */
+import { FecWorkerClient } from '../fec/client';
+import { decodeMessage, decodeObjectDatagram, encodeMessage, type FecMode, type Message, REQUEST_ID_LIMIT } from './codec';
+import { countLosses, LossEstimator } from './loss';
+import type { DeliveryStats, ObjectRequest, ObjectResult, ObjectTransport, TransportState } from './types';
+
+/** What `GET /config.json` on the origin answers (docs/protocol.md §1). */
+export interface OriginConfig {
+  webtransportUrl: string;
+  certificateHashes: Array<{ algorithm: 'sha-256'; value: string }>;
+  contentBase: string;
+}
+
+export async function fetchOriginConfig(originBase: string, signal?: AbortSignal): Promise<OriginConfig> {
+  const url = new URL('/config.json', originBase).href;
+  const response = await fetch(url, { signal, cache: 'no-store' });
+  if (!response.ok) throw new Error(`${url}: HTTP ${response.status}`);
+  const config = (await response.json()) as OriginConfig;
+  if (typeof config.webtransportUrl !== 'string' || !Array.isArray(config.certificateHashes)) {
+    throw new Error(`${url}: not an origin configuration`);
+  }
+  return config;
+}
+
+function hexBytes(hex: string): Uint8Array<ArrayBuffer> {
+  if (!/^([0-9a-f]{2})+$/i.test(hex)) throw new Error(`bad certificate hash "${hex}"`);
+  return new Uint8Array(hex.match(/../g)!.map((b) => parseInt(b, 16)));
+}
+
+export interface WebTransportSessionOptions {
+  /** Origin base URL whose `/config.json` names the session URL and certificate hashes. */
+  originBase: string;
+  /** Session URL to use instead of the configuration's (e.g. through a relay in tests). */
+  webtransportUrl?: string;
+  /** Reconnect after the session is lost (default true). */
+  reconnect?: boolean;
+  /** Give up after this many failed reconnection attempts in a row (default 8). */
+  maxReconnectAttempts?: number;
+  fec?: FecWorkerClient;
+}
+
+/** Per datagram request: where its symbols go while it is open. */
+interface DatagramSink {
+  onPacket(packet: Uint8Array, block: number, esi: number): void;
+}
+
+const EARLY_PACKETS_LIMIT = 4096;
+/** Extra repair symbols asked for beyond the measured shortfall. */
+const REPAIR_MARGIN = 2;
+
+export class WebTransportSession implements ObjectTransport {
+  readonly kind = 'webtransport' as const;
+  private currentState: TransportState = 'closed';
+  private transport: WebTransport | null = null;
+  private readonly listeners = new Set<(s: TransportState) => void>();
+  private readonly sinks = new Map<number, DatagramSink>();
+  /** Datagrams that arrived before their RESPONSE (the stream is slower than the first symbols). */
+  private readonly early = new Map<number, Uint8Array[]>();
+  private earlyCount = 0;
+  private nextRequestId = 1;
+  private closing = false;
+  private connecting: Promise<void> | null = null;
+  private fec: FecWorkerClient | null;
+  readonly loss = new LossEstimator();
+  /** Smoothed RTT estimate from REQUEST → RESPONSE times (ms). */
+  rttMs = 50;
+  datagramsDropped = 0;
+
+  constructor(private readonly options: WebTransportSessionOptions) {
+    this.fec = options.fec ?? null;
+  }
+
+  get state(): TransportState {
+    return this.currentState;
+  }
+
+  onStateChange(listener: (state: TransportState) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private setState(state: TransportState): void {
+    if (state === this.currentState) return;
+    this.currentState = state;
+    for (const l of this.listeners) l(state);
+  }
+
+  async connect(): Promise<void> {
+    if (typeof WebTransport === 'undefined') throw new Error('this browser has no WebTransport');
+    this.closing = false;
+    this.setState('connecting');
+    this.connecting ??= this.open().finally(() => (this.connecting = null));
+    await this.connecting;
+  }
+
+  private async open(): Promise<void> {
+    const config = await fetchOriginConfig(this.options.originBase);
+    const hashes = config.certificateHashes.map((h) => ({ algorithm: h.algorithm, value: hexBytes(h.value) }));
+    const wt = new WebTransport(this.options.webtransportUrl ?? config.webtransportUrl, hashes.length > 0 ? { serverCertificateHashes: hashes } : {});
+    await wt.ready;
+    this.transport = wt;
+    this.fec ??= new FecWorkerClient();
+    this.setState('connected');
+    void this.readDatagrams(wt);
+    wt.closed.then(() => this.onLost(wt), () => this.onLost(wt));
+  }
+
+  private async onLost(wt: WebTransport): Promise<void> {
+    if (this.transport !== wt) return;
+    this.transport = null;
+    if (this.closing) return this.setState('closed');
+    if (this.options.reconnect === false) return this.setState('failed');
+    this.setState('reconnecting');
+    const attempts = this.options.maxReconnectAttempts ?? 8;
+    for (let attempt = 0; attempt < attempts && !this.closing; attempt++) {
+      await new Promise((r) => setTimeout(r, Math.min(4000, 250 * 2 ** attempt)));
+      try {
+        await this.open();
+        return;
+      } catch {
+        // try again after the backoff
+      }
+    }
+    if (!this.closing) this.setState('failed');
+  }
+
+  close(): void {
+    this.closing = true;
+    this.transport?.close({ closeCode: 0, reason: 'player closed' });
+    this.transport = null;
+    this.fec?.terminate();
+    this.fec = null;
+    this.setState('closed');
+  }
+
+  private async readDatagrams(wt: WebTransport): Promise<void> {
+    const reader = wt.datagrams.readable.getReader();
+    try {
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) return;
+        let datagram;
+        try {
+          datagram = decodeObjectDatagram(value);
+        } catch {
+          this.datagramsDropped++;
+          continue;
+        }
+        const sink = this.sinks.get(datagram.requestId);
+        if (sink) {
+          sink.onPacket(datagram.packet, datagram.sourceBlock, datagram.symbolId);
+        } else if (this.early.has(datagram.requestId) && this.earlyCount < EARLY_PACKETS_LIMIT) {
+          this.early.get(datagram.requestId)!.push(datagram.packet);
+          this.earlyCount++;
+        } else {
+          this.datagramsDropped++;
+        }
+      }
+    } catch {
+      // the session ended; onLost handles it
+    }
+  }
+
+  async fetchObject(request: ObjectRequest): Promise<ObjectResult> {
+    const requestedAt = performance.now();
+    const stats: DeliveryStats = { delivery: request.delivery, transport: 'webtransport', objectBytes: 0, receivedBytes: 0, requestedAt, recovered: false };
+    const fail = (status: number, error: string): ObjectResult => ({ status, bytes: null, stats, error });
+    if (this.connecting) await this.connecting.catch(() => undefined);
+    const wt = this.transport;
+    if (!wt) return fail(0, `no WebTransport session (${this.currentState})`);
+    if (request.signal?.aborted) return fail(0, 'cancelled');
+
+    const requestId = this.nextRequestId;
+    this.nextRequestId = (this.nextRequestId % (REQUEST_ID_LIMIT - 1)) + 1;
+    const fec = request.fec ?? { kind: 'planned', lossRate: this.loss.estimate().rate };
+    const measured = this.loss.wireFields();
+    const fecMode: FecMode = request.delivery === 'reliable' ? 'none' : fec.kind;
+    const message: Message = {
+      type: 'request', requestId, delivery: request.delivery, urgency: Math.max(0, Math.min(7, Math.round(request.urgency))),
+      deadlineMs: Math.max(0, Math.round(request.deadlineMs ?? 0)), fecMode,
+      lossPpm: fec.kind === 'planned' ? Math.round(Math.min(1, Math.max(0, fec.lossRate)) * 1e6) : measured.lossPpm,
+      burstMilli: fec.kind === 'planned' && fec.meanBurstLength ? Math.round(fec.meanBurstLength * 1000) : measured.burstMilli,
+      overheadPermille: fec.kind === 'fixed' ? Math.round(Math.max(0, fec.overhead) * 1000) : 0,
+      path: request.path,
+    };
+    if (request.delivery === 'datagram') this.early.set(requestId, []);
+    let stream: WebTransportBidirectionalStream;
+    try {
+      stream = await wt.createBidirectionalStream();
+    } catch (e) {
+      this.dropEarly(requestId);
+      return fail(0, `could not open a stream: ${e instanceof Error ? e.message : e}`);
+    }
+    const writer = stream.writable.getWriter();
+    const reader = stream.readable.getReader();
+    const messages = new MessageReader(reader);
+    try {
+      await writer.write(encodeMessage(message));
+      // A reliable request says everything in its REQUEST: finish our side at once.
+      if (request.delivery === 'reliable') await writer.close();
+      const first = await messages.next(request.signal);
+      if (!first) return fail(0, request.signal?.aborted ? 'cancelled' : 'stream ended before RESPONSE');
+      if (first.type !== 'response') return fail(0, `expected RESPONSE, got ${first.type}`);
+      stats.firstByteAt = performance.now();
+      this.rttMs = 0.8 * this.rttMs + 0.2 * (stats.firstByteAt - requestedAt);
+      if (first.status !== 200 || first.delivery === 'error') {
+        return fail(first.status, first.delivery === 'error' ? first.message : `status ${first.status}`);
+      }
+      stats.objectBytes = first.objectLength;
+      if (first.delivery === 'reliable') {
+        const bytes = await messages.readRaw(first.objectLength, request.signal, (n) => {
+          stats.receivedBytes = n;
+          request.onProgress?.(n, first.objectLength);
+        });
+        stats.lastByteAt = performance.now();
+        if (!bytes) return fail(0, request.signal?.aborted ? 'cancelled' : 'stream ended before the object did');
+        stats.receivedBytes = bytes.length;
+        stats.recovered = true;
+        return { status: 200, bytes, stats };
+      }
+      return await this.receiveDatagrams(requestId, first, request, stats, messages, writer);
+    } catch (e) {
+      try {
+        await writer.abort();
+      } catch {
+        // already closed
+      }
+      return fail(0, e instanceof Error ? e.message : String(e));
+    } finally {
+      this.dropEarly(requestId);
+      this.sinks.delete(requestId);
+    }
+  }
+
+  private dropEarly(requestId: number): void {
+    const early = this.early.get(requestId);
+    if (early) {
+      this.earlyCount -= early.length;
+      this.early.delete(requestId);
+    }
+  }
+
+  private async receiveDatagrams(
+    requestId: number,
+    response: Extract<Message, { type: 'response'; delivery: 'datagram' }>,
+    request: ObjectRequest,
+    stats: DeliveryStats,
+    messages: MessageReader,
+    writer: WritableStreamDefaultWriter<Uint8Array>,
+  ): Promise<ObjectResult> {
+    const fec = this.fec!;
+    const symbolSize = (response.oti[6] << 8) | response.oti[7];
+    const blocks = Math.max(1, response.oti[8]);
+    stats.symbolSize = symbolSize;
+    stats.sourceSymbols = response.sourceSymbols;
+    stats.symbolsReceived = 0;
+    stats.repairRequests = 0;
+    const esisBlock0 = new Set<number>();
+    const decoded = fec.open(requestId, response.oti);
+    decoded.catch(() => undefined);
+    const onPacket = (packet: Uint8Array, block: number, esi: number) => {
+      stats.symbolsReceived!++;
+      stats.receivedBytes += packet.length;
+      if (block === 0) esisBlock0.add(esi);
+      request.onProgress?.(Math.min(stats.receivedBytes, response.objectLength), response.objectLength);
+      fec.push(requestId, packet);
+    };
+    this.sinks.set(requestId, { onPacket: (p, b, e) => onPacket(p, b, e) });
+    for (const packet of this.early.get(requestId) ?? []) {
+      onPacket(packet, packet[0], (packet[1] << 16) | (packet[2] << 8) | packet[3]);
+    }
+    this.dropEarly(requestId);
+
+    const deadlineAt = request.deadlineMs ? stats.requestedAt + request.deadlineMs : Infinity;
+    let symbolsSent = 0;
+    let outcome: 'decoded' | 'deadline' | 'cancelled' | 'ended' | null = null;
+    let object: Uint8Array | null = null;
+    let repairTimer: ReturnType<typeof setTimeout> | null = null;
+    const settle = new Promise<void>((resolve) => {
+      const finish = (o: typeof outcome) => {
+        if (outcome === null) outcome = o;
+        resolve();
+      };
+      decoded.then((bytes) => {
+        object = bytes;
+        finish('decoded');
+      }, () => finish('ended'));
+      if (Number.isFinite(deadlineAt)) setTimeout(() => finish('deadline'), Math.max(0, deadlineAt - performance.now()));
+      request.signal?.addEventListener('abort', () => finish('cancelled'), { once: true });
+      // Messages: SENT drives repair on demand; END or FIN ends the request.
+      void (async () => {
+        for (;;) {
+          const m = await messages.next().catch(() => null);
+          if (!m) return finish('ended');
+          if (m.type === 'sent') {
+            symbolsSent = m.symbolsSent;
+            stats.symbolsSent = symbolsSent;
+            if (repairTimer) clearTimeout(repairTimer);
+            // Symbols still in flight arrive within about one RTT; ask for what is missing then.
+            repairTimer = setTimeout(() => {
+              if (outcome !== null) return;
+              const timeLeft = deadlineAt - performance.now();
+              if (timeLeft < 1.5 * this.rttMs) return;
+              const shortfall = response.sourceSymbols + REPAIR_MARGIN * blocks - stats.symbolsReceived!;
+              const perBlock = Math.max(1, Math.ceil(Math.max(shortfall, blocks) / blocks) + REPAIR_MARGIN);
+              stats.repairRequests!++;
+              writer.write(encodeMessage({ type: 'repair', symbols: perBlock })).catch(() => undefined);
+            }, Math.max(30, 1.5 * this.rttMs));
+          } else if (m.type === 'end') {
+            symbolsSent = m.symbolsSent;
+            stats.symbolsSent = symbolsSent;
+            return finish('ended');
+          }
+        }
+      })();
+    });
+    await settle;
+    if (repairTimer) clearTimeout(repairTimer);
+    stats.lastByteAt = performance.now();
+    if (outcome === 'decoded') {
+      // Our FIN tells the origin to stop and purge; it answers END.
+      writer.close().catch(() => undefined);
+    } else {
+      fec.close(requestId);
+      writer.write(encodeMessage({ type: 'cancel' })).then(() => writer.close()).catch(() => undefined);
+    }
+    if (blocks === 1 && symbolsSent > 0 && esisBlock0.size > 0) {
+      // Symbols after the last one received are still in flight or were purged when we stopped:
+      // only the span up to the highest ESI seen says anything about loss.
+      const observed = Math.min(symbolsSent, Math.max(...esisBlock0) + 1);
+      const observation = { sent: observed, receivedEsis: esisBlock0 };
+      this.loss.observe(observation);
+      stats.lossBursts = countLosses(observation).runs;
+    }
+    if (object) {
+      stats.recovered = true;
+      return { status: 200, bytes: object, stats };
+    }
+    const error = outcome === 'deadline' ? 'deadline passed before the object could be decoded'
+      : outcome === 'cancelled' ? 'cancelled' : 'the origin ended the request before the object could be decoded';
+    return { status: outcome === 'deadline' ? 408 : outcome === 'cancelled' ? 0 : 200, bytes: null, stats, error };
+  }
+}
+
+/** Reads framed messages, then (for reliable responses) raw object bytes, from a request stream. */
+class MessageReader {
+  private buffer = new Uint8Array(0);
+  private ended = false;
+
+  constructor(private readonly reader: ReadableStreamDefaultReader<Uint8Array>) {}
+
+  private async fill(signal?: AbortSignal): Promise<boolean> {
+    if (this.ended) return false;
+    const read = this.reader.read();
+    const chunk = signal ? await abortable(read, signal) : await read;
+    if (!chunk || chunk.done) {
+      this.ended = true;
+      return false;
+    }
+    const merged = new Uint8Array(this.buffer.length + chunk.value.length);
+    merged.set(this.buffer);
+    merged.set(chunk.value, this.buffer.length);
+    this.buffer = merged;
+    return true;
+  }
+
+  /** The next message, or null at the end of the stream (or on abort). */
+  async next(signal?: AbortSignal): Promise<Message | null> {
+    for (;;) {
+      const decoded = decodeMessage(this.buffer);
+      if (decoded) {
+        this.buffer = this.buffer.subarray(decoded.consumed);
+        return decoded.message;
+      }
+      if (!(await this.fill(signal))) return null;
+    }
+  }
+
+  /** Exactly `length` raw bytes (or null if the stream ends first or the signal aborts). */
+  async readRaw(length: number, signal: AbortSignal | undefined, progress: (n: number) => void): Promise<Uint8Array | null> {
+    const out = new Uint8Array(length);
+    let have = Math.min(length, this.buffer.length);
+    out.set(this.buffer.subarray(0, have));
+    this.buffer = this.buffer.subarray(have);
+    while (have < length) {
+      if (signal?.aborted) {
+        await this.reader.cancel().catch(() => undefined);
+        return null;
+      }
+      const read = this.reader.read();
+      const chunk = signal ? await abortable(read, signal) : await read;
+      if (!chunk || chunk.done) return null;
+      const take = Math.min(chunk.value.length, length - have);
+      out.set(chunk.value.subarray(0, take), have);
+      have += take;
+      progress(have);
+    }
+    return out;
+  }
+}
+
+/** Resolves with the promise's value, or null as soon as the signal aborts. */
+function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T | null> {
+  if (signal.aborted) return Promise.resolve(null);
+  return new Promise((resolve, reject) => {
+    const onAbort = () => resolve(null);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then((v) => {
+      signal.removeEventListener('abort', onAbort);
+      resolve(v);
+    }, (e) => {
+      signal.removeEventListener('abort', onAbort);
+      reject(e);
+    });
+  });
+}
