@@ -7,8 +7,6 @@ export default defineConfig({
   test: {
     include: ['e2e/**/*.e2e.ts'],
     environment: 'node',
-    // No browser tests exist until the origin serves WebTransport; remove this when they do.
-    passWithNoTests: true,
     testTimeout: 180_000,
     hookTimeout: 240_000,
     fileParallelism: false,

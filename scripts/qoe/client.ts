@@ -8,7 +8,7 @@
  * `--spki-from` reads the origin's certificate over TLS and allows it for HTTP/2 fetches with
  * `--ignore-certificate-errors-spki-list` (WebTransport uses the hashes from /config.json).
  */
-import { createHash } from 'node:crypto';
+import { createHash, X509Certificate } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -24,8 +24,10 @@ function spkiHash(hostPort: string): Promise<string> {
     const socket = connect({ host, port, rejectUnauthorized: false, ALPNProtocols: ['h2', 'http/1.1'] }, () => {
       const cert = socket.getPeerCertificate(true);
       socket.end();
-      if (!cert?.pubkey) return reject(new Error(`no certificate from ${hostPort}`));
-      resolve(createHash('sha256').update(cert.pubkey).digest('base64'));
+      if (!cert?.raw) return reject(new Error(`no certificate from ${hostPort}`));
+      // Chromium pins the DER SubjectPublicKeyInfo (Node's `pubkey` is only the raw key).
+      const spki = new X509Certificate(cert.raw).publicKey.export({ type: 'spki', format: 'der' });
+      resolve(createHash('sha256').update(spki).digest('base64'));
     });
     socket.setTimeout(10_000, () => socket.destroy(new Error(`TLS to ${hostPort} timed out`)));
     socket.on('error', reject);

@@ -56,6 +56,17 @@ describe('ObjectFecDecoder', () => {
     expect(decoder.symbolsReceived).toBeLessThanOrEqual(k + 2);
   });
 
+  it("decodes the origin encoder's packets (docs/vectors/raptorq.json), repair symbols included", () => {
+    const vector = JSON.parse(readFileSync(new URL('../../docs/vectors/raptorq.json', import.meta.url), 'utf8')) as {
+      objectLength: number; oti: string; object: string; packets: string[];
+    };
+    const decoder = new ObjectFecDecoder(Buffer.from(vector.oti, 'hex'));
+    let result: Uint8Array | null = null;
+    for (const packet of vector.packets) result = decoder.push(Buffer.from(packet, 'hex')) ?? result;
+    expect(result).not.toBeNull();
+    expect(Buffer.from(result!).toString('hex')).toBe(vector.object);
+  });
+
   it('cannot recover without enough symbols', () => {
     const object = randomBytes(50_000, 3);
     const packets = Encoder.with_defaults(object, SYMBOL).encode(0);
