@@ -1,0 +1,43 @@
+// Point cloud reconstruction from decoded atlas frames and video pictures (ISO/IEC 23090-5
+// §9.x and Annex H): occupancy, block-to-patch map, projected points from one or two geometry
+// maps, duplicate removal, 45° planes, colours from the attribute maps.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "vpcc/atlas.h"
+#include "vpcc/video.h"
+
+namespace vpcc {
+
+/// A reconstructed frame: positions and RGB colours in flat arrays (what the renderer uploads).
+struct PointCloudFrame {
+  std::vector<int16_t> positions;  // x, y, z per point
+  std::vector<uint8_t> colors;     // r, g, b per point
+  uint32_t projectedPoints = 0, rawPoints = 0, eomPoints = 0;
+  size_t size() const { return positions.size() / 3; }
+};
+
+/// The decoded video of one sequence, by component, in output order.
+struct DecodedVideo {
+  std::vector<Picture> occupancy;
+  std::vector<Picture> geometry[4];   // per map (map 0 only when maps are interleaved in one stream)
+  std::vector<Picture> attribute[4];  // first attribute, per map
+  bool mapsInterleaved = true;        // one stream carries map 0 and map 1 of each frame alternately
+};
+
+/// Decodes the video sub-bitstreams of a sequence with `decoder`.
+DecodedVideo decodeVideo(const CodedSequence& seq, VideoDecoder& decoder);
+
+/// Reconstructs one frame before post-processing (TMC2's "pcframe" conformance point).
+PointCloudFrame reconstructFrame(const CodedSequence& seq, const DecodedAtlasFrame& atlas,
+                                 const DecodedVideo& video);
+
+/// TMC2's conformance checksum of a frame: points sorted by (x, y, z), duplicates merged with the
+/// truncated mean colour, MD5 over int16 positions then uint8 colours.
+std::string frameMd5(const PointCloudFrame& frame);
+
+}  // namespace vpcc

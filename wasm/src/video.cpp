@@ -1,0 +1,40 @@
+#include "vpcc/video.h"
+
+#include "vpcc/bit_reader.h"
+#include "vpcc/md5.h"
+
+namespace vpcc {
+
+std::string Picture::planeMd5(int plane, bool sixteenBit) const {
+  Md5 md5;
+  const auto& samples = planes[plane].samples;
+  std::vector<uint8_t> bytes;
+  bytes.reserve(samples.size() * (sixteenBit ? 2 : 1));
+  for (uint16_t s : samples) {
+    bytes.push_back(static_cast<uint8_t>(s));
+    if (sixteenBit) bytes.push_back(static_cast<uint8_t>(s >> 8));
+  }
+  md5.update(bytes.data(), bytes.size());
+  return md5.hex();
+}
+
+std::vector<uint8_t> lengthPrefixedToAnnexB(const std::vector<uint8_t>& data) {
+  std::vector<uint8_t> out;
+  out.reserve(data.size() + 64);
+  size_t pos = 0;
+  while (pos < data.size()) {
+    if (data.size() - pos < 4) throw ParseError("truncated NAL unit length in a video sub-bitstream");
+    const size_t length = size_t(data[pos]) << 24 | size_t(data[pos + 1]) << 16 | size_t(data[pos + 2]) << 8 | data[pos + 3];
+    pos += 4;
+    if (length == 0 || length > data.size() - pos) throw ParseError("NAL unit length runs past the video sub-bitstream");
+    static const uint8_t startCode[4] = {0, 0, 0, 1};
+    out.insert(out.end(), startCode, startCode + 4);
+    out.insert(out.end(), data.begin() + long(pos), data.begin() + long(pos + length));
+    pos += length;
+  }
+  return out;
+}
+
+VideoCodec codecFor(uint8_t codecGroup) { return codecGroup == 0 ? VideoCodec::Avc : VideoCodec::Hevc; }
+
+}  // namespace vpcc

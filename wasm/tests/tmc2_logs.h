@@ -1,0 +1,43 @@
+// Readers for the conformance logs TMC2's decoder writes (../shared/vpcc/*/NAME_dec_*_log.txt).
+#pragma once
+
+#include <fstream>
+#include <map>
+#include <regex>
+#include <string>
+#include <vector>
+
+namespace tmc2 {
+
+/// Values of `key = value` pairs on each line of a log that has `key`, in order.
+inline std::vector<std::string> values(const std::string& path, const std::string& key) {
+  std::ifstream f(path);
+  std::vector<std::string> out;
+  const std::regex re(key + R"(\s*=\s*([0-9a-f]+))");
+  for (std::string line; std::getline(f, line);) {
+    std::smatch m;
+    if (std::regex_search(line, m, re)) out.push_back(m[1]);
+  }
+  return out;
+}
+
+/// Picture log: component name ("Occupancy", "Geometry", "Attribute") → per picture the MD5s of
+/// its three planes.
+inline std::map<std::string, std::vector<std::vector<std::string>>> pictures(const std::string& path) {
+  std::ifstream f(path);
+  std::map<std::string, std::vector<std::vector<std::string>>> out;
+  std::string component;
+  const std::regex md5(R"(MD5checksumChan(\d) = ([0-9a-f]{32}))");
+  for (std::string line; std::getline(f, line);) {
+    if (line == "Occupancy" || line == "Geometry" || line == "Attribute") {
+      component = line;
+      continue;
+    }
+    std::vector<std::string> planes;
+    for (std::sregex_iterator it(line.begin(), line.end(), md5), end; it != end; ++it) planes.push_back((*it)[2]);
+    if (planes.size() == 3) out[component].push_back(planes);
+  }
+  return out;
+}
+
+}  // namespace tmc2
