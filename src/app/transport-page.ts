@@ -3,7 +3,8 @@
  * measured; end-to-end tests drive the same code through `window.holoquicTransportTest`.
  *
  * URL parameters: `origin` (base of /config.json, default this page's origin), `https` (base of
- * the HTTPS listener for HTTP/2, default `origin`), `wt` (session URL override).
+ * the HTTPS listener for HTTP/2, default `origin`), `wt` (session URL override), `path` (the object
+ * path the form starts with).
  */
 import { connectTransports, type Transports } from '../transport/connect';
 import type { FecRequest } from '../transport/types';
@@ -54,6 +55,8 @@ declare global {
 }
 window.holoquicTransportTest = { connect, fetch: fetchPath };
 
+const initialPath = params.get('path');
+if (initialPath) (document.getElementById('path') as HTMLInputElement).value = initialPath;
 const connection = document.getElementById('connection')!;
 connect().then(
   (c) => (connection.textContent = c.webtransport ? 'WebTransport session open.' : `HTTP/2 only: ${c.fallbackReason}`),
