@@ -178,6 +178,26 @@ std::vector<DecodedAtlasFrame> decodeAtlas(const CodedSequence& seq) {
       tile.rawPatches = ref.rawPatches;
       tile.eomPatches = ref.eomPatches;
     }
+    // INTER and MERGE patches: the reference patch's parameters plus coded deltas.
+    auto apply2dDelta = [&](Patch& p, const Patch& r, const PatchDataUnit& d) {
+      p.u0 = static_cast<uint32_t>(int64_t{r.u0} + d.deltaPos2dX);
+      p.v0 = static_cast<uint32_t>(int64_t{r.v0} + d.deltaPos2dY);
+      if (asps.patchSizeQuantizerPresent) {
+        p.sizeXPixels = static_cast<uint32_t>(int64_t{r.sizeXPixels} + int64_t{d.deltaSize2dX} * quantX);
+        p.sizeYPixels = static_cast<uint32_t>(int64_t{r.sizeYPixels} + int64_t{d.deltaSize2dY} * quantY);
+        p.sizeU0 = blocksFor(p.sizeXPixels, blockSize);
+        p.sizeV0 = blocksFor(p.sizeYPixels, blockSize);
+      } else {
+        p.sizeU0 = static_cast<uint32_t>(int64_t{r.sizeU0} + d.deltaSize2dX);
+        p.sizeV0 = static_cast<uint32_t>(int64_t{r.sizeV0} + d.deltaSize2dY);
+      }
+    };
+    auto apply3dDelta = [&](Patch& p, const Patch& r, const PatchDataUnit& d) {
+      p.u1 = r.u1 + d.deltaOffset3dU;
+      p.v1 = r.v1 + d.deltaOffset3dV;
+      p.d1 = (d.deltaOffset3dD + r.d1 / minLevel) * minLevel;
+      p.sizeD = r.sizeD + (d.deltaRange3dD == 0 ? 0 : int64_t{d.deltaRange3dD} * minLevel - 1);
+    };
     int64_t predIndex = 0;
     for (size_t pi = 0; pi < layer.patches.size(); ++pi) {
       const PatchDataUnit& d = layer.patches[pi];
@@ -216,21 +236,8 @@ std::vector<DecodedAtlasFrame> decodeAtlas(const CodedSequence& seq) {
           if (refIdx < 0 || refIdx >= int64_t(ref.patches.size())) throw ParseError("inter patch refers to a missing patch");
           const Patch& r = ref.patches[refIdx];
           Patch p = r;
-          p.u0 = static_cast<uint32_t>(int64_t{r.u0} + d.deltaPos2dX);
-          p.v0 = static_cast<uint32_t>(int64_t{r.v0} + d.deltaPos2dY);
-          p.u1 = r.u1 + d.deltaOffset3dU;
-          p.v1 = r.v1 + d.deltaOffset3dV;
-          p.d1 = (d.deltaOffset3dD + r.d1 / minLevel) * minLevel;
-          p.sizeD = r.sizeD + (d.deltaRange3dD == 0 ? 0 : int64_t{d.deltaRange3dD} * minLevel - 1);
-          if (asps.patchSizeQuantizerPresent) {
-            p.sizeXPixels = static_cast<uint32_t>(int64_t{r.sizeXPixels} + int64_t{d.deltaSize2dX} * quantX);
-            p.sizeYPixels = static_cast<uint32_t>(int64_t{r.sizeYPixels} + int64_t{d.deltaSize2dY} * quantY);
-            p.sizeU0 = blocksFor(p.sizeXPixels, blockSize);
-            p.sizeV0 = blocksFor(p.sizeYPixels, blockSize);
-          } else {
-            p.sizeU0 = static_cast<uint32_t>(int64_t{r.sizeU0} + d.deltaSize2dX);
-            p.sizeV0 = static_cast<uint32_t>(int64_t{r.sizeV0} + d.deltaSize2dY);
-          }
+          apply2dDelta(p, r, d);
+          apply3dDelta(p, r, d);
           tile.patches.push_back(p);
           break;
         }
@@ -240,24 +247,8 @@ std::vector<DecodedAtlasFrame> decodeAtlas(const CodedSequence& seq) {
           if (tile.patches.size() >= ref.patches.size()) throw ParseError("merge patch refers to a missing patch");
           const Patch& r = ref.patches[tile.patches.size()];
           Patch p = r;
-          if (d.override2d) {
-            p.u0 = static_cast<uint32_t>(int64_t{r.u0} + d.deltaPos2dX);
-            p.v0 = static_cast<uint32_t>(int64_t{r.v0} + d.deltaPos2dY);
-            if (asps.patchSizeQuantizerPresent) {
-              p.sizeXPixels = static_cast<uint32_t>(int64_t{r.sizeXPixels} + int64_t{d.deltaSize2dX} * quantX);
-              p.sizeYPixels = static_cast<uint32_t>(int64_t{r.sizeYPixels} + int64_t{d.deltaSize2dY} * quantY);
-              p.sizeU0 = blocksFor(p.sizeXPixels, blockSize);
-              p.sizeV0 = blocksFor(p.sizeYPixels, blockSize);
-            } else {
-              p.sizeU0 = static_cast<uint32_t>(int64_t{r.sizeU0} + d.deltaSize2dX);
-              p.sizeV0 = static_cast<uint32_t>(int64_t{r.sizeV0} + d.deltaSize2dY);
-            }
-          } else if (d.override3d) {
-            p.u1 = r.u1 + d.deltaOffset3dU;
-            p.v1 = r.v1 + d.deltaOffset3dV;
-            p.d1 = (d.deltaOffset3dD + r.d1 / minLevel) * minLevel;
-            p.sizeD = r.sizeD + (d.deltaRange3dD == 0 ? 0 : int64_t{d.deltaRange3dD} * minLevel - 1);
-          }
+          if (d.override2d) apply2dDelta(p, r, d);
+          else if (d.override3d) apply3dDelta(p, r, d);
           tile.patches.push_back(p);
           break;
         }

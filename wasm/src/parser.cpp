@@ -400,6 +400,35 @@ void parsePlrData(BitReader& r, const Asps& asps, PlrData& plr, uint32_t widthBl
   }
 }
 
+/// Fields shared by RAW and EOM patches: the auxiliary-video flag (only when the tile has an
+/// auxiliary video area) and the 2D rectangle.
+void parseAuxiliaryFlagAnd2d(BitReader& r, const AtlasTileHeader& h, const Afps& afps, PatchDataUnit& p) {
+  const auto& tiles = afps.tiles;
+  const size_t tileIndex = std::find(tiles.tileIds.begin(), tiles.tileIds.end(), h.tileId) - tiles.tileIds.begin();
+  if (tileIndex < tiles.auxiliaryVideoTileRowHeight.size() && tiles.auxiliaryVideoTileRowHeight[tileIndex])
+    p.inAuxiliaryVideo = r.flag();
+  p.pos2dX = r.ue();
+  p.pos2dY = r.ue();
+  p.size2dXMinus1 = r.ue();
+  p.size2dYMinus1 = r.ue();
+}
+
+/// 2D deltas of INTER and MERGE patches against their reference patch.
+void parseDelta2d(BitReader& r, PatchDataUnit& p) {
+  p.deltaPos2dX = r.se();
+  p.deltaPos2dY = r.se();
+  p.deltaSize2dX = r.se();
+  p.deltaSize2dY = r.se();
+}
+
+/// 3D deltas of INTER and MERGE patches against their reference patch.
+void parseDelta3d(BitReader& r, const Asps& asps, PatchDataUnit& p) {
+  p.deltaOffset3dU = r.se();
+  p.deltaOffset3dV = r.se();
+  p.deltaOffset3dD = r.se();
+  if (asps.normalAxisMaxDeltaValue) p.deltaRange3dD = r.se();
+}
+
 PatchDataUnit parsePatch(BitReader& r, uint32_t modeCode, const AtlasTileHeader& h, const Asps& asps,
                          const Afps& afps) {
   PatchDataUnit p;
@@ -449,31 +478,19 @@ PatchDataUnit parsePatch(BitReader& r, uint32_t modeCode, const AtlasTileHeader&
     case PatchMode::Inter:
       p.refIndex = refActive > 1 ? r.ue() : 0;
       p.refPatchIndex = r.se();
-      p.deltaPos2dX = r.se();
-      p.deltaPos2dY = r.se();
-      p.deltaSize2dX = r.se();
-      p.deltaSize2dY = r.se();
-      p.deltaOffset3dU = r.se();
-      p.deltaOffset3dV = r.se();
-      p.deltaOffset3dD = r.se();
-      if (asps.normalAxisMaxDeltaValue) p.deltaRange3dD = r.se();
+      parseDelta2d(r, p);
+      parseDelta3d(r, asps, p);
       if (asps.plrEnabled) throw ParseError("point local reconstruction in inter patches is not supported yet");
       break;
     case PatchMode::Merge:
       p.refIndex = refActive > 1 ? r.ue() : 0;
       p.override2d = r.flag();
       if (p.override2d) {
-        p.deltaPos2dX = r.se();
-        p.deltaPos2dY = r.se();
-        p.deltaSize2dX = r.se();
-        p.deltaSize2dY = r.se();
+        parseDelta2d(r, p);
       } else {
         p.override3d = r.flag();
         if (p.override3d) {
-          p.deltaOffset3dU = r.se();
-          p.deltaOffset3dV = r.se();
-          p.deltaOffset3dD = r.se();
-          if (asps.normalAxisMaxDeltaValue) p.deltaRange3dD = r.se();
+          parseDelta3d(r, asps, p);
           if (asps.plrEnabled) p.overridePlr = r.flag();
         }
       }
@@ -484,14 +501,7 @@ PatchDataUnit parsePatch(BitReader& r, uint32_t modeCode, const AtlasTileHeader&
       break;
     case PatchMode::Raw: {
       const unsigned bits = h.raw3dOffsetBitCountMinus1 + 1;
-      const auto& tiles = afps.tiles;
-      const size_t tileIndex = std::find(tiles.tileIds.begin(), tiles.tileIds.end(), h.tileId) - tiles.tileIds.begin();
-      if (tileIndex < tiles.auxiliaryVideoTileRowHeight.size() && tiles.auxiliaryVideoTileRowHeight[tileIndex])
-        p.inAuxiliaryVideo = r.flag();
-      p.pos2dX = r.ue();
-      p.pos2dY = r.ue();
-      p.size2dXMinus1 = r.ue();
-      p.size2dYMinus1 = r.ue();
+      parseAuxiliaryFlagAnd2d(r, h, afps, p);
       p.offset3dU = r.u(bits);
       p.offset3dV = r.u(bits);
       p.offset3dD = r.u(bits);
@@ -499,14 +509,7 @@ PatchDataUnit parsePatch(BitReader& r, uint32_t modeCode, const AtlasTileHeader&
       break;
     }
     case PatchMode::Eom: {
-      const auto& tiles = afps.tiles;
-      const size_t tileIndex = std::find(tiles.tileIds.begin(), tiles.tileIds.end(), h.tileId) - tiles.tileIds.begin();
-      if (tileIndex < tiles.auxiliaryVideoTileRowHeight.size() && tiles.auxiliaryVideoTileRowHeight[tileIndex])
-        p.inAuxiliaryVideo = r.flag();
-      p.pos2dX = r.ue();
-      p.pos2dY = r.ue();
-      p.size2dXMinus1 = r.ue();
-      p.size2dYMinus1 = r.ue();
+      parseAuxiliaryFlagAnd2d(r, h, afps, p);
       const uint32_t count = r.ue() + 1;
       if (count > 4096) throw ParseError("EOM patch with too many associated patches");
       for (uint32_t i = 0; i < count; ++i) {

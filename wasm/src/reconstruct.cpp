@@ -38,10 +38,6 @@ void unrotate45(uint8_t axis, unsigned bitDepth3d, int32_t p[3]) {
   p[2] = int32_t(z);
 }
 
-void blockToCanvas(const Patch& p, uint32_t ub, uint32_t vb, uint32_t& xb, uint32_t& yb) {
-  patchToCanvas(p, 1, ub, vb, xb, yb);
-}
-
 uint8_t clip8(double v) { return static_cast<uint8_t>(std::min(255.0, std::max(0.0, std::round(v)))); }
 
 }  // namespace
@@ -107,8 +103,11 @@ PointCloudFrame reconstructFrame(const CodedSequence& seq, const DecodedAtlasFra
   const bool absoluteD1 = vpsAtlas.mapCountMinus1 == 0 || vpsAtlas.mapAbsoluteCoding.at(1);
   const unsigned bitDepth3d = vpsAtlas.geometry.coordinatesBitDepthMinus1 + 1u;
   const uint32_t blockSize = 1u << asps.log2PatchPackingBlockSize;
+  // Pictures of this frame, resolved once (not per pixel).
+  const Picture* geometryPictures[4] = {nullptr, nullptr, nullptr, nullptr};
   for (uint32_t m = 0; m < mapCount; ++m) {
     const Picture& g = geometryPicture(m);
+    geometryPictures[m] = &g;
     if (g.width != atlasWidth || g.height != atlasHeight) throw ParseError("geometry picture size differs from the atlas");
     if (attributePictures[m] && (attributePictures[m]->width != atlasWidth || attributePictures[m]->height != atlasHeight))
       throw ParseError("attribute picture size differs from the atlas");
@@ -126,14 +125,14 @@ PointCloudFrame reconstructFrame(const CodedSequence& seq, const DecodedAtlasFra
 
     // Block-to-patch map: a block belongs to the last patch (in coding order) covering an
     // occupied pixel of it.
-    const uint32_t blocksWide = tile.width / blockSize, blocksHigh = tile.height / blockSize;
-    std::vector<uint32_t> blockToPatch(size_t(blocksWide) * blocksHigh, 0);
+    const uint32_t blocksWide = tile.width / blockSize;
+    std::vector<uint32_t> blockToPatch(size_t(blocksWide) * (tile.height / blockSize), 0);
     for (size_t pi = 0; pi < tile.patches.size(); ++pi) {
       const Patch& p = tile.patches[pi];
       for (uint32_t vb = 0; vb < p.sizeV0; ++vb)
         for (uint32_t ub = 0; ub < p.sizeU0; ++ub) {
           uint32_t xb, yb;
-          blockToCanvas(p, ub, vb, xb, yb);
+          patchToCanvas(p, 1, ub, vb, xb, yb);
           bool any = false;
           for (uint32_t dy = 0; dy < blockSize && !any; ++dy)
             for (uint32_t dx = 0; dx < blockSize && !any; ++dx)
@@ -141,7 +140,6 @@ PointCloudFrame reconstructFrame(const CodedSequence& seq, const DecodedAtlasFra
           if (any) blockToPatch[size_t(yb) * blocksWide + xb] = uint32_t(pi + 1);
         }
     }
-    (void)blocksHigh;
 
     const size_t count = tile.patches.size();
     for (size_t n = 0; n < count; ++n) {
@@ -150,7 +148,7 @@ PointCloudFrame reconstructFrame(const CodedSequence& seq, const DecodedAtlasFra
       for (uint32_t vb = 0; vb < p.sizeV0; ++vb)
         for (uint32_t ub = 0; ub < p.sizeU0; ++ub) {
           uint32_t xb, yb;
-          blockToCanvas(p, ub, vb, xb, yb);
+          patchToCanvas(p, 1, ub, vb, xb, yb);
           if (blockToPatch[size_t(yb) * blocksWide + xb] != pi + 1) continue;
           for (uint32_t dv = 0; dv < blockSize; ++dv)
             for (uint32_t du = 0; du < blockSize; ++du) {
@@ -175,13 +173,13 @@ PointCloudFrame reconstructFrame(const CodedSequence& seq, const DecodedAtlasFra
                 pt.y = uint16_t(ay);
                 return pt;
               };
-              Point p0 = makePoint(geometryPicture(0).planes[0].at(ax, ay), true, nullptr);
+              Point p0 = makePoint(geometryPictures[0]->planes[0].at(ax, ay), true, nullptr);
               p0.map = 0;
               Point p0Projected = p0;
               if (p.axisOfAdditionalPlane) unrotate45(p.axisOfAdditionalPlane, bitDepth3d, p0.pos);
               points.push_back(p0);
               if (mapCount > 1) {
-                Point p1 = makePoint(geometryPicture(1).planes[0].at(ax, ay), absoluteD1, p0Projected.pos);
+                Point p1 = makePoint(geometryPictures[1]->planes[0].at(ax, ay), absoluteD1, p0Projected.pos);
                 p1.map = 1;
                 const bool duplicate = std::equal(p1.pos, p1.pos + 3, p0Projected.pos);
                 if (!(asps.removeDuplicatePoints && duplicate)) {
