@@ -10,28 +10,6 @@
 namespace vpcc {
 namespace {
 
-// Atlas NAL unit types (Table 4).
-constexpr uint8_t kNalTrailN = 0, kNalTrailR = 1, kNalSkipR = 11;
-constexpr uint8_t kNalBlaWLp = 16, kNalRsvIrap29 = 29;
-constexpr uint8_t kNalAsps = 36, kNalAfps = 37, kNalAud = 38, kNalV3cAud = 39, kNalEos = 40, kNalEob = 41,
-                  kNalFd = 42, kNalPrefixNsei = 43, kNalSuffixNsei = 44, kNalPrefixEsei = 45,
-                  kNalSuffixEsei = 46, kNalAaps = 47;
-constexpr uint32_t kPatchEnd = 14;
-
-unsigned ceilLog2(uint32_t v) {
-  unsigned bits = 0;
-  while ((uint64_t{1} << bits) < v) ++bits;
-  return bits;
-}
-unsigned floorLog2(uint32_t v) {
-  unsigned bits = 0;
-  while (v > 1) {
-    v >>= 1;
-    ++bits;
-  }
-  return bits;
-}
-
 template <typename T>
 const T& byId(const std::vector<T>& list, uint32_t id, const char* what) {
   if (id >= list.size()) throw ParseError(std::string(what) + " " + std::to_string(id) + " referenced before it was sent");

@@ -11,6 +11,29 @@
 
 namespace vpcc {
 
+// Atlas NAL unit types (Table 4) and the patch mode that ends a tile's patch list.
+constexpr uint8_t kNalTrailN = 0, kNalTrailR = 1, kNalSkipR = 11;
+constexpr uint8_t kNalBlaWLp = 16, kNalIdrNLp = 23, kNalRsvIrap29 = 29;
+constexpr uint8_t kNalAsps = 36, kNalAfps = 37, kNalAud = 38, kNalV3cAud = 39, kNalEos = 40, kNalEob = 41,
+                  kNalFd = 42, kNalPrefixNsei = 43, kNalSuffixNsei = 44, kNalPrefixEsei = 45,
+                  kNalSuffixEsei = 46, kNalAaps = 47;
+constexpr uint32_t kPatchEnd = 14;
+
+/// Ceil(Log2(v)) and Floor(Log2(v)) as the spec uses them for fixed-length field widths.
+inline unsigned ceilLog2(uint32_t v) {
+  unsigned bits = 0;
+  while ((uint64_t{1} << bits) < v) ++bits;
+  return bits;
+}
+inline unsigned floorLog2(uint32_t v) {
+  unsigned bits = 0;
+  while (v > 1) {
+    v >>= 1;
+    ++bits;
+  }
+  return bits;
+}
+
 enum class V3cUnitType : uint8_t { VPS = 0, AD = 1, OVD = 2, GVD = 3, AVD = 4, CAD = 5, PVD = 6 };
 
 struct V3cUnitHeader {
