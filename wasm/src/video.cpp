@@ -1,4 +1,5 @@
 #include "vpcc/video.h"
+#include "vpcc/video_encoder.h"
 
 #include "vpcc/bit_reader.h"
 #include "vpcc/md5.h"
@@ -31,6 +32,27 @@ std::vector<uint8_t> lengthPrefixedToAnnexB(const std::vector<uint8_t>& data) {
     out.insert(out.end(), startCode, startCode + 4);
     out.insert(out.end(), data.begin() + long(pos), data.begin() + long(pos + length));
     pos += length;
+  }
+  return out;
+}
+
+std::vector<uint8_t> annexBToLengthPrefixed(const std::vector<uint8_t>& in) {
+  // Start codes are 00 00 01 (or 00 00 00 01); NAL payloads never contain 00 00 0x, x ≤ 2.
+  std::vector<size_t> starts;
+  for (size_t i = 0; i + 2 < in.size(); ++i)
+    if (in[i] == 0 && in[i + 1] == 0 && in[i + 2] == 1) {
+      starts.push_back(i + 3);
+      i += 2;
+    }
+  std::vector<uint8_t> out;
+  out.reserve(in.size() + starts.size() * 2);
+  for (size_t k = 0; k < starts.size(); ++k) {
+    size_t end = k + 1 < starts.size() ? starts[k + 1] - 3 : in.size();
+    while (end > starts[k] && in[end - 1] == 0) --end;  // trailing zero bytes belong to the next start code
+    const size_t length = end - starts[k];
+    if (length == 0) continue;
+    for (int shift = 24; shift >= 0; shift -= 8) out.push_back(uint8_t(length >> shift));
+    out.insert(out.end(), in.begin() + long(starts[k]), in.begin() + long(end));
   }
   return out;
 }

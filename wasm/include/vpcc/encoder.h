@@ -1,0 +1,52 @@
+// The V-PCC encoder: coloured voxelized point-cloud frames → one V3C sequence (a holoquic
+// segment). Patch generation projects the cloud onto the six axis planes, packs the patches into
+// an atlas, and codes occupancy, geometry and attribute pictures with a video encoder.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "vpcc/video.h"
+#include "vpcc/video_encoder.h"
+
+namespace vpcc {
+
+/// One input frame: integer voxel positions and 8-bit RGB colours.
+struct InputFrame {
+  std::vector<uint16_t> positions;  // x, y, z per point, each < 2^geometryBits
+  std::vector<uint8_t> colors;      // r, g, b per point
+  size_t size() const { return positions.size() / 3; }
+};
+
+struct EncoderConfig {
+  unsigned geometryBits = 10;     // voxel grid depth of the input coordinates
+  unsigned mapCount = 2;          // 1: near layer only; 2: near and far layer (within the thickness)
+  unsigned surfaceThickness = 4;  // far layer depth range above the near layer
+  unsigned occupancyPrecision = 4;
+  /// Level of detail: 1 keeps every point; 2 projects 2×2 tangent-plane cells to one pixel
+  /// (a quarter of the points, coded with per-patch LoD scaling).
+  unsigned lod = 1;
+  unsigned atlasWidth = 0;        // pixels, multiple of 16; 0 picks one from the patch area
+  unsigned minPatchPixels = 8;    // smaller connected components are dropped as noise
+  unsigned maxPasses = 4;         // patch generation passes over points not yet covered
+  VideoCodec codec = VideoCodec::Avc;
+  int geometryQp = 24, attributeQp = 30, occupancyQp = 28;  // 0/255 occupancy survives QP 28 untouched
+  const char* preset = "veryfast";
+  int threads = 1;
+};
+
+/// What the encoder did, for quality reports and benchmarks.
+struct EncodeStats {
+  size_t frames = 0, inputPoints = 0, coveredPoints = 0, patches = 0;
+  uint32_t atlasWidth = 0, atlasHeight = 0;
+  size_t atlasBytes = 0, occupancyBytes = 0, geometryBytes = 0, attributeBytes = 0, totalBytes = 0;
+  double segmentationMs = 0, videoMs = 0;
+};
+
+/// Encodes frames as one independently decodable V3C sample stream (VPS, atlas, three videos).
+/// Throws std::invalid_argument for unusable input (empty frames, coordinates out of range).
+std::vector<uint8_t> encodeSequence(const std::vector<InputFrame>& frames, const EncoderConfig& config,
+                                    VideoEncoder& video, EncodeStats* stats = nullptr);
+
+}  // namespace vpcc

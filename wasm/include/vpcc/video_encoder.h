@@ -1,0 +1,39 @@
+// Encoding of the occupancy, geometry and attribute pictures into video sub-bitstreams (natively
+// through Debian's libx264 / libx265 via libavcodec), stored as V3C stores them: 4-byte
+// length-prefixed NAL units.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "vpcc/video.h"
+
+namespace vpcc {
+
+struct VideoEncodeSettings {
+  VideoCodec codec = VideoCodec::Avc;
+  /// Constant quantiser (0–51). Occupancy uses a low one so the 0/255 map never crosses the
+  /// decoder's lossy threshold; geometry and attribute trade it for rate.
+  int qp = 32;
+  /// Encoder speed/efficiency trade-off (x264/x265 preset name).
+  const char* preset = "veryfast";
+  /// Threads inside one encode; the packager parallelises across streams and segments instead.
+  int threads = 1;
+};
+
+class VideoEncoder {
+ public:
+  virtual ~VideoEncoder() = default;
+  /// Encodes pictures (8-bit 4:2:0, all the same size, even dimensions) as one closed GOP that
+  /// starts with an IDR picture; returns length-prefixed NAL units. Deterministic for equal input;
+  /// safe to call from several threads at once (the encoder codes its three videos concurrently).
+  virtual std::vector<uint8_t> encode(const std::vector<Picture>& pictures, const VideoEncodeSettings& settings) = 0;
+};
+
+std::unique_ptr<VideoEncoder> makeLibavEncoder();
+
+/// Converts an Annex-B byte stream (start codes) to 4-byte length-prefixed NAL units.
+std::vector<uint8_t> annexBToLengthPrefixed(const std::vector<uint8_t>& annexB);
+
+}  // namespace vpcc

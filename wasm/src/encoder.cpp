@@ -1,0 +1,759 @@
+// V-PCC encoding: normals per spatial cell, six-plane segmentation with neighbourhood smoothing,
+// depth-continuous connected components in each projection (repeated for points a nearer
+// surface hid), packing into 16×16 blocks, hole filling and push-pull padding, and the three
+// videos. Every frame is coded with intra patches, so any frame of a segment can be dropped or
+// repeated without touching the others.
+#include "vpcc/encoder.h"
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <thread>
+
+#include "vpcc/atlas.h"
+#include "vpcc/writer.h"
+
+namespace vpcc {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double msSince(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
+
+constexpr uint32_t kBlock = 16;  // patch packing block (log2 = 4)
+
+/// Projection planes 0–5 (projection ids of ISO/IEC 23090-5 Table 11): mode 0 stores the depth
+/// above the patch's minimum (surfaces facing −axis), mode 1 below its maximum (facing +axis).
+struct Plane6 {
+  uint8_t normal, tangent, bitangent, mode;
+};
+constexpr Plane6 kPlanes[6] = {{0, 2, 1, 0}, {1, 2, 0, 0}, {2, 0, 1, 0}, {0, 2, 1, 1}, {1, 2, 0, 1}, {2, 0, 1, 1}};
+
+// ------------------------------------------------------------------ normals
+
+struct Cells {
+  unsigned shift = 0;
+  std::vector<uint64_t> keys;          // sorted unique cell keys
+  std::vector<uint32_t> cellOfPoint;
+  std::vector<uint32_t> counts;
+  std::vector<std::array<double, 9>> sums;  // x y z xx xy xz yy yz zz
+
+  static uint64_t key(uint32_t x, uint32_t y, uint32_t z) { return uint64_t(x) | uint64_t(y) << 21 | uint64_t(z) << 42; }
+  int64_t find(uint64_t k) const {
+    const auto it = std::lower_bound(keys.begin(), keys.end(), k);
+    return it != keys.end() && *it == k ? int64_t(it - keys.begin()) : -1;
+  }
+  uint64_t keyOfCell(size_t c) const { return keys[c]; }
+};
+
+Cells buildCells(const InputFrame& frame) {
+  const size_t n = frame.size();
+  Cells cells;
+  std::vector<uint64_t> keys(n);
+  // Smallest cell size giving ≥ 6 points per occupied cell: enough for a stable covariance.
+  for (unsigned shift = 1; shift <= 5; ++shift) {
+    for (size_t i = 0; i < n; ++i) {
+      const uint16_t* p = &frame.positions[i * 3];
+      keys[i] = Cells::key(p[0] >> shift, p[1] >> shift, p[2] >> shift);
+    }
+    std::vector<uint64_t> unique = keys;
+    std::sort(unique.begin(), unique.end());
+    unique.erase(std::unique(unique.begin(), unique.end()), unique.end());
+    cells.shift = shift;
+    cells.keys = std::move(unique);
+    if (n >= 6 * cells.keys.size() || shift == 5) break;
+  }
+  cells.cellOfPoint.resize(n);
+  cells.counts.assign(cells.keys.size(), 0);
+  cells.sums.assign(cells.keys.size(), {});
+  for (size_t i = 0; i < n; ++i) {
+    const uint32_t c = uint32_t(cells.find(keys[i]));
+    cells.cellOfPoint[i] = c;
+    const double x = frame.positions[i * 3], y = frame.positions[i * 3 + 1], z = frame.positions[i * 3 + 2];
+    auto& s = cells.sums[c];
+    s[0] += x, s[1] += y, s[2] += z;
+    s[3] += x * x, s[4] += x * y, s[5] += x * z, s[6] += y * y, s[7] += y * z, s[8] += z * z;
+    ++cells.counts[c];
+  }
+  return cells;
+}
+
+/// Calls fn(neighbourCell) for the 27 cells around cell c (itself included) that exist.
+template <typename Fn>
+void forNeighbourCells(const Cells& cells, size_t c, Fn fn) {
+  const uint64_t k = cells.keys[c];
+  const int64_t x = int64_t(k & 0x1fffff), y = int64_t((k >> 21) & 0x1fffff), z = int64_t(k >> 42);
+  for (int dz = -1; dz <= 1; ++dz)
+    for (int dy = -1; dy <= 1; ++dy)
+      for (int dx = -1; dx <= 1; ++dx) {
+        if (x + dx < 0 || y + dy < 0 || z + dz < 0) continue;
+        const int64_t found = cells.find(Cells::key(uint32_t(x + dx), uint32_t(y + dy), uint32_t(z + dz)));
+        if (found >= 0) fn(size_t(found));
+      }
+}
+
+/// Eigenvector of the smallest eigenvalue of a symmetric 3×3 matrix (cyclic Jacobi rotations).
+std::array<double, 3> smallestEigenvector(double a[3][3]) {
+  double v[3][3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
+  for (int sweep = 0; sweep < 12; ++sweep) {
+    const double off = a[0][1] * a[0][1] + a[0][2] * a[0][2] + a[1][2] * a[1][2];
+    if (off < 1e-18) break;
+    for (int p = 0; p < 2; ++p)
+      for (int q = p + 1; q < 3; ++q) {
+        if (std::fabs(a[p][q]) < 1e-30) continue;
+        const double theta = (a[q][q] - a[p][p]) / (2 * a[p][q]);
+        const double t = (theta >= 0 ? 1 : -1) / (std::fabs(theta) + std::sqrt(theta * theta + 1));
+        const double c = 1 / std::sqrt(t * t + 1), s = t * c;
+        for (int k = 0; k < 3; ++k) {  // A ← Jᵀ A J
+          const double akp = a[k][p], akq = a[k][q];
+          a[k][p] = c * akp - s * akq;
+          a[k][q] = s * akp + c * akq;
+        }
+        for (int k = 0; k < 3; ++k) {
+          const double apk = a[p][k], aqk = a[q][k];
+          a[p][k] = c * apk - s * aqk;
+          a[q][k] = s * apk + c * aqk;
+        }
+        for (int k = 0; k < 3; ++k) {
+          const double vkp = v[k][p], vkq = v[k][q];
+          v[k][p] = c * vkp - s * vkq;
+          v[k][q] = s * vkp + c * vkq;
+        }
+      }
+  }
+  int best = 0;
+  for (int i = 1; i < 3; ++i)
+    if (a[i][i] < a[best][best]) best = i;
+  return {v[0][best], v[1][best], v[2][best]};
+}
+
+/// Projection plane per cell: normal from the covariance of the 27-cell neighbourhood, oriented
+/// away from the centroid of its horizontal slab of the object, then smoothed so neighbouring
+/// cells agree (fewer, larger patches).
+std::vector<uint8_t> segmentCells(const Cells& cells, const InputFrame& frame) {
+  const size_t cellCount = cells.keys.size();
+  // Centroid per slab of 16 voxels height (y up) and overall.
+  std::vector<std::array<double, 3>> slab(4096, {0, 0, 0});
+  std::vector<double> slabCount(4096, 0);
+  double gy = 0;
+  for (size_t i = 0; i < frame.size(); ++i) {
+    const uint16_t* p = &frame.positions[i * 3];
+    const size_t s = std::min<size_t>(p[1] >> 4, 4095);
+    slab[s][0] += p[0], slab[s][2] += p[2], slabCount[s] += 1;
+    gy += p[1];
+  }
+  gy /= double(std::max<size_t>(frame.size(), 1));
+  std::vector<std::array<double, 3>> normal(cellCount);
+  for (size_t c = 0; c < cellCount; ++c) {
+    double n = 0;
+    std::array<double, 9> s{};
+    forNeighbourCells(cells, c, [&](size_t o) {
+      n += cells.counts[o];
+      for (int k = 0; k < 9; ++k) s[k] += cells.sums[o][k];
+    });
+    const double mx = s[0] / n, my = s[1] / n, mz = s[2] / n;
+    double cov[3][3] = {{s[3] / n - mx * mx, s[4] / n - mx * my, s[5] / n - mx * mz},
+                        {0, s[6] / n - my * my, s[7] / n - my * mz},
+                        {0, 0, s[8] / n - mz * mz}};
+    cov[1][0] = cov[0][1], cov[2][0] = cov[0][2], cov[2][1] = cov[1][2];
+    std::array<double, 3> nv = smallestEigenvector(cov);
+    const auto& own = cells.sums[c];
+    const double cn = cells.counts[c];
+    const double cx = own[0] / cn, cy = own[1] / cn, cz = own[2] / cn;
+    const size_t si = std::min<size_t>(size_t(cy) >> 4, 4095);
+    const double sx = slabCount[si] ? slab[si][0] / slabCount[si] : cx, sz = slabCount[si] ? slab[si][2] / slabCount[si] : cz;
+    const double out[3] = {cx - sx, cy - gy, cz - sz};
+    if (nv[0] * out[0] + nv[1] * out[1] + nv[2] * out[2] < 0) nv = {-nv[0], -nv[1], -nv[2]};
+    normal[c] = nv;
+  }
+  // Plane direction: mode 0 planes see surfaces facing −axis, mode 1 planes +axis.
+  auto score = [&](size_t c, int p) {
+    const double d = normal[c][kPlanes[p].normal];
+    return kPlanes[p].mode ? d : -d;
+  };
+  std::vector<uint8_t> plane(cellCount);
+  for (size_t c = 0; c < cellCount; ++c) {
+    int best = 0;
+    for (int p = 1; p < 6; ++p)
+      if (score(c, p) > score(c, best)) best = p;
+    plane[c] = uint8_t(best);
+  }
+  constexpr double kSmoothing = 1.0;
+  for (int iteration = 0; iteration < 3; ++iteration) {
+    std::vector<uint8_t> next(cellCount);
+    for (size_t c = 0; c < cellCount; ++c) {
+      double votes[6] = {0, 0, 0, 0, 0, 0}, total = 0;
+      forNeighbourCells(cells, c, [&](size_t o) {
+        votes[plane[o]] += cells.counts[o];
+        total += cells.counts[o];
+      });
+      int best = 0;
+      double bestScore = -1e9;
+      for (int p = 0; p < 6; ++p) {
+        const double s = score(c, p) + kSmoothing * votes[p] / total;
+        if (s > bestScore) bestScore = s, best = p;
+      }
+      next[c] = uint8_t(best);
+    }
+    plane.swap(next);
+  }
+  return plane;
+}
+
+// ------------------------------------------------------------------ patches
+
+/// A patch as the encoder builds it: depth and colour per pixel of its block-rounded rectangle.
+struct EncPatch {
+  uint8_t plane = 0;
+  uint32_t tangentMin = 0, bitangentMin = 0;  // in LoD pixels
+  int32_t minDepth = 0;                        // minimum of the plane's depth coordinate s
+  uint32_t width = 0, height = 0;              // pixels (block-rounded)
+  std::vector<int16_t> nearDepth, farDepth;    // −1 where no point projects
+  std::vector<uint8_t> nearColor, farColor;    // RGB
+  std::vector<uint8_t> occupied;               // pixels a point projected to (before filling)
+  Patch placement;                             // position/orientation in the atlas (blocks)
+  size_t pixels = 0;
+  bool pixelOccupied(uint32_t u, uint32_t v) const { return occupied[size_t(v) * width + u] != 0; }
+};
+
+struct FramePatches {
+  std::vector<EncPatch> patches;
+  size_t covered = 0;
+};
+
+FramePatches generatePatches(const InputFrame& frame, const EncoderConfig& cfg) {
+  const size_t n = frame.size();
+  const Cells cells = buildCells(frame);
+  const std::vector<uint8_t> cellPlane = segmentCells(cells, frame);
+  const int32_t maxCoord = int32_t((1u << cfg.geometryBits) - 1);
+  const int32_t maxNearRange = 255 - int32_t(cfg.surfaceThickness);
+  const int32_t depthJump = int32_t(8 * cfg.lod);
+
+  FramePatches out;
+  std::vector<uint8_t> done(n, 0);  // covered or dropped
+  std::vector<int32_t> nearMap, label;
+  std::vector<uint32_t> queue;
+  for (unsigned pass = 0; pass < cfg.maxPasses; ++pass) {
+    bool any = false;
+    for (int pl = 0; pl < 6; ++pl) {
+      const Plane6& P = kPlanes[pl];
+      std::vector<uint32_t> pts;
+      for (size_t i = 0; i < n; ++i)
+        if (!done[i] && cellPlane[cells.cellOfPoint[i]] == pl) pts.push_back(uint32_t(i));
+      if (pts.empty()) continue;
+      any = true;
+      auto coords = [&](uint32_t i, int32_t& tu, int32_t& tv, int32_t& s) {
+        const uint16_t* p = &frame.positions[size_t(i) * 3];
+        tu = p[P.tangent] / int32_t(cfg.lod);
+        tv = p[P.bitangent] / int32_t(cfg.lod);
+        s = P.mode ? maxCoord - p[P.normal] : p[P.normal];
+      };
+      int32_t u0 = INT32_MAX, v0 = INT32_MAX, u1 = 0, v1 = 0;
+      for (uint32_t i : pts) {
+        int32_t tu, tv, s;
+        coords(i, tu, tv, s);
+        u0 = std::min(u0, tu), v0 = std::min(v0, tv), u1 = std::max(u1, tu), v1 = std::max(v1, tv);
+      }
+      const int32_t w = u1 - u0 + 1, h = v1 - v0 + 1;
+      nearMap.assign(size_t(w) * h, INT32_MAX);
+      for (uint32_t i : pts) {
+        int32_t tu, tv, s;
+        coords(i, tu, tv, s);
+        int32_t& d = nearMap[size_t(tv - v0) * w + (tu - u0)];
+        d = std::min(d, s);
+      }
+      // Depth-continuous connected components whose near depths fit the 8-bit geometry video.
+      label.assign(size_t(w) * h, -1);
+      std::vector<std::array<int32_t, 5>> boxes;  // u0 v0 u1 v1 minS per component
+      std::vector<size_t> sizes;
+      for (size_t start = 0; start < nearMap.size(); ++start) {
+        if (nearMap[start] == INT32_MAX || label[start] >= 0) continue;
+        const int32_t id = int32_t(boxes.size());
+        int32_t minS = nearMap[start], maxS = nearMap[start];
+        std::array<int32_t, 5> box = {w, h, -1, -1, 0};
+        queue.assign(1, uint32_t(start));
+        label[start] = id;
+        size_t count = 0;
+        for (size_t qi = 0; qi < queue.size(); ++qi) {
+          const uint32_t cur = queue[qi];
+          const int32_t x = int32_t(cur % uint32_t(w)), y = int32_t(cur / uint32_t(w));
+          box[0] = std::min(box[0], x), box[1] = std::min(box[1], y), box[2] = std::max(box[2], x), box[3] = std::max(box[3], y);
+          ++count;
+          const int32_t dx[4] = {1, -1, 0, 0}, dy[4] = {0, 0, 1, -1};
+          for (int k = 0; k < 4; ++k) {
+            const int32_t nx = x + dx[k], ny = y + dy[k];
+            if (nx < 0 || ny < 0 || nx >= w || ny >= h) continue;
+            const size_t ni = size_t(ny) * w + nx;
+            const int32_t s = nearMap[ni];
+            if (s == INT32_MAX || label[ni] >= 0 || std::abs(s - nearMap[cur]) > depthJump) continue;
+            if (std::max(maxS, s) - std::min(minS, s) > maxNearRange) continue;
+            minS = std::min(minS, s), maxS = std::max(maxS, s);
+            label[ni] = id;
+            queue.push_back(uint32_t(ni));
+          }
+        }
+        box[4] = minS;
+        boxes.push_back(box);
+        sizes.push_back(count);
+      }
+      // Components become patches (or noise to drop).
+      std::vector<int32_t> patchOf(boxes.size(), -1);
+      for (size_t c = 0; c < boxes.size(); ++c) {
+        if (sizes[c] < cfg.minPatchPixels) continue;
+        EncPatch patch;
+        patch.plane = uint8_t(pl);
+        patch.tangentMin = uint32_t(u0 + boxes[c][0]);
+        patch.bitangentMin = uint32_t(v0 + boxes[c][1]);
+        patch.minDepth = boxes[c][4];
+        const uint32_t pw = uint32_t(boxes[c][2] - boxes[c][0] + 1), ph = uint32_t(boxes[c][3] - boxes[c][1] + 1);
+        patch.width = (pw + kBlock - 1) / kBlock * kBlock;
+        patch.height = (ph + kBlock - 1) / kBlock * kBlock;
+        patch.nearDepth.assign(size_t(patch.width) * patch.height, -1);
+        patch.farDepth.assign(patch.nearDepth.size(), -1);
+        patch.nearColor.assign(patch.nearDepth.size() * 3, 0);
+        patch.farColor.assign(patch.nearDepth.size() * 3, 0);
+        patch.occupied.assign(patch.nearDepth.size(), 0);
+        patch.pixels = sizes[c];
+        patchOf[c] = int32_t(out.patches.size());
+        out.patches.push_back(std::move(patch));
+      }
+      // Points on a patch pixel within the surface thickness of its near depth are coded there.
+      for (uint32_t i : pts) {
+        int32_t tu, tv, s;
+        coords(i, tu, tv, s);
+        const size_t mi = size_t(tv - v0) * w + (tu - u0);
+        const int32_t c = label[mi];
+        if (c < 0) continue;
+        const int32_t nearS = nearMap[mi];
+        if (s > nearS + int32_t(cfg.surfaceThickness)) continue;  // hidden behind: a later pass
+        done[i] = 1;
+        if (patchOf[c] < 0) continue;  // dropped as noise
+        EncPatch& patch = out.patches[size_t(patchOf[c])];
+        const size_t pi = size_t(tv - int32_t(patch.bitangentMin)) * patch.width + size_t(tu - int32_t(patch.tangentMin));
+        const int16_t depth = int16_t(s - patch.minDepth);
+        const uint8_t* rgb = &frame.colors[size_t(i) * 3];
+        if (s == nearS && patch.nearDepth[pi] < 0) {
+          patch.nearDepth[pi] = depth;
+          patch.occupied[pi] = 1;
+          std::memcpy(&patch.nearColor[pi * 3], rgb, 3);
+        }
+        if (depth > patch.farDepth[pi]) {
+          patch.farDepth[pi] = depth;
+          std::memcpy(&patch.farColor[pi * 3], rgb, 3);
+        }
+        ++out.covered;
+      }
+    }
+    if (!any) break;
+  }
+  return out;
+}
+
+/// Fills every empty pixel of a patch rectangle with its nearest filled pixel (multi-source BFS),
+/// so the decoder's block-precision occupancy finds plausible depths and colours there.
+void fillPatch(EncPatch& p) {
+  const size_t count = size_t(p.width) * p.height;
+  std::vector<uint32_t> queue;
+  queue.reserve(count);
+  for (size_t i = 0; i < count; ++i)
+    if (p.nearDepth[i] >= 0) queue.push_back(uint32_t(i));
+  for (size_t qi = 0; qi < queue.size(); ++qi) {
+    const uint32_t cur = queue[qi];
+    const uint32_t x = cur % p.width, y = cur / p.width;
+    const int dx[4] = {1, -1, 0, 0}, dy[4] = {0, 0, 1, -1};
+    for (int k = 0; k < 4; ++k) {
+      const int64_t nx = int64_t(x) + dx[k], ny = int64_t(y) + dy[k];
+      if (nx < 0 || ny < 0 || nx >= int64_t(p.width) || ny >= int64_t(p.height)) continue;
+      const size_t ni = size_t(ny) * p.width + size_t(nx);
+      if (p.nearDepth[ni] >= 0) continue;
+      p.nearDepth[ni] = p.nearDepth[cur];
+      p.farDepth[ni] = p.farDepth[cur];
+      std::memcpy(&p.nearColor[ni * 3], &p.nearColor[size_t(cur) * 3], 3);
+      std::memcpy(&p.farColor[ni * 3], &p.farColor[size_t(cur) * 3], 3);
+      queue.push_back(uint32_t(ni));
+    }
+  }
+}
+
+// ------------------------------------------------------------------ packing
+
+/// First-fit packing in raster order of 16×16 blocks, largest patches first, trying the default
+/// and the swapped orientation. Returns the used height in blocks.
+uint32_t packPatches(std::vector<EncPatch>& patches, uint32_t widthBlocks) {
+  std::vector<size_t> order(patches.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return std::max(patches[a].width, patches[a].height) * 4096 + patches[a].width * patches[a].height >
+           std::max(patches[b].width, patches[b].height) * 4096 + patches[b].width * patches[b].height;
+  });
+  std::vector<uint8_t> used;  // widthBlocks × rows
+  uint32_t rows = 0, usedRows = 0;
+  auto fits = [&](uint32_t x, uint32_t y, uint32_t bw, uint32_t bh) {
+    if (x + bw > widthBlocks) return false;
+    for (uint32_t j = 0; j < bh; ++j) {
+      if (y + j >= rows) return true;  // rows beyond the grid are free
+      for (uint32_t i = 0; i < bw; ++i)
+        if (used[size_t(y + j) * widthBlocks + x + i]) return false;
+    }
+    return true;
+  };
+  for (size_t index : order) {
+    EncPatch& p = patches[index];
+    const uint32_t bw = p.width / kBlock, bh = p.height / kBlock;
+    if (std::min(bw, bh) > widthBlocks) throw std::invalid_argument("patch wider than the atlas");
+    bool placed = false;
+    for (uint32_t y = 0; !placed; ++y) {
+      for (uint32_t x = 0; x < widthBlocks && !placed; ++x) {
+        for (int orientation = 0; orientation < 2 && !placed; ++orientation) {
+          const uint32_t w = orientation ? bh : bw, h = orientation ? bw : bh;
+          if (!fits(x, y, w, h)) continue;
+          if (y + h > rows) {
+            rows = y + h;
+            used.resize(size_t(rows) * widthBlocks, 0);
+          }
+          for (uint32_t j = 0; j < h; ++j)
+            for (uint32_t i = 0; i < w; ++i) used[size_t(y + j) * widthBlocks + x + i] = 1;
+          p.placement.u0 = x;
+          p.placement.v0 = y;
+          p.placement.sizeU0 = bw;
+          p.placement.sizeV0 = bh;
+          p.placement.orientation = uint8_t(orientation ? kSwap : kDefault);
+          usedRows = std::max(usedRows, y + h);
+          placed = true;
+        }
+      }
+    }
+  }
+  return usedRows;
+}
+
+// ------------------------------------------------------------------ images
+
+/// Push-pull padding: pixels outside `mask` get values interpolated from a pyramid of averages
+/// of the valid pixels, which leaves smooth areas that cost few bits.
+void pushPull(std::vector<float>& image, std::vector<float> weight, uint32_t width, uint32_t height, int channels) {
+  if (width <= 1 && height <= 1) return;
+  const uint32_t w2 = (width + 1) / 2, h2 = (height + 1) / 2;
+  std::vector<float> coarse(size_t(w2) * h2 * channels, 0), coarseWeight(size_t(w2) * h2, 0);
+  for (uint32_t y = 0; y < height; ++y)
+    for (uint32_t x = 0; x < width; ++x) {
+      const float wt = weight[size_t(y) * width + x];
+      if (wt <= 0) continue;
+      const size_t ci = size_t(y / 2) * w2 + x / 2;
+      coarseWeight[ci] += wt;
+      for (int c = 0; c < channels; ++c) coarse[ci * channels + c] += wt * image[(size_t(y) * width + x) * channels + c];
+    }
+  for (size_t i = 0; i < coarseWeight.size(); ++i)
+    if (coarseWeight[i] > 0) {
+      for (int c = 0; c < channels; ++c) coarse[i * channels + c] /= coarseWeight[i];
+      coarseWeight[i] = 1;
+    }
+  pushPull(coarse, coarseWeight, w2, h2, channels);
+  for (uint32_t y = 0; y < height; ++y)
+    for (uint32_t x = 0; x < width; ++x) {
+      const size_t i = size_t(y) * width + x;
+      if (weight[i] > 0) continue;
+      for (int c = 0; c < channels; ++c) image[i * channels + c] = coarse[(size_t(y / 2) * w2 + x / 2) * channels + c];
+    }
+}
+
+Picture makePicture(uint32_t width, uint32_t height) {
+  Picture pic;
+  pic.width = width;
+  pic.height = height;
+  pic.bitDepth = 8;
+  for (int c = 0; c < 3; ++c) {
+    pic.planes[c].width = c ? width / 2 : width;
+    pic.planes[c].height = c ? height / 2 : height;
+    pic.planes[c].samples.assign(size_t(pic.planes[c].width) * pic.planes[c].height, c ? 128 : 0);
+  }
+  return pic;
+}
+
+uint16_t clamp8(float v) { return uint16_t(std::lround(std::min(255.f, std::max(0.f, v)))); }
+
+/// RGB (float, per pixel) → full-range BT.709 YUV 4:2:0, the inverse of the decoder's conversion.
+Picture rgbToYuv420(const std::vector<float>& rgb, uint32_t width, uint32_t height) {
+  Picture pic = makePicture(width, height);
+  std::vector<float> cb(size_t(width) * height), cr(size_t(width) * height);
+  for (size_t i = 0; i < size_t(width) * height; ++i) {
+    const float r = rgb[i * 3], g = rgb[i * 3 + 1], b = rgb[i * 3 + 2];
+    const float y = 0.2126f * r + 0.7152f * g + 0.0722f * b;
+    pic.planes[0].samples[i] = clamp8(y);
+    cb[i] = (b - y) / 1.8556f + 128.f;
+    cr[i] = (r - y) / 1.5748f + 128.f;
+  }
+  for (uint32_t y = 0; y < height / 2; ++y)
+    for (uint32_t x = 0; x < width / 2; ++x) {
+      const size_t a = size_t(2 * y) * width + 2 * x, b = a + width;
+      pic.planes[1].samples[size_t(y) * (width / 2) + x] = clamp8((cb[a] + cb[a + 1] + cb[b] + cb[b + 1]) / 4);
+      pic.planes[2].samples[size_t(y) * (width / 2) + x] = clamp8((cr[a] + cr[a + 1] + cr[b] + cr[b + 1]) / 4);
+    }
+  return pic;
+}
+
+struct FrameImages {
+  Picture occupancy;
+  std::vector<Picture> geometry, attribute;  // per map
+};
+
+FrameImages renderFrame(const std::vector<EncPatch>& patches, uint32_t width, uint32_t height, const EncoderConfig& cfg) {
+  const uint32_t prec = cfg.occupancyPrecision;
+  FrameImages out;
+  out.occupancy = makePicture(width / prec, height / prec);
+  std::vector<uint8_t> inPatch(size_t(width) * height, 0);
+  std::vector<float> depth[2], color[2];
+  for (unsigned m = 0; m < cfg.mapCount; ++m) {
+    depth[m].assign(size_t(width) * height, 0);
+    color[m].assign(size_t(width) * height * 3, 0);
+  }
+  for (const EncPatch& p : patches) {
+    for (uint32_t v = 0; v < p.height; ++v)
+      for (uint32_t u = 0; u < p.width; ++u) {
+        uint32_t x, y;
+        patchToCanvas(p.placement, kBlock, u, v, x, y);
+        const size_t src = size_t(v) * p.width + u, dst = size_t(y) * width + x;
+        inPatch[dst] = 1;
+        depth[0][dst] = p.nearDepth[src];
+        for (int c = 0; c < 3; ++c) color[0][dst * 3 + c] = p.nearColor[src * 3 + c];
+        if (cfg.mapCount > 1) {
+          depth[1][dst] = p.farDepth[src];
+          for (int c = 0; c < 3; ++c) color[1][dst * 3 + c] = p.farColor[src * 3 + c];
+        }
+      }
+  }
+  // Occupancy at its precision: a block is occupied when any of its pixels held a point. The
+  // original (unfilled) occupancy is recovered from the patches' own records.
+  for (const EncPatch& p : patches)
+    for (uint32_t v = 0; v < p.height; ++v)
+      for (uint32_t u = 0; u < p.width; ++u) {
+        if (!p.pixelOccupied(u, v)) continue;
+        uint32_t x, y;
+        patchToCanvas(p.placement, kBlock, u, v, x, y);
+        out.occupancy.planes[0].samples[size_t(y / prec) * (width / prec) + x / prec] = 255;
+      }
+  std::vector<float> weight(size_t(width) * height);
+  for (size_t i = 0; i < weight.size(); ++i) weight[i] = inPatch[i] ? 1.f : 0.f;
+  for (unsigned m = 0; m < cfg.mapCount; ++m) {
+    pushPull(depth[m], weight, width, height, 1);
+    pushPull(color[m], weight, width, height, 3);
+    Picture g = makePicture(width, height);
+    for (size_t i = 0; i < depth[m].size(); ++i) g.planes[0].samples[i] = clamp8(depth[m][i]);
+    out.geometry.push_back(std::move(g));
+    out.attribute.push_back(rgbToYuv420(color[m], width, height));
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<uint8_t> encodeSequence(const std::vector<InputFrame>& frames, const EncoderConfig& cfg, VideoEncoder& video,
+                                    EncodeStats* stats) {
+  if (frames.empty()) throw std::invalid_argument("no frames to encode");
+  if (cfg.geometryBits < 4 || cfg.geometryBits > 16) throw std::invalid_argument("geometry bit depth must be 4–16");
+  if (cfg.mapCount < 1 || cfg.mapCount > 2) throw std::invalid_argument("map count must be 1 or 2");
+  if (cfg.occupancyPrecision != 1 && cfg.occupancyPrecision != 2 && cfg.occupancyPrecision != 4)
+    throw std::invalid_argument("occupancy precision must be 1, 2 or 4");
+  if (cfg.lod < 1 || cfg.lod > 4) throw std::invalid_argument("level of detail must be 1–4");
+  if (cfg.surfaceThickness < 1 || cfg.surfaceThickness > 64) throw std::invalid_argument("surface thickness must be 1–64");
+  const uint32_t limit = 1u << cfg.geometryBits;
+  for (size_t f = 0; f < frames.size(); ++f) {
+    const InputFrame& fr = frames[f];
+    if (fr.size() == 0) throw std::invalid_argument("frame " + std::to_string(f) + " has no points");
+    if (fr.colors.size() != fr.positions.size()) throw std::invalid_argument("frame " + std::to_string(f) + ": colours and positions differ in count");
+    for (uint16_t c : fr.positions)
+      if (c >= limit)
+        throw std::invalid_argument("frame " + std::to_string(f) + ": coordinate " + std::to_string(c) + " outside the " +
+                                    std::to_string(cfg.geometryBits) + "-bit grid");
+  }
+  EncodeStats st;
+  st.frames = frames.size();
+  const auto t0 = Clock::now();
+
+  // Patches per frame (frames are independent: spread them over the threads).
+  std::vector<FramePatches> framePatches(frames.size());
+  {
+    const unsigned workers = std::max(1, std::min<int>(cfg.threads, int(frames.size())));
+    std::vector<std::thread> pool;
+    std::exception_ptr failure;
+    for (unsigned w = 0; w < workers; ++w)
+      pool.emplace_back([&, w] {
+        try {
+          for (size_t f = w; f < frames.size(); f += workers) {
+            framePatches[f] = generatePatches(frames[f], cfg);
+            for (EncPatch& p : framePatches[f].patches) fillPatch(p);
+          }
+        } catch (...) {
+          failure = std::current_exception();
+        }
+      });
+    for (auto& t : pool) t.join();
+    if (failure) std::rethrow_exception(failure);
+  }
+  size_t area = 0;
+  uint32_t widest = kBlock;
+  for (const auto& fp : framePatches) {
+    size_t frameArea = 0;
+    for (const EncPatch& p : fp.patches) {
+      frameArea += size_t(p.width) * p.height;
+      widest = std::max(widest, std::min(p.width, p.height));
+    }
+    area = std::max(area, frameArea);
+  }
+  uint32_t width = cfg.atlasWidth;
+  if (width == 0) {
+    width = uint32_t(std::ceil(std::sqrt(double(area) * 1.25)));
+    width = std::max<uint32_t>({width, widest, 64});
+    width = (width + 63) / 64 * 64;
+  }
+  if (width % kBlock || width < widest) throw std::invalid_argument("atlas width must be a multiple of 16 and fit the widest patch");
+  uint32_t heightBlocks = 1;
+  for (auto& fp : framePatches) heightBlocks = std::max(heightBlocks, packPatches(fp.patches, width / kBlock));
+  const uint32_t height = heightBlocks * kBlock;
+  for (const auto& fp : framePatches) {
+    st.coveredPoints += fp.covered;
+    st.patches += fp.patches.size();
+  }
+  for (const auto& fr : frames) st.inputPoints += fr.size();
+
+  // Pictures: occupancy per frame; geometry and attribute per frame and map, maps interleaved.
+  std::vector<Picture> occupancy(frames.size()), geometry(frames.size() * cfg.mapCount), attribute(geometry.size());
+  for (size_t f = 0; f < frames.size(); ++f) {
+    FrameImages img = renderFrame(framePatches[f].patches, width, height, cfg);
+    occupancy[f] = std::move(img.occupancy);
+    for (unsigned m = 0; m < cfg.mapCount; ++m) {
+      geometry[f * cfg.mapCount + m] = std::move(img.geometry[m]);
+      attribute[f * cfg.mapCount + m] = std::move(img.attribute[m]);
+    }
+  }
+  st.segmentationMs = msSince(t0);
+
+  // The three videos, concurrently.
+  const auto t1 = Clock::now();
+  VideoEncodeSettings base;
+  base.codec = cfg.codec;
+  base.preset = cfg.preset;
+  VideoEncodeSettings occSettings = base, geoSettings = base, attSettings = base;
+  occSettings.qp = cfg.occupancyQp;
+  geoSettings.qp = cfg.geometryQp;
+  attSettings.qp = cfg.attributeQp;
+  std::vector<uint8_t> occBits, geoBits, attBits;
+  if (cfg.threads > 1) {
+    std::exception_ptr failure;
+    auto guarded = [&](std::vector<uint8_t>& out, const std::vector<Picture>& pics, const VideoEncodeSettings& s) {
+      return std::thread([&, s] {
+        try {
+          out = video.encode(pics, s);
+        } catch (...) {
+          failure = std::current_exception();
+        }
+      });
+    };
+    std::thread a = guarded(occBits, occupancy, occSettings), b = guarded(geoBits, geometry, geoSettings);
+    std::exception_ptr own;
+    try {
+      attBits = video.encode(attribute, attSettings);
+    } catch (...) {
+      own = std::current_exception();
+    }
+    a.join();
+    b.join();
+    if (own) std::rethrow_exception(own);
+    if (failure) std::rethrow_exception(failure);
+  } else {
+    occBits = video.encode(occupancy, occSettings);
+    geoBits = video.encode(geometry, geoSettings);
+    attBits = video.encode(attribute, attSettings);
+  }
+  st.videoMs = msSince(t1);
+
+  // Syntax.
+  CodedSequence seq;
+  ProfileTierLevel& ptl = seq.vps.ptl;
+  ptl.codecGroup = cfg.codec == VideoCodec::Avc ? uint8_t(CodecGroup::AvcProgressiveHigh) : uint8_t(CodecGroup::HevcMain10);
+  ptl.toolset = 0;
+  ptl.reconstruction = 0;
+  ptl.level = 30;
+  VpsAtlas atlas;
+  atlas.frameWidth = width;
+  atlas.frameHeight = height;
+  atlas.mapCountMinus1 = uint8_t(cfg.mapCount - 1);
+  atlas.mapAbsoluteCoding.assign(cfg.mapCount, true);
+  atlas.mapPredictorIndexDiff.assign(cfg.mapCount, 0);
+  atlas.occupancy.lossyThreshold = 127;  // coded as 0 / 255
+  atlas.geometry.coordinatesBitDepthMinus1 = uint8_t(cfg.geometryBits - 1);
+  AttributeInformation texture;
+  atlas.attributes.push_back(texture);
+  seq.vps.atlases.push_back(atlas);
+
+  Asps asps;
+  asps.frameWidth = width;
+  asps.frameHeight = height;
+  asps.geometry3dBitDepthMinus1 = uint8_t(cfg.geometryBits - 1);
+  asps.geometry2dBitDepthMinus1 = 7;
+  asps.log2MaxAfocLsbMinus4 = ceilLog2(uint32_t(frames.size())) > 4 ? ceilLog2(uint32_t(frames.size())) - 4 : 0;
+  asps.log2PatchPackingBlockSize = 4;
+  asps.mapCountMinus1 = uint8_t(cfg.mapCount - 1);
+  asps.extension = true;
+  asps.vpccExtension = true;
+  asps.removeDuplicatePoints = cfg.mapCount > 1;
+  seq.asps.push_back(asps);
+  Afps afps;
+  afps.lodModeEnabled = cfg.lod > 1;
+  seq.afps.push_back(afps);
+
+  const int32_t maxCoord = int32_t((1u << cfg.geometryBits) - 1);
+  for (size_t f = 0; f < frames.size(); ++f) {
+    AtlasTileLayer layer;
+    layer.header.nalType = f == 0 ? kNalIdrNLp : kNalTrailR;
+    layer.header.type = TileType::I;
+    layer.header.afocLsb = uint32_t(f % (size_t(1) << (asps.log2MaxAfocLsbMinus4 + 4)));
+    layer.header.raw3dOffsetBitCountMinus1 = 0;
+    for (const EncPatch& p : framePatches[f].patches) {
+      const Plane6& P = kPlanes[p.plane];
+      PatchDataUnit d;
+      d.mode = PatchMode::Intra;
+      d.pos2dX = p.placement.u0;
+      d.pos2dY = p.placement.v0;
+      d.size2dXMinus1 = p.placement.sizeU0 - 1;
+      d.size2dYMinus1 = p.placement.sizeV0 - 1;
+      d.offset3dU = uint64_t(p.tangentMin) * cfg.lod;
+      d.offset3dV = uint64_t(p.bitangentMin) * cfg.lod;
+      d.offset3dD = uint64_t(P.mode ? maxCoord - p.minDepth : p.minDepth);
+      d.projectionId = p.plane;
+      d.orientation = p.placement.orientation;
+      if (cfg.lod > 1) {
+        d.lodEnabled = true;
+        d.lodScaleXMinus1 = cfg.lod - 1;
+        d.lodScaleYIdc = cfg.lod - 1;
+      }
+      layer.patches.push_back(d);
+    }
+    seq.tileLayers.push_back(std::move(layer));
+  }
+  auto videoUnit = [&](V3cUnitType type, std::vector<uint8_t> bits) {
+    VideoSubBitstream v;
+    v.header.type = type;
+    v.data = std::move(bits);
+    seq.videos.push_back(std::move(v));
+  };
+  st.occupancyBytes = occBits.size();
+  st.geometryBytes = geoBits.size();
+  st.attributeBytes = attBits.size();
+  videoUnit(V3cUnitType::OVD, std::move(occBits));
+  videoUnit(V3cUnitType::GVD, std::move(geoBits));
+  videoUnit(V3cUnitType::AVD, std::move(attBits));
+  std::vector<uint8_t> bytes = writeSampleStream({seq});
+  st.totalBytes = bytes.size();
+  st.atlasBytes = st.totalBytes - st.occupancyBytes - st.geometryBytes - st.attributeBytes;
+  st.atlasWidth = width;
+  st.atlasHeight = height;
+  if (stats) *stats = st;
+  return bytes;
+}
+
+}  // namespace vpcc

@@ -1,0 +1,174 @@
+#include "vpcc/ply.h"
+
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+namespace vpcc {
+namespace {
+
+enum class Type { I8, U8, I16, U16, I32, U32, F32, F64 };
+
+Type typeOf(const std::string& name, const std::string& file) {
+  if (name == "char" || name == "int8") return Type::I8;
+  if (name == "uchar" || name == "uint8") return Type::U8;
+  if (name == "short" || name == "int16") return Type::I16;
+  if (name == "ushort" || name == "uint16") return Type::U16;
+  if (name == "int" || name == "int32") return Type::I32;
+  if (name == "uint" || name == "uint32") return Type::U32;
+  if (name == "float" || name == "float32") return Type::F32;
+  if (name == "double" || name == "float64") return Type::F64;
+  throw std::runtime_error(file + ": unknown PLY property type '" + name + "'");
+}
+size_t sizeOf(Type t) {
+  switch (t) {
+    case Type::I8: case Type::U8: return 1;
+    case Type::I16: case Type::U16: return 2;
+    case Type::I32: case Type::U32: case Type::F32: return 4;
+    case Type::F64: return 8;
+  }
+  return 1;
+}
+double readValue(const uint8_t* p, Type t, bool bigEndian) {
+  uint8_t b[8];
+  const size_t n = sizeOf(t);
+  for (size_t i = 0; i < n; ++i) b[i] = bigEndian ? p[n - 1 - i] : p[i];
+  switch (t) {
+    case Type::I8: return int8_t(b[0]);
+    case Type::U8: return b[0];
+    case Type::I16: { int16_t v; std::memcpy(&v, b, 2); return v; }
+    case Type::U16: { uint16_t v; std::memcpy(&v, b, 2); return v; }
+    case Type::I32: { int32_t v; std::memcpy(&v, b, 4); return v; }
+    case Type::U32: { uint32_t v; std::memcpy(&v, b, 4); return v; }
+    case Type::F32: { float v; std::memcpy(&v, b, 4); return v; }
+    case Type::F64: { double v; std::memcpy(&v, b, 8); return v; }
+  }
+  return 0;
+}
+
+}  // namespace
+
+PlyCloud readPly(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error(path + ": cannot open");
+  std::string line;
+  std::getline(in, line);
+  if (line.rfind("ply", 0) != 0) throw std::runtime_error(path + ": not a PLY file");
+  enum { Ascii, Little, Big } format = Ascii;
+  size_t vertices = 0;
+  bool inVertex = false, formatSeen = false;
+  struct Prop { std::string name; Type type; };
+  std::vector<Prop> props;
+  while (std::getline(in, line)) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    std::istringstream ls(line);
+    std::string word;
+    ls >> word;
+    if (word == "format") {
+      std::string f;
+      ls >> f;
+      formatSeen = true;
+      if (f == "ascii") format = Ascii;
+      else if (f == "binary_little_endian") format = Little;
+      else if (f == "binary_big_endian") format = Big;
+      else throw std::runtime_error(path + ": unknown PLY format " + f);
+    } else if (word == "element") {
+      std::string name;
+      size_t count = 0;
+      ls >> name >> count;
+      if (inVertex || (name != "vertex" && vertices == 0 && !props.empty()))
+        throw std::runtime_error(path + ": elements before 'vertex' are not supported");
+      inVertex = name == "vertex";
+      if (inVertex) vertices = count;
+    } else if (word == "property" && inVertex) {
+      std::string type, name;
+      ls >> type;
+      if (type == "list") throw std::runtime_error(path + ": list properties in 'vertex' are not supported");
+      ls >> name;
+      props.push_back({name, typeOf(type, path)});
+    } else if (word == "end_header") {
+      break;
+    }
+  }
+  if (!formatSeen) throw std::runtime_error(path + ": PLY header without format");
+  int ix = -1, iy = -1, iz = -1, ir = -1, ig = -1, ib = -1;
+  for (size_t i = 0; i < props.size(); ++i) {
+    const std::string& n = props[i].name;
+    if (n == "x") ix = int(i);
+    if (n == "y") iy = int(i);
+    if (n == "z") iz = int(i);
+    if (n == "red" || n == "r") ir = int(i);
+    if (n == "green" || n == "g") ig = int(i);
+    if (n == "blue" || n == "b") ib = int(i);
+  }
+  if (ix < 0 || iy < 0 || iz < 0) throw std::runtime_error(path + ": vertex element lacks x, y or z");
+  if (vertices > (size_t(1) << 28)) throw std::runtime_error(path + ": implausible vertex count");
+  PlyCloud cloud;
+  cloud.positions.resize(vertices * 3);
+  cloud.colors.assign(vertices * 3, 128);
+  const bool hasColor = ir >= 0 && ig >= 0 && ib >= 0;
+  std::vector<double> values(props.size());
+  if (format == Ascii) {
+    for (size_t v = 0; v < vertices; ++v) {
+      for (double& x : values)
+        if (!(in >> x)) throw std::runtime_error(path + ": truncated at vertex " + std::to_string(v));
+      cloud.positions[v * 3] = values[ix], cloud.positions[v * 3 + 1] = values[iy], cloud.positions[v * 3 + 2] = values[iz];
+      if (hasColor)
+        for (int c = 0; c < 3; ++c) cloud.colors[v * 3 + c] = uint8_t(std::min(255.0, std::max(0.0, values[c == 0 ? ir : c == 1 ? ig : ib])));
+    }
+  } else {
+    size_t stride = 0;
+    std::vector<size_t> offset;
+    for (const Prop& p : props) offset.push_back(stride), stride += sizeOf(p.type);
+    std::vector<uint8_t> data(vertices * stride);
+    in.read(reinterpret_cast<char*>(data.data()), std::streamsize(data.size()));
+    if (size_t(in.gcount()) != data.size())
+      throw std::runtime_error(path + ": truncated at vertex " + std::to_string(size_t(in.gcount()) / std::max<size_t>(stride, 1)));
+    const bool big = format == Big;
+    for (size_t v = 0; v < vertices; ++v) {
+      const uint8_t* row = data.data() + v * stride;
+      for (int c = 0; c < 3; ++c) {
+        const int i = c == 0 ? ix : c == 1 ? iy : iz;
+        cloud.positions[v * 3 + c] = readValue(row + offset[i], props[i].type, big);
+      }
+      if (hasColor)
+        for (int c = 0; c < 3; ++c) {
+          const int i = c == 0 ? ir : c == 1 ? ig : ib;
+          cloud.colors[v * 3 + c] = uint8_t(std::min(255.0, std::max(0.0, readValue(row + offset[i], props[i].type, big))));
+        }
+    }
+  }
+  for (double x : cloud.positions)
+    if (!std::isfinite(x)) throw std::runtime_error(path + ": non-finite coordinate");
+  return cloud;
+}
+
+InputFrame voxelize(const PlyCloud& cloud, unsigned bits, const std::string& what) {
+  InputFrame f;
+  f.positions.resize(cloud.positions.size());
+  f.colors = cloud.colors;
+  const double limit = double(1u << bits);
+  for (size_t i = 0; i < cloud.positions.size(); ++i) {
+    const double r = std::round(cloud.positions[i]);
+    if (r < 0 || r >= limit)
+      throw std::invalid_argument(what + ": point " + std::to_string(i / 3) + " coordinate " + std::to_string(cloud.positions[i]) +
+                                  " is outside the " + std::to_string(bits) + "-bit grid");
+    f.positions[i] = uint16_t(r);
+  }
+  return f;
+}
+
+void writePly(const std::string& path, const int16_t* positions, const uint8_t* colors, size_t count) {
+  std::ofstream out(path, std::ios::binary);
+  if (!out) throw std::runtime_error(path + ": cannot write");
+  out << "ply\nformat binary_little_endian 1.0\nelement vertex " << count
+      << "\nproperty short x\nproperty short y\nproperty short z\nproperty uchar red\nproperty uchar green\nproperty uchar blue\nend_header\n";
+  for (size_t i = 0; i < count; ++i) {
+    out.write(reinterpret_cast<const char*>(positions + i * 3), 6);
+    out.write(reinterpret_cast<const char*>(colors + i * 3), 3);
+  }
+}
+
+}  // namespace vpcc

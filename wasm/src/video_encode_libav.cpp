@@ -1,0 +1,98 @@
+// Native video encoding through libavcodec's libx264 / libx265 wrappers.
+#include <cstring>
+#include <stdexcept>
+#include <string>
+
+#include "vpcc/video_encoder.h"
+
+extern "C" {
+#include <libavcodec/avcodec.h>
+#include <libavutil/opt.h>
+}
+
+namespace vpcc {
+namespace {
+
+struct Deleter {
+  void operator()(AVCodecContext* c) const { avcodec_free_context(&c); }
+  void operator()(AVFrame* f) const { av_frame_free(&f); }
+  void operator()(AVPacket* p) const { av_packet_free(&p); }
+};
+template <typename T>
+using Owned = std::unique_ptr<T, Deleter>;
+
+class LibavEncoder final : public VideoEncoder {
+ public:
+  std::vector<uint8_t> encode(const std::vector<Picture>& pictures, const VideoEncodeSettings& s) override {
+    if (pictures.empty()) throw std::invalid_argument("no pictures to encode");
+    const uint32_t width = pictures[0].width, height = pictures[0].height;
+    if (width % 2 || height % 2) throw std::invalid_argument("video pictures need even dimensions");
+    const bool hevc = s.codec == VideoCodec::Hevc;
+    const AVCodec* codec = avcodec_find_encoder_by_name(hevc ? "libx265" : "libx264");
+    if (!codec) throw std::runtime_error(std::string("libavcodec has no ") + (hevc ? "libx265" : "libx264"));
+    Owned<AVCodecContext> ctx(avcodec_alloc_context3(codec));
+    ctx->width = int(width);
+    ctx->height = int(height);
+    ctx->pix_fmt = AV_PIX_FMT_YUV420P;
+    ctx->time_base = AVRational{1, 30};
+    ctx->framerate = AVRational{30, 1};
+    ctx->gop_size = int(pictures.size());
+    ctx->thread_count = s.threads;
+    ctx->color_range = AVCOL_RANGE_JPEG;  // samples use the full 0–255 range (depths, occupancy)
+    const std::string qp = std::to_string(s.qp);
+    av_opt_set(ctx->priv_data, "preset", s.preset, 0);
+    if (hevc) {
+      // One IDR per sequence, no scene-cut IDRs, no info SEI (keeps output deterministic and small).
+      const std::string params = "qp=" + qp + ":keyint=" + std::to_string(pictures.size()) +
+                                 ":min-keyint=1:scenecut=0:info=0:log-level=error:open-gop=0:pools=" +
+                                 std::to_string(s.threads) + ":frame-threads=" + std::to_string(s.threads);
+      av_opt_set(ctx->priv_data, "x265-params", params.c_str(), 0);
+    } else {
+      av_opt_set(ctx->priv_data, "qp", qp.c_str(), 0);
+      av_opt_set(ctx->priv_data, "x264-params", "scenecut=0:open-gop=0", 0);
+      av_opt_set(ctx->priv_data, "udu_sei", "0", 0);
+    }
+    if (avcodec_open2(ctx.get(), codec, nullptr) < 0) throw std::runtime_error("cannot open the video encoder");
+
+    Owned<AVFrame> frame(av_frame_alloc());
+    frame->format = ctx->pix_fmt;
+    frame->width = ctx->width;
+    frame->height = ctx->height;
+    if (av_frame_get_buffer(frame.get(), 0) < 0) throw std::runtime_error("cannot allocate a video frame");
+    Owned<AVPacket> packet(av_packet_alloc());
+    std::vector<uint8_t> annexB;
+    auto drain = [&]() {
+      while (avcodec_receive_packet(ctx.get(), packet.get()) == 0) {
+        annexB.insert(annexB.end(), packet->data, packet->data + packet->size);
+        av_packet_unref(packet.get());
+      }
+    };
+    for (size_t i = 0; i < pictures.size(); ++i) {
+      const Picture& pic = pictures[i];
+      if (pic.width != width || pic.height != height || pic.chroma444)
+        throw std::invalid_argument("video pictures must share one size and be 4:2:0");
+      if (av_frame_make_writable(frame.get()) < 0) throw std::runtime_error("video frame not writable");
+      for (int c = 0; c < 3; ++c) {
+        const Plane& plane = pic.planes[c];
+        for (uint32_t y = 0; y < plane.height; ++y) {
+          uint8_t* row = frame->data[c] + size_t(y) * frame->linesize[c];
+          const uint16_t* in = plane.samples.data() + size_t(y) * plane.width;
+          for (uint32_t x = 0; x < plane.width; ++x) row[x] = uint8_t(in[x] > 255 ? 255 : in[x]);
+        }
+      }
+      frame->pts = int64_t(i);
+      frame->pict_type = i == 0 ? AV_PICTURE_TYPE_I : AV_PICTURE_TYPE_NONE;
+      if (avcodec_send_frame(ctx.get(), frame.get()) < 0) throw std::runtime_error("video encoder rejected a frame");
+      drain();
+    }
+    avcodec_send_frame(ctx.get(), nullptr);
+    drain();
+    return annexBToLengthPrefixed(annexB);
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<VideoEncoder> makeLibavEncoder() { return std::make_unique<LibavEncoder>(); }
+
+}  // namespace vpcc
