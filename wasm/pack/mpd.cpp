@@ -1,0 +1,60 @@
+#include "mpd.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <numeric>
+#include <sstream>
+
+namespace holoquic {
+namespace {
+
+std::string num(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.7g", v);
+  return buf;
+}
+
+template <size_t N>
+std::string list(const std::array<double, N>& values) {
+  std::string s;
+  for (size_t i = 0; i < N; ++i) s += (i ? " " : "") + num(values[i]);
+  return s;
+}
+
+}  // namespace
+
+std::string writeMpd(const std::string& scene, const std::vector<ObjectInfo>& objects, unsigned segments) {
+  std::ostringstream x;
+  x << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+    << "<MPD xmlns=\"urn:mpeg:dash:schema:mpd:2011\" xmlns:hq=\"urn:holoquic:mpd:2026\"\n"
+    << "     type=\"static\" profiles=\"urn:mpeg:dash:profile:isoff-live:2011\"\n"
+    << "     mediaPresentationDuration=\"PT" << segments << "S\" minBufferTime=\"PT1S\" hq:scene=\"" << scene
+    << "\" hq:up=\"y\">\n"
+    << "  <Period id=\"0\" start=\"PT0S\">\n";
+  for (size_t i = 0; i < objects.size(); ++i) {
+    const ObjectInfo& o = objects[i];
+    x << "    <AdaptationSet id=\"" << i << "\" hq:objectId=\"" << o.id
+      << "\" contentType=\"volumetric\" mimeType=\"application/vnd.holoquic.v3c\" codecs=\"" << o.codecs
+      << "\" segmentAlignment=\"true\"\n"
+      << "                   hq:position=\"" << list(o.position) << "\" hq:rotation=\"" << list(o.rotation)
+      << "\" hq:scale=\"" << num(o.scale) << "\"\n"
+      << "                   hq:bbox=\"" << list(o.bbox) << "\" hq:loopSegments=\"" << segments << "\" hq:playMode=\""
+      << o.playMode << "\">\n"
+      << "      <BaseURL>" << o.id << "/</BaseURL>\n"
+      << "      <SegmentTemplate timescale=\"30\" duration=\"30\" startNumber=\"0\" media=\"$RepresentationID$/seg-$Number%05d$.v3c\"/>\n";
+    for (const RepresentationInfo& r : o.representations) {
+      const size_t peak = r.segmentBytes.empty() ? 0 : *std::max_element(r.segmentBytes.begin(), r.segmentBytes.end());
+      const size_t total = std::accumulate(r.segmentBytes.begin(), r.segmentBytes.end(), size_t(0));
+      const size_t avg = r.segmentBytes.empty() ? 0 : total / r.segmentBytes.size();
+      x << "      <Representation id=\"" << r.quality << "\" hq:qualityRank=\"" << r.quality << "\" bandwidth=\""
+        << peak * 8 << "\" hq:avgBandwidth=\"" << avg * 8 << "\"\n"
+        << "                      hq:pointsPerFrame=\"" << size_t(r.pointsPerFrame) << "\" hq:geometryBitDepth=\""
+        << r.geometryBits << "\" width=\"" << r.width << "\" height=\"" << r.height << "\" frameRate=\"30\"/>\n";
+    }
+    x << "    </AdaptationSet>\n";
+  }
+  x << "  </Period>\n</MPD>\n";
+  return x.str();
+}
+
+}  // namespace holoquic

@@ -1,0 +1,69 @@
+#!/usr/bin/env python3
+"""Checks a content directory written by holoquic-pack against docs/mpd.md: the MPD parses, every
+Representation's segment files exist and are valid V3C sample streams (start with a VPS unit),
+bandwidth is the peak segment size × 8, bounding boxes and rotations are sane."""
+import math
+import os
+import sys
+import xml.etree.ElementTree as ET
+
+NS = {"d": "urn:mpeg:dash:schema:mpd:2011"}
+HQ = "{urn:holoquic:mpd:2026}"
+
+
+def fail(message):
+    print(f"check_mpd: {message}")
+    sys.exit(1)
+
+
+def main(directory):
+    root = ET.parse(os.path.join(directory, "manifest.mpd")).getroot()
+    if root.get("type") != "static":
+        fail("MPD@type is not static")
+    sets = root.findall("d:Period/d:AdaptationSet", NS)
+    if not sets:
+        fail("no AdaptationSet")
+    ids = set()
+    for s in sets:
+        oid = s.get(HQ + "objectId")
+        if not oid or oid in ids:
+            fail(f"missing or duplicate hq:objectId {oid}")
+        ids.add(oid)
+        q = [float(v) for v in s.get(HQ + "rotation").split()]
+        if abs(math.hypot(*q) - 1) > 1e-3:
+            fail(f"{oid}: rotation is not a unit quaternion")
+        box = [float(v) for v in s.get(HQ + "bbox").split()]
+        if len(box) != 6 or any(box[i] >= box[i + 3] for i in range(3)):
+            fail(f"{oid}: empty bounding box {box}")
+        n = int(s.get(HQ + "loopSegments"))
+        template = s.find("d:SegmentTemplate", NS)
+        base = s.find("d:BaseURL", NS).text
+        reps = s.findall("d:Representation", NS)
+        if len(reps) != 5:
+            fail(f"{oid}: {len(reps)} representations, expected 5")
+        previous = 0
+        for r in reps:
+            sizes = []
+            for k in range(int(template.get("startNumber")), n):
+                media = template.get("media").replace("$RepresentationID$", r.get("id")).replace("$Number%05d$", f"{k:05d}")
+                path = os.path.join(directory, base, media)
+                if not os.path.isfile(path):
+                    fail(f"{oid}/{r.get('id')}: missing {path}")
+                with open(path, "rb") as f:
+                    head = f.read(5)
+                if len(head) < 5 or head[4] >> 3 != 0:
+                    fail(f"{path}: does not start with a V3C parameter set unit")
+                sizes.append(os.path.getsize(path))
+            if int(r.get("bandwidth")) != max(sizes) * 8:
+                fail(f"{oid}/{r.get('id')}: bandwidth {r.get('bandwidth')} != peak {max(sizes) * 8}")
+            avg = int(r.get(HQ + "avgBandwidth"))
+            if avg > int(r.get("bandwidth")):
+                fail(f"{oid}/{r.get('id')}: average above peak")
+            if avg < previous:
+                fail(f"{oid}/{r.get('id')}: quality ladder is not increasing in rate")
+            previous = avg
+    print(f"check_mpd: {len(sets)} objects OK")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])
