@@ -50,8 +50,8 @@ def main(directory):
                 if not os.path.isfile(path):
                     fail(f"{oid}/{r.get('id')}: missing {path}")
                 with open(path, "rb") as f:
-                    head = f.read(5)
-                if len(head) < 5 or head[4] >> 3 != 0:
+                    head = f.read(6)
+                if len(head) < 6 or head[5] >> 3 != 0:  # precision byte, unit size, then the unit header
                     fail(f"{path}: does not start with a V3C parameter set unit")
                 sizes.append(os.path.getsize(path))
             if int(r.get("bandwidth")) != max(sizes) * 8:
