@@ -11,22 +11,14 @@ PORT="${HOLOQUIC_PORT:-4433}"
 HTTP_PORT="${HOLOQUIC_HTTP_PORT:-8080}"
 CONTENT="$ROOT/content"
 
-OPEN_PATH="/"
-if [ -x "$PACK_BIN" ]; then
-  if [ ! -f "$CONTENT/demo/manifest.mpd" ]; then
-    step "generating the built-in demo content (content/demo) — a few minutes on 2 cores"
-    "$PACK_BIN" demo --out "$CONTENT/demo"
-  fi
-else
-  # Until the packager lands (README "Status") the demo is the transport check page, fetching
-  # generated test objects over WebTransport streams, RaptorQ datagrams and HTTP/2.
-  mkdir -p "$CONTENT/check"
-  for size in 1 5 20; do
-    [ -f "$CONTENT/check/${size}MB.bin" ] || head -c $((size * 1000 * 1000)) /dev/urandom >"$CONTENT/check/${size}MB.bin"
-  done
-  OPEN_PATH="/transport.html?path=/content/check/5MB.bin"
-  log "no packager yet: serving the transport check page with test objects in $CONTENT/check"
+if [ ! -f "$CONTENT/demo/manifest.mpd" ]; then
+  step "generating the built-in demo content (content/demo: 4 figures × 5 qualities × 10 s) — about 7 minutes on 2 cores"
+  "$PACK_BIN" demo --out "$CONTENT/demo"
 fi
+# Until the player lands (README "Status") the demo page is the transport check page, fetching a
+# real V-PCC segment of the demo content over WebTransport streams, RaptorQ datagrams and HTTP/2.
+OPEN_PATH="/transport.html?path=/content/demo/figure-0/4/seg-00000.v3c"
+log "serving content/demo (manifest: /content/demo/manifest.mpd)"
 
 step "starting holoquic-origin on UDP+TCP :$PORT (app also on http://127.0.0.1:$HTTP_PORT)"
 cat >&2 <<MSG

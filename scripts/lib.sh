@@ -17,5 +17,5 @@ timed() {
 }
 
 ORIGIN_BIN="$ROOT/server/target/release/holoquic-origin"
-PACK_BIN="$ROOT/server/target/release/holoquic-pack"
+PACK_BIN="$ROOT/wasm/build-native/holoquic-pack"
 export ORIGIN_BIN PACK_BIN
