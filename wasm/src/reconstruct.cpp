@@ -5,6 +5,7 @@
 #include <numeric>
 
 #include "vpcc/bit_reader.h"
+#include "vpcc/color.h"
 #include "vpcc/md5.h"
 
 namespace vpcc {
@@ -37,8 +38,6 @@ void unrotate45(uint8_t axis, unsigned bitDepth3d, int32_t p[3]) {
   p[1] = int32_t(y);
   p[2] = int32_t(z);
 }
-
-uint8_t clip8(double v) { return static_cast<uint8_t>(std::min(255.0, std::max(0.0, std::round(v)))); }
 
 }  // namespace
 
@@ -201,16 +200,19 @@ PointCloudFrame reconstructFrame(const CodedSequence& seq, const DecodedAtlasFra
       if (pt.pos[c] < INT16_MIN || pt.pos[c] > INT16_MAX) throw ParseError("reconstructed position out of range");
       out.positions[i * 3 + c] = int16_t(pt.pos[c]);
     }
-    if (const Picture* a = attributePictures[pt.map]) {
-      const double maxValue = double((1u << a->bitDepth) - 1);
-      const uint32_t cx = a->chroma444 ? pt.x : pt.x / 2, cy = a->chroma444 ? pt.y : pt.y / 2;
-      const double yy = a->planes[0].at(pt.x, pt.y) / maxValue;
-      const double cb = a->planes[1].at(cx, cy) / maxValue - 0.5, cr = a->planes[2].at(cx, cy) / maxValue - 0.5;
-      // BT.709, as TMC2 converts decoded YUV to RGB.
-      out.colors[i * 3 + 0] = clip8((yy + 1.57480 * cr) * 255);
-      out.colors[i * 3 + 1] = clip8((yy - 0.18733 * cb - 0.46813 * cr) * 255);
-      out.colors[i * 3 + 2] = clip8((yy + 1.85563 * cb) * 255);
+  }
+  if (hasAttribute) {
+    // Colour of each point from the attribute map of its geometry map, through the reference
+    // decoder's 4:2:0 → 4:4:4 → 16-bit Y'CbCr → 8-bit RGB chain (vpcc/color.h).
+    std::vector<AttributeSampler> samplers;
+    samplers.reserve(mapCount);
+    for (uint32_t m = 0; m < mapCount; ++m) samplers.emplace_back(*attributePictures[m]);
+    out.colors16.resize(points.size() * 3);
+    for (size_t i = 0; i < points.size(); ++i) {
+      const Point& pt = points[i];
+      samplers[pt.map].sample(pt.x, pt.y, &out.colors16[i * 3]);
     }
+    yuv16ToRgb8(out.colors16.data(), out.colors.data(), points.size());
   }
   return out;
 }

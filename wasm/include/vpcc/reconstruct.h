@@ -17,6 +17,9 @@ namespace vpcc {
 struct PointCloudFrame {
   std::vector<int16_t> positions;  // x, y, z per point
   std::vector<uint8_t> colors;     // r, g, b per point
+  /// Y, Cb, Cr per point at 16 bits (chroma offset 32768): the precision post-processing works
+  /// in (empty when the sequence has no attribute).
+  std::vector<uint16_t> colors16;
   uint32_t projectedPoints = 0, rawPoints = 0, eomPoints = 0;
   size_t size() const { return positions.size() / 3; }
 };
