@@ -15,7 +15,21 @@ struct Point {
   int32_t pos[3];
   uint16_t x, y;  // pixel in the atlas
   uint8_t map;    // attribute map the colour comes from
+  uint8_t boundary;
+  uint32_t patch;  // index of the patch in its tile
 };
+
+/// Whether an occupied pixel is a boundary pixel for geometry smoothing: within two pixels of
+/// the tile border, or with an unoccupied pixel in its 5×5 neighbourhood.
+bool isBoundaryPixel(const std::vector<uint8_t>& occupied, uint32_t width, uint32_t height, uint32_t x, uint32_t y) {
+  if (x < 2 || y < 2 || x + 2 >= width || y + 2 >= height) return true;
+  for (uint32_t yy = y - 2; yy <= y + 2; ++yy) {
+    const uint8_t* row = occupied.data() + size_t(yy) * width;
+    for (uint32_t xx = x - 2; xx <= x + 2; ++xx)
+      if (!row[xx]) return true;
+  }
+  return false;
+}
 
 /// Position of a point on a 45° plane back in the axis-aligned frame (Annex H, extended projection).
 void unrotate45(uint8_t axis, unsigned bitDepth3d, int32_t p[3]) {
@@ -112,6 +126,11 @@ PointCloudFrame reconstructFrame(const CodedSequence& seq, const DecodedAtlasFra
       throw ParseError("attribute picture size differs from the atlas");
   }
 
+  // Geometry smoothing (SEI 66) needs boundary flags and patch indices per point.
+  bool wantSmoothingInfo = false;
+  if (frame.geometrySmoothing)
+    for (const auto& [index, instance] : frame.geometrySmoothing->geometrySmoothing) wantSmoothingInfo |= !instance.cancel;
+
   std::vector<Point> points;
   PointCloudFrame out;
   for (const DecodedTile& tile : frame.tiles) {
@@ -157,6 +176,8 @@ PointCloudFrame reconstructFrame(const CodedSequence& seq, const DecodedAtlasFra
               patchToCanvas(p, blockSize, u, v, x, y);
               if (!occupied[size_t(y) * tile.width + x]) continue;
               const uint32_t ax = tile.x + x, ay = tile.y + y;
+              const uint8_t boundary =
+                  wantSmoothingInfo && isBoundaryPixel(occupied, tile.width, tile.height, x, y) ? 1 : 0;
               auto makePoint = [&](int64_t depth, bool absolute, const int32_t* base) {
                 Point pt;
                 if (absolute) {
@@ -170,6 +191,8 @@ PointCloudFrame reconstructFrame(const CodedSequence& seq, const DecodedAtlasFra
                 }
                 pt.x = uint16_t(ax);
                 pt.y = uint16_t(ay);
+                pt.boundary = boundary;
+                pt.patch = uint32_t(pi);
                 return pt;
               };
               Point p0 = makePoint(geometryPictures[0]->planes[0].at(ax, ay), true, nullptr);
@@ -199,6 +222,14 @@ PointCloudFrame reconstructFrame(const CodedSequence& seq, const DecodedAtlasFra
     for (int c = 0; c < 3; ++c) {
       if (pt.pos[c] < INT16_MIN || pt.pos[c] > INT16_MAX) throw ParseError("reconstructed position out of range");
       out.positions[i * 3 + c] = int16_t(pt.pos[c]);
+    }
+  }
+  if (wantSmoothingInfo) {
+    out.boundary.resize(points.size());
+    out.patchIndex.resize(points.size());
+    for (size_t i = 0; i < points.size(); ++i) {
+      out.boundary[i] = points[i].boundary;
+      out.patchIndex[i] = points[i].patch;
     }
   }
   if (hasAttribute) {

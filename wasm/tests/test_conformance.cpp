@@ -1,10 +1,12 @@
 // Conformance against TMC2 release-v24.0 (../shared/vpcc): decoded video pictures bit-exact
 // (MD5 per plane), reconstructed point counts per frame equal TMC2's, and the frame MD5 of every
-// reconstructed frame before post-processing equal to TMC2's.
+// reconstructed frame before and after post-processing (grid geometry smoothing + colour
+// transfer) equal to TMC2's.
 #include "harness.h"
 #include "tmc2_logs.h"
 #include "vpcc/atlas.h"
 #include "vpcc/parser.h"
+#include "vpcc/postprocess.h"
 #include "vpcc/reconstruct.h"
 
 using namespace vpcc;
@@ -51,22 +53,32 @@ TEST(reconstructed_point_counts_match_tmc2) {
   }
 }
 
-TEST(frame_md5_before_postprocessing_matches_tmc2) {
+TEST(frame_md5_before_and_after_postprocessing_match_tmc2) {
   auto decoder = makeLibavDecoder();
   for (const std::string name : kStreams) {
     const auto seqs = parseSampleStream(harness::readFile(dir(name) + ".bin"));
     const DecodedVideo video = decodeVideo(seqs.at(0), *decoder);
     const auto frames = decodeAtlas(seqs.at(0));
-    const auto expected = tmc2::values(dir(name) + "_dec_pcframe_log.txt", "MD5 checksum");
-    CHECK_EQ(frames.size(), expected.size());
-    for (size_t i = 0; i < frames.size() && i < expected.size(); ++i) {
+    const auto expectedBefore = tmc2::values(dir(name) + "_dec_pcframe_log.txt", "MD5 checksum");
+    const auto expectedAfter = tmc2::values(dir(name) + "_dec_rec_pcframe_log.txt", "MD5 checksum");
+    CHECK_EQ(frames.size(), expectedBefore.size());
+    CHECK_EQ(frames.size(), expectedAfter.size());
+    auto compare = [&](const std::string& got, const std::string& want, size_t i, const char* stage) {
+      if (got == want) return;
+      std::fprintf(stderr, "  %s frame %zu %s post-processing: md5 %s, TMC2 %s\n", name.c_str(), i, stage, got.c_str(),
+                   want.c_str());
+      ++harness::failures();
+    };
+    for (size_t i = 0; i < frames.size() && i < expectedBefore.size() && i < expectedAfter.size(); ++i) {
       const PointCloudFrame frame = reconstructFrame(seqs[0], frames[i], video);
       CHECK_EQ(frame.colors16.size(), frame.positions.size());
-      if (frameMd5(frame) != expected[i]) {
-        std::fprintf(stderr, "  %s frame %zu: md5 %s, TMC2 %s\n", name.c_str(), i, frameMd5(frame).c_str(),
-                     expected[i].c_str());
-        ++harness::failures();
-      }
+      compare(frameMd5(frame), expectedBefore[i], i, "before");
+      PostProcessReport report;
+      const PointCloudFrame processed = postProcess(seqs[0], frames[i], frame, &report);
+      CHECK(report.geometrySmoothed);  // SEI 66 (grid 8, threshold 64) in every frame of these streams
+      CHECK(report.movedPoints > 0);
+      CHECK_EQ(processed.size(), frame.size());
+      compare(frameMd5(processed), expectedAfter[i], i, "after");
     }
   }
 }

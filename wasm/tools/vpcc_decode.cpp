@@ -1,6 +1,7 @@
 // vpcc-decode: decodes a V3C/V-PCC sample stream and reports what it found, per frame: patch
-// count, point count, the TMC2-style frame MD5, and the MD5 of every decoded video picture.
-// Optionally writes each frame as an ASCII PLY.
+// count, point count, the TMC2-style frame MD5 before post-processing and after it (geometry
+// smoothing, colour transfer), with the time each stage took. Optionally writes each
+// post-processed frame as an ASCII PLY.
 //
 //   vpcc-decode stream.bin [--ply out_%04d.ply]
 #include <chrono>
@@ -13,6 +14,7 @@
 #include "vpcc/atlas.h"
 #include "vpcc/bit_reader.h"
 #include "vpcc/parser.h"
+#include "vpcc/postprocess.h"
 #include "vpcc/reconstruct.h"
 
 int main(int argc, char** argv) {
@@ -38,9 +40,18 @@ int main(int argc, char** argv) {
       const auto video = vpcc::decodeVideo(seq, *decoder);
       const auto frames = vpcc::decodeAtlas(seq);
       for (const auto& atlas : frames) {
-        const auto frame = vpcc::reconstructFrame(seq, atlas, video);
-        std::printf("frame %u: patches %zu, points %zu, md5 %s\n", frameBase + atlas.afoc, atlas.patchCount(),
-                    frame.size(), vpcc::frameMd5(frame).c_str());
+        const auto r0 = std::chrono::steady_clock::now();
+        const auto reconstructed = vpcc::reconstructFrame(seq, atlas, video);
+        const auto r1 = std::chrono::steady_clock::now();
+        vpcc::PostProcessReport report;
+        const auto frame = vpcc::postProcess(seq, atlas, reconstructed, &report);
+        const auto r2 = std::chrono::steady_clock::now();
+        auto ms = [](auto a, auto b) { return std::chrono::duration<double, std::milli>(b - a).count(); };
+        std::printf("frame %u: patches %zu, points %zu, md5 %s, post-processed md5 %s (%zu points smoothed%s); "
+                    "reconstruction %.1f ms, post-processing %.1f ms\n",
+                    frameBase + atlas.afoc, atlas.patchCount(), frame.size(), vpcc::frameMd5(reconstructed).c_str(),
+                    vpcc::frameMd5(frame).c_str(), report.movedPoints,
+                    report.attributeSmoothingSkipped ? ", attribute smoothing SEI ignored" : "", ms(r0, r1), ms(r1, r2));
         if (!plyPattern.empty()) {
           char path[4096];
           std::snprintf(path, sizeof path, plyPattern.c_str(), frameBase + atlas.afoc);

@@ -20,6 +20,11 @@ struct PointCloudFrame {
   /// Y, Cb, Cr per point at 16 bits (chroma offset 32768): the precision post-processing works
   /// in (empty when the sequence has no attribute).
   std::vector<uint16_t> colors16;
+  /// Per point, filled only when the frame's SEI asks for geometry smoothing (what it needs):
+  /// whether the point's pixel is a patch boundary pixel (within two pixels of an unoccupied
+  /// pixel or of the tile border), and the index of its patch in its tile.
+  std::vector<uint8_t> boundary;
+  std::vector<uint32_t> patchIndex;
   uint32_t projectedPoints = 0, rawPoints = 0, eomPoints = 0;
   size_t size() const { return positions.size() / 3; }
 };

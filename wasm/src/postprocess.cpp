@@ -1,0 +1,475 @@
+#include "vpcc/postprocess.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "vpcc/color.h"
+
+namespace vpcc {
+namespace {
+
+// ---------------------------------------------------------------------------------------------
+// k-nearest-neighbour search over integer points that returns exactly the neighbours the
+// reference decoder's k-d tree returns, including which of several equally distant points win
+// and in which order they are listed. That depends on the tree layout and visiting order, so
+// this tree is built by the same rules: leaves of at most 10 points; a node splits the axis of
+// largest spread among the axes of largest box extent, at the middle of its (inherited) box
+// clamped to the points' range, partitioning the index list in place by a two-ended swap scan
+// (below / equal / above the cut) and choosing the split position nearest the middle that keeps
+// the partition; children record the real extent of their points on the split axis. A query
+// descends into the nearer child first and visits the other one when its box distance does not
+// exceed the current k-th distance; a candidate enters the result only when strictly closer
+// than the current k-th, after any equally distant entries.
+class NeighbourTree {
+ public:
+  NeighbourTree(const int16_t* positions, size_t count) : pos_(positions) {
+    order_.resize(count);
+    for (size_t i = 0; i < count; ++i) order_[i] = uint32_t(i);
+    nodes_.reserve(count / 4 + 16);
+    if (count == 0) return;
+    Box box;
+    for (int d = 0; d < 3; ++d) box.low[d] = box.high[d] = coord(0, d);
+    for (size_t i = 1; i < count; ++i)
+      for (int d = 0; d < 3; ++d) {
+        box.low[d] = std::min(box.low[d], coord(uint32_t(i), d));
+        box.high[d] = std::max(box.high[d], coord(uint32_t(i), d));
+      }
+    build(0, count, box);
+    rootBox_ = box;
+  }
+
+  /// Up to k nearest points of `query`: indices and squared distances, nearest first.
+  size_t search(const int16_t query[3], size_t k, uint32_t* indices, double* dists) const {
+    if (order_.empty() || k == 0) return 0;
+    Result r{indices, dists, k, 0};
+    dists[k - 1] = std::numeric_limits<double>::max();
+    double axisDist[3] = {0, 0, 0};
+    double minDist = 0;
+    for (int d = 0; d < 3; ++d) {
+      if (query[d] < rootBox_.low[d]) {
+        axisDist[d] = sq(double(query[d]) - rootBox_.low[d]);
+        minDist += axisDist[d];
+      }
+      if (query[d] > rootBox_.high[d]) {
+        axisDist[d] = sq(double(query[d]) - rootBox_.high[d]);
+        minDist += axisDist[d];
+      }
+    }
+    descend(r, query, 0, minDist, axisDist);
+    return r.count;
+  }
+
+ private:
+  struct Box {
+    int16_t low[3], high[3];
+  };
+  struct Node {
+    uint32_t child1 = 0, child2 = 0;  // 0 = leaf (the root is node 0 and never a child)
+    size_t left = 0, right = 0;       // leaf: range of order_
+    int axis = 0;
+    double low = 0, high = 0;  // inner: extent of child1's points / child2's points on `axis`
+  };
+  struct Result {
+    uint32_t* indices;
+    double* dists;
+    size_t capacity, count;
+    double worst() const { return dists[capacity - 1]; }
+    void add(double dist, uint32_t index) {
+      size_t i = count;
+      for (; i > 0 && dists[i - 1] > dist; --i)
+        if (i < capacity) {
+          dists[i] = dists[i - 1];
+          indices[i] = indices[i - 1];
+        }
+      if (i < capacity) {
+        dists[i] = dist;
+        indices[i] = index;
+      }
+      if (count < capacity) ++count;
+    }
+  };
+
+  static double sq(double v) { return v * v; }
+  int16_t coord(uint32_t index, int axis) const { return pos_[size_t(index) * 3 + axis]; }
+
+  uint32_t build(size_t left, size_t right, Box& box) {
+    const uint32_t id = uint32_t(nodes_.size());
+    nodes_.emplace_back();
+    if (right - left <= kLeafSize) {
+      nodes_[id].left = left;
+      nodes_[id].right = right;
+      for (int d = 0; d < 3; ++d) box.low[d] = box.high[d] = coord(order_[left], d);
+      for (size_t k = left + 1; k < right; ++k)
+        for (int d = 0; d < 3; ++d) {
+          const int16_t v = coord(order_[k], d);
+          if (v < box.low[d]) box.low[d] = v;
+          if (v > box.high[d]) box.high[d] = v;
+        }
+      return id;
+    }
+    uint32_t* ind = order_.data() + left;
+    const size_t count = right - left;
+    // Axis: largest spread of the points among the axes whose box extent is the largest.
+    int16_t maxSpan = int16_t(box.high[0] - box.low[0]);
+    for (int d = 1; d < 3; ++d) maxSpan = std::max(maxSpan, int16_t(box.high[d] - box.low[d]));
+    int16_t minV[3], maxV[3];
+    for (int d = 0; d < 3; ++d) minV[d] = maxV[d] = coord(ind[0], d);
+    for (size_t i = 1; i < count; ++i)
+      for (int d = 0; d < 3; ++d) {
+        const int16_t v = coord(ind[i], d);
+        if (v < minV[d]) minV[d] = v;
+        if (v > maxV[d]) maxV[d] = v;
+      }
+    int axis = 0;
+    int16_t maxSpread = -1;
+    for (int d = 0; d < 3; ++d) {
+      const int16_t span = int16_t(box.high[d] - box.low[d]);
+      if (double(span) > (1 - 0.00001) * double(maxSpan)) {
+        const int16_t spread = int16_t(maxV[d] - minV[d]);
+        if (spread > maxSpread) {
+          axis = d;
+          maxSpread = spread;
+        }
+      }
+    }
+    const double middle = double((box.low[axis] + box.high[axis]) / 2);
+    const double cut = middle < minV[axis] ? double(minV[axis]) : (middle > maxV[axis] ? double(maxV[axis]) : middle);
+    size_t below, belowOrEqual;
+    partition(ind, count, axis, cut, below, belowOrEqual);
+    const size_t split = below > count / 2 ? below : (belowOrEqual < count / 2 ? belowOrEqual : count / 2);
+
+    nodes_[id].axis = axis;
+    Box leftBox = box, rightBox = box;
+    leftBox.high[axis] = int16_t(cut);
+    const uint32_t c1 = build(left, left + split, leftBox);
+    rightBox.low[axis] = int16_t(cut);
+    const uint32_t c2 = build(left + split, right, rightBox);
+    Node& node = nodes_[id];
+    node.child1 = c1;
+    node.child2 = c2;
+    node.low = leftBox.high[axis];
+    node.high = rightBox.low[axis];
+    for (int d = 0; d < 3; ++d) {
+      box.low[d] = std::min(leftBox.low[d], rightBox.low[d]);
+      box.high[d] = std::max(leftBox.high[d], rightBox.high[d]);
+    }
+    return id;
+  }
+
+  // Two-ended swap scans: first [< cut | >= cut], then the upper part into [== cut | > cut].
+  void partition(uint32_t* ind, size_t count, int axis, double cut, size_t& below, size_t& belowOrEqual) const {
+    size_t left = 0, right = count - 1;
+    for (;;) {
+      while (left <= right && coord(ind[left], axis) < cut) ++left;
+      while (right && left <= right && coord(ind[right], axis) >= cut) --right;
+      if (left > right || !right) break;
+      std::swap(ind[left], ind[right]);
+      ++left;
+      --right;
+    }
+    below = left;
+    right = count - 1;
+    for (;;) {
+      while (left <= right && coord(ind[left], axis) <= cut) ++left;
+      while (right && left <= right && coord(ind[right], axis) > cut) --right;
+      if (left > right || !right) break;
+      std::swap(ind[left], ind[right]);
+      ++left;
+      --right;
+    }
+    belowOrEqual = left;
+  }
+
+  void descend(Result& r, const int16_t* q, uint32_t id, double minDist, double* axisDist) const {
+    const Node& node = nodes_[id];
+    if (node.child1 == 0) {
+      const double worst = r.worst();
+      for (size_t i = node.left; i < node.right; ++i) {
+        const uint32_t index = order_[i];
+        const int16_t* p = pos_ + size_t(index) * 3;
+        float s = 0;
+        for (int d = 0; d < 3; ++d) {
+          const float diff = float(q[d]) - float(p[d]);
+          s += diff * diff;
+        }
+        const double dist = s;
+        if (dist < worst) r.add(dist, index);
+      }
+      return;
+    }
+    const int axis = node.axis;
+    const double value = q[axis];
+    const double diff1 = value - node.low, diff2 = value - node.high;
+    uint32_t best, other;
+    double cutDist;
+    if (diff1 + diff2 < 0) {
+      best = node.child1;
+      other = node.child2;
+      cutDist = sq(value - node.high);
+    } else {
+      best = node.child2;
+      other = node.child1;
+      cutDist = sq(value - node.low);
+    }
+    descend(r, q, best, minDist, axisDist);
+    const double saved = axisDist[axis];
+    minDist = minDist + cutDist - saved;
+    axisDist[axis] = cutDist;
+    if (minDist <= r.worst()) descend(r, q, other, minDist, axisDist);
+    axisDist[axis] = saved;
+  }
+
+  static constexpr size_t kLeafSize = 10;
+  const int16_t* pos_;
+  std::vector<uint32_t> order_;
+  std::vector<Node> nodes_;
+  Box rootBox_{};
+};
+
+}  // namespace
+
+bool gridSmoothingFor(const CodedSequence& seq, const DecodedAtlasFrame& frame, GridSmoothingParams& params) {
+  // Only the Rec1 reconstruction profile applies grid geometry smoothing.
+  if (seq.vps.ptl.reconstruction != 1 || !frame.geometrySmoothing) return false;
+  bool enabled = false;
+  for (const auto& [index, instance] : frame.geometrySmoothing->geometrySmoothing) {
+    if (instance.cancel) continue;
+    if (instance.methodType == 1) {
+      enabled = true;
+      params.gridSize = instance.gridSizeMinus2 + 2u;
+      params.threshold = instance.threshold;
+    }
+  }
+  return enabled;
+}
+
+size_t smoothGeometryGrid(PointCloudFrame& frame, const GridSmoothingParams& params, std::vector<uint8_t>& moved) {
+  const size_t n = frame.size();
+  moved.assign(n, 0);
+  if (n == 0 || frame.boundary.size() != n || frame.patchIndex.size() != n) return 0;
+  int16_t* pos = frame.positions.data();
+  const int g = int(params.gridSize), half = g / 2;
+  int maxCoord = pos[0];
+  for (size_t i = 0; i < n * 3; ++i) maxCoord = std::max<int>(maxCoord, pos[i]);
+  for (int d = 0; d < 3; ++d) maxCoord = std::max<int>(maxCoord, pos[d]);
+  const int w = (maxCoord + g - 1) / g;
+  const int margin = std::max(half, 1), limit = g * w;
+  auto inside = [&](const int16_t* p) {
+    for (int d = 0; d < 3; ++d)
+      if (p[d] < margin || limit <= p[d] + margin) return false;
+    return true;
+  };
+  // First of the 2×2×2 cells around a point (the cells whose centres enclose it).
+  auto firstCell = [&](const int16_t* p, int c[3]) {
+    for (int d = 0; d < 3; ++d) c[d] = p[d] / g + ((p[d] % g < half) ? -1 : 0);
+  };
+  const size_t w2 = size_t(w) * w;
+  // Cells around boundary points get a slot (dense grid → slot, -1 = none).
+  std::vector<int32_t> slotOf(w2 * w, -1);
+  int32_t slots = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const int16_t* p = pos + i * 3;
+    if (frame.boundary[i] != 1 || !inside(p)) continue;
+    int c[3];
+    firstCell(p, c);
+    for (int dx = 0; dx < 2; ++dx)
+      for (int dy = 0; dy < 2; ++dy)
+        for (int dz = 0; dz < 2; ++dz) {
+          int32_t& s = slotOf[size_t(c[0] + dx) + size_t(c[1] + dy) * w + size_t(c[2] + dz) * w2];
+          if (s == -1) s = slots++;
+        }
+  }
+  if (slots == 0) return 0;
+  // Per slot: point count, coordinate sum → mean (float, as the reference), first patch seen,
+  // and whether points of another patch fall in it too.
+  std::vector<uint16_t> cellCount(size_t(slots), 0);
+  std::vector<float> cellCentre(size_t(slots) * 3, 0.f);
+  std::vector<uint32_t> cellPatch(size_t(slots), 0);
+  std::vector<uint8_t> cellMixed(size_t(slots), 0);
+  for (size_t i = 0; i < n; ++i) {
+    const int16_t* p = pos + i * 3;
+    if (!inside(p)) continue;
+    const int32_t s = slotOf[size_t(p[0] / g) + size_t(p[1] / g) * w + size_t(p[2] / g) * w2];
+    if (s < 0) continue;
+    const uint32_t patch = frame.patchIndex[i] + 1;
+    if (cellCount[s] == 0) {
+      cellPatch[s] = patch;
+      for (int d = 0; d < 3; ++d) cellCentre[size_t(s) * 3 + d] = 0.f;
+      cellMixed[s] = 0;
+    } else if (!cellMixed[s] && cellPatch[s] != patch) {
+      cellMixed[s] = 1;
+    }
+    for (int d = 0; d < 3; ++d) cellCentre[size_t(s) * 3 + d] += float(p[d]);
+    ++cellCount[s];
+  }
+  for (int32_t s = 0; s < slots; ++s)
+    if (cellCount[s])
+      for (int d = 0; d < 3; ++d) cellCentre[size_t(s) * 3 + d] /= float(cellCount[s]);
+
+  const int g2 = g * 2, g2cube = g2 * g2 * g2;
+  size_t movedCount = 0;
+  for (size_t i = 0; i < n; ++i) {
+    int16_t* p = pos + i * 3;
+    if (frame.boundary[i] != 1 || !inside(p)) continue;
+    int c[3];
+    firstCell(p, c);
+    int32_t cell[2][2][2];
+    bool mixed = false;
+    for (int dz = 0; dz < 2; ++dz)
+      for (int dy = 0; dy < 2; ++dy)
+        for (int dx = 0; dx < 2; ++dx) {
+          const int32_t s = slotOf[size_t(c[0] + dx) + size_t(c[1] + dy) * w + size_t(c[2] + dz) * w2];
+          cell[dz][dy][dx] = s;
+          if (cellMixed[s] && cellCount[s] != 0) mixed = true;
+        }
+    if (!mixed) continue;
+    // Trilinear weights of the eight cell centroids (empty cells count as the point itself).
+    int wHigh[3], wLow[3];
+    for (int d = 0; d < 3; ++d) {
+      wHigh[d] = (p[d] - c[d] * g - half) * 2 + 1;
+      wLow[d] = g2 - wHigh[d];
+    }
+    double sum[3] = {0, 0, 0};
+    int count = 0;
+    for (int dz = 0; dz < 2; ++dz) {
+      const int wz = dz ? wHigh[2] : wLow[2];
+      for (int dy = 0; dy < 2; ++dy) {
+        const int wy = dy ? wHigh[1] : wLow[1];
+        for (int dx = 0; dx < 2; ++dx) {
+          const int wx = dx ? wHigh[0] : wLow[0];
+          const int32_t s = cell[dz][dy][dx];
+          const int weight = wx * wy * wz;
+          for (int d = 0; d < 3; ++d) {
+            const double v = cellCount[s] > 0 ? double(cellCentre[size_t(s) * 3 + d]) : double(p[d]);
+            sum[d] += v * double(weight);
+          }
+          count += weight * cellCount[s];
+        }
+      }
+    }
+    count /= g2cube;
+    if (count == 0) continue;  // the reference's distance is then NaN: never moves
+    double centroid[3];
+    for (int d = 0; d < 3; ++d) centroid[d] = sum[d] / double(g2cube) * double(count);
+    double diff[3];
+    for (int d = 0; d < 3; ++d) diff[d] = double(p[d]) * double(count) - centroid[d];
+    const double dist2 = (diff[0] * diff[0] + diff[1] * diff[1] + diff[2] * diff[2]) / double(count) + 0.5;
+    if (dist2 >= double(std::max(int(params.threshold), count) * 2)) {
+      for (int d = 0; d < 3; ++d) p[d] = int16_t(int64_t(centroid[d] / double(count) + 0.5));
+      moved[i] = 1;
+      ++movedCount;
+    }
+  }
+  return movedCount;
+}
+
+void transferColors(const PointCloudFrame& source, PointCloudFrame& target, const std::vector<uint8_t>& moved) {
+  const size_t ns = source.size(), nt = target.size();
+  if (ns == 0 || nt == 0 || source.colors16.size() != ns * 3 || target.colors16.size() != nt * 3) return;
+  std::vector<uint32_t> movedList;
+  for (size_t i = 0; i < nt; ++i)
+    if (moved[i]) movedList.push_back(uint32_t(i));
+  if (movedList.empty()) return;
+  const NeighbourTree sourceTree(source.positions.data(), ns);
+  const NeighbourTree targetTree(target.positions.data(), nt);
+  const uint16_t* srcColor = source.colors16.data();
+  const uint16_t* tgtColor = target.colors16.data();
+
+  // Forward: each moved point from its 8 nearest unsmoothed points (the one at its position if
+  // any, else weights 1 / (d² + 4)). The neighbours found are also the backward candidates.
+  constexpr size_t kForward = 8;
+  std::vector<uint16_t> forward(movedList.size() * 3);
+  std::vector<uint32_t> candidates;  // source indices, in the order found
+  candidates.reserve(movedList.size() * kForward);
+  uint32_t idx[kForward];
+  double dist[kForward];
+  for (size_t m = 0; m < movedList.size(); ++m) {
+    const size_t t = movedList[m];
+    const size_t found = sourceTree.search(target.positions.data() + t * 3, kForward, idx, dist);
+    candidates.insert(candidates.end(), idx, idx + found);
+    uint16_t* out = &forward[m * 3];
+    if (found == 0) {
+      std::copy(tgtColor + t * 3, tgtColor + t * 3 + 3, out);
+    } else if (dist[0] < 0.0001 || found == 1) {
+      std::copy(srcColor + size_t(idx[0]) * 3, srcColor + size_t(idx[0]) * 3 + 3, out);
+    } else {
+      double acc[3] = {0, 0, 0}, weights = 0;
+      for (size_t k = 0; k < found; ++k) {
+        const double weight = 1 / (dist[k] + 4.0);
+        for (int c = 0; c < 3; ++c) acc[c] += srcColor[size_t(idx[k]) * 3 + c] * weight;
+        weights += weight;
+      }
+      for (int c = 0; c < 3; ++c)
+        out[c] = uint16_t(std::min(std::max(std::round(acc[c] / weights), 0.0), 65535.0));
+    }
+  }
+
+  // Backward: every candidate whose nearest smoothed point is a moved point of nearly the same
+  // colour (each component within 40) votes for it, weighted 1 / (d + 4).
+  std::vector<int32_t> movedSlot(nt, -1);
+  for (size_t m = 0; m < movedList.size(); ++m) movedSlot[movedList[m]] = int32_t(m);
+  struct Vote {
+    double dist;
+    uint16_t color[3];
+  };
+  std::vector<std::vector<Vote>> votes(movedList.size());
+  for (const uint32_t s : candidates) {
+    uint32_t nearest;
+    double d;
+    if (targetTree.search(source.positions.data() + size_t(s) * 3, 1, &nearest, &d) == 0) continue;
+    const int32_t slot = movedSlot[nearest];
+    if (slot < 0) continue;
+    const uint16_t* cs = srcColor + size_t(s) * 3;
+    const uint16_t* ct = tgtColor + size_t(nearest) * 3;
+    if (std::abs(cs[0] - ct[0]) < 40 && std::abs(cs[1] - ct[1]) < 40 && std::abs(cs[2] - ct[2]) < 40)
+      votes[size_t(slot)].push_back(Vote{d, {cs[0], cs[1], cs[2]}});
+  }
+
+  std::vector<uint16_t> result(movedList.size() * 3);
+  for (size_t m = 0; m < movedList.size(); ++m) {
+    auto& list = votes[m];
+    uint16_t* out = &result[m * 3];
+    if (list.empty()) {
+      std::copy(&forward[m * 3], &forward[m * 3] + 3, out);
+      continue;
+    }
+    std::sort(list.begin(), list.end(), [](const Vote& a, const Vote& b) { return a.dist < b.dist; });
+    double centroid[3];
+    if (list.size() == 1) {
+      for (int c = 0; c < 3; ++c) centroid[c] = list[0].color[c];
+    } else {
+      double acc[3] = {0, 0, 0}, weights = 0;
+      for (const Vote& v : list) {
+        const double weight = 1 / (std::sqrt(v.dist) + 4.0);
+        for (int c = 0; c < 3; ++c) acc[c] += v.color[c] * weight;
+        weights += weight;
+      }
+      for (int c = 0; c < 3; ++c) centroid[c] = acc[c] / weights;
+    }
+    for (int c = 0; c < 3; ++c) out[c] = uint16_t(std::min(std::max(std::round(centroid[c]), 0.0), 65535.0));
+  }
+  for (size_t m = 0; m < movedList.size(); ++m)
+    std::copy(&result[m * 3], &result[m * 3] + 3, target.colors16.data() + size_t(movedList[m]) * 3);
+}
+
+PointCloudFrame postProcess(const CodedSequence& seq, const DecodedAtlasFrame& frame, const PointCloudFrame& input,
+                            PostProcessReport* report) {
+  PointCloudFrame out = input;
+  PostProcessReport local;
+  GridSmoothingParams params;
+  if (gridSmoothingFor(seq, frame, params) && input.boundary.size() == input.size()) {
+    std::vector<uint8_t> moved;
+    local.geometrySmoothed = true;
+    local.movedPoints = smoothGeometryGrid(out, params, moved);
+    if (local.movedPoints) transferColors(input, out, moved);
+  }
+  if (seq.vps.ptl.reconstruction != 0 && frame.attributeSmoothing)
+    for (const auto& attribute : frame.attributeSmoothing->attributeSmoothing)
+      for (const auto& instance : attribute.second) local.attributeSmoothingSkipped |= !instance.second.cancel;
+  if (out.colors16.size() == out.positions.size()) yuv16ToRgb8(out.colors16.data(), out.colors.data(), out.size());
+  if (report) *report = local;
+  return out;
+}
+
+}  // namespace vpcc
