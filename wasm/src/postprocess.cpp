@@ -15,44 +15,52 @@ namespace {
 // and in which order they are listed. That depends on the tree layout and visiting order, so
 // this tree is built by the same rules: leaves of at most 10 points; a node splits the axis of
 // largest spread among the axes of largest box extent, at the middle of its (inherited) box
-// clamped to the points' range, partitioning the index list in place by a two-ended swap scan
+// clamped to the points' range, partitioning the point list in place by a two-ended swap scan
 // (below / equal / above the cut) and choosing the split position nearest the middle that keeps
 // the partition; children record the real extent of their points on the split axis. A query
 // descends into the nearer child first and visits the other one when its box distance does not
 // exceed the current k-th distance; a candidate enters the result only when strictly closer
 // than the current k-th, after any equally distant entries.
+// Nodes are split lazily, the first time a query reaches them: a node's split depends only on
+// its own points and inherited box, so the result is the same as building everything up front,
+// and the regions no query visits (most of a frame) are never partitioned.
 class NeighbourTree {
  public:
-  NeighbourTree(const int16_t* positions, size_t count) : pos_(positions) {
-    order_.resize(count);
-    for (size_t i = 0; i < count; ++i) order_[i] = uint32_t(i);
-    nodes_.reserve(count / 4 + 16);
+  NeighbourTree(const int16_t* positions, size_t count) {
+    items_.resize(count);
+    for (size_t i = 0; i < count; ++i) {
+      Item& it = items_[i];
+      for (int d = 0; d < 3; ++d) it.c[d] = positions[i * 3 + d];
+      it.index = uint32_t(i);
+    }
+    nodes_.reserve(1024);
     if (count == 0) return;
-    Box box;
-    for (int d = 0; d < 3; ++d) box.low[d] = box.high[d] = coord(0, d);
-    for (size_t i = 1; i < count; ++i)
-      for (int d = 0; d < 3; ++d) {
-        box.low[d] = std::min(box.low[d], coord(uint32_t(i), d));
-        box.high[d] = std::max(box.high[d], coord(uint32_t(i), d));
-      }
-    build(0, count, box);
-    rootBox_ = box;
+    Node root;
+    root.left = 0;
+    root.right = uint32_t(count);
+    extent(root);
+    for (int d = 0; d < 3; ++d) {
+      root.box.low[d] = root.minV[d];
+      root.box.high[d] = root.maxV[d];
+    }
+    nodes_.push_back(root);
   }
 
   /// Up to k nearest points of `query`: indices and squared distances, nearest first.
-  size_t search(const int16_t query[3], size_t k, uint32_t* indices, double* dists) const {
-    if (order_.empty() || k == 0) return 0;
+  size_t search(const int16_t query[3], size_t k, uint32_t* indices, double* dists) {
+    if (items_.empty() || k == 0) return 0;
     Result r{indices, dists, k, 0};
     dists[k - 1] = std::numeric_limits<double>::max();
     double axisDist[3] = {0, 0, 0};
     double minDist = 0;
+    const Node& root = nodes_[0];
     for (int d = 0; d < 3; ++d) {
-      if (query[d] < rootBox_.low[d]) {
-        axisDist[d] = sq(double(query[d]) - rootBox_.low[d]);
+      if (query[d] < root.minV[d]) {
+        axisDist[d] = sq(double(query[d]) - root.minV[d]);
         minDist += axisDist[d];
       }
-      if (query[d] > rootBox_.high[d]) {
-        axisDist[d] = sq(double(query[d]) - rootBox_.high[d]);
+      if (query[d] > root.maxV[d]) {
+        axisDist[d] = sq(double(query[d]) - root.maxV[d]);
         minDist += axisDist[d];
       }
     }
@@ -61,14 +69,23 @@ class NeighbourTree {
   }
 
  private:
+  // A point with its original index; the list of them is permuted in place while splitting,
+  // so that every node owns a contiguous range.
+  struct Item {
+    int16_t c[3];
+    uint32_t index;
+  };
   struct Box {
     int16_t low[3], high[3];
   };
   struct Node {
-    uint32_t child1 = 0, child2 = 0;  // 0 = leaf (the root is node 0 and never a child)
-    size_t left = 0, right = 0;       // leaf: range of order_
+    uint32_t left = 0, right = 0;     // range of items_
+    uint32_t child1 = 0, child2 = 0;  // both 0: leaf or not split yet
+    bool split = false;
     int axis = 0;
     double low = 0, high = 0;  // inner: extent of child1's points / child2's points on `axis`
+    Box box{};                 // box inherited from the parent (what the split rule uses)
+    int16_t minV[3] = {0, 0, 0}, maxV[3] = {0, 0, 0};  // real extent of the node's points
   };
   struct Result {
     uint32_t* indices;
@@ -91,113 +108,108 @@ class NeighbourTree {
   };
 
   static double sq(double v) { return v * v; }
-  int16_t coord(uint32_t index, int axis) const { return pos_[size_t(index) * 3 + axis]; }
 
-  uint32_t build(size_t left, size_t right, Box& box) {
-    const uint32_t id = uint32_t(nodes_.size());
-    nodes_.emplace_back();
-    if (right - left <= kLeafSize) {
-      nodes_[id].left = left;
-      nodes_[id].right = right;
-      for (int d = 0; d < 3; ++d) box.low[d] = box.high[d] = coord(order_[left], d);
-      for (size_t k = left + 1; k < right; ++k)
-        for (int d = 0; d < 3; ++d) {
-          const int16_t v = coord(order_[k], d);
-          if (v < box.low[d]) box.low[d] = v;
-          if (v > box.high[d]) box.high[d] = v;
-        }
-      return id;
-    }
-    uint32_t* ind = order_.data() + left;
-    const size_t count = right - left;
-    // Axis: largest spread of the points among the axes whose box extent is the largest.
-    int16_t maxSpan = int16_t(box.high[0] - box.low[0]);
-    for (int d = 1; d < 3; ++d) maxSpan = std::max(maxSpan, int16_t(box.high[d] - box.low[d]));
-    int16_t minV[3], maxV[3];
-    for (int d = 0; d < 3; ++d) minV[d] = maxV[d] = coord(ind[0], d);
+  void extent(Node& node) const {
+    const Item* items = items_.data() + node.left;
+    const size_t count = node.right - node.left;
+    for (int d = 0; d < 3; ++d) node.minV[d] = node.maxV[d] = items[0].c[d];
     for (size_t i = 1; i < count; ++i)
       for (int d = 0; d < 3; ++d) {
-        const int16_t v = coord(ind[i], d);
-        if (v < minV[d]) minV[d] = v;
-        if (v > maxV[d]) maxV[d] = v;
+        const int16_t v = items[i].c[d];
+        node.minV[d] = v < node.minV[d] ? v : node.minV[d];
+        node.maxV[d] = v > node.maxV[d] ? v : node.maxV[d];
       }
+  }
+
+  void split(uint32_t id) {
+    Node node = nodes_[id];
+    node.split = true;
+    const size_t count = node.right - node.left;
+    if (count <= kLeafSize) {
+      nodes_[id] = node;
+      return;
+    }
+    // Axis: largest spread of the points among the axes whose box extent is the largest.
+    const Box& box = node.box;
+    int16_t maxSpan = int16_t(box.high[0] - box.low[0]);
+    for (int d = 1; d < 3; ++d) maxSpan = std::max(maxSpan, int16_t(box.high[d] - box.low[d]));
     int axis = 0;
     int16_t maxSpread = -1;
     for (int d = 0; d < 3; ++d) {
       const int16_t span = int16_t(box.high[d] - box.low[d]);
       if (double(span) > (1 - 0.00001) * double(maxSpan)) {
-        const int16_t spread = int16_t(maxV[d] - minV[d]);
+        const int16_t spread = int16_t(node.maxV[d] - node.minV[d]);
         if (spread > maxSpread) {
           axis = d;
           maxSpread = spread;
         }
       }
     }
-    const double middle = double((box.low[axis] + box.high[axis]) / 2);
-    const double cut = middle < minV[axis] ? double(minV[axis]) : (middle > maxV[axis] ? double(maxV[axis]) : middle);
+    // Cut at the middle of the box, clamped to the points' range (all values are integers).
+    const int middle = (box.low[axis] + box.high[axis]) / 2;
+    const int cut = std::min<int>(std::max<int>(middle, node.minV[axis]), node.maxV[axis]);
     size_t below, belowOrEqual;
-    partition(ind, count, axis, cut, below, belowOrEqual);
-    const size_t split = below > count / 2 ? below : (belowOrEqual < count / 2 ? belowOrEqual : count / 2);
+    partition(items_.data() + node.left, count, axis, cut, below, belowOrEqual);
+    const size_t at = below > count / 2 ? below : (belowOrEqual < count / 2 ? belowOrEqual : count / 2);
 
-    nodes_[id].axis = axis;
-    Box leftBox = box, rightBox = box;
-    leftBox.high[axis] = int16_t(cut);
-    const uint32_t c1 = build(left, left + split, leftBox);
-    rightBox.low[axis] = int16_t(cut);
-    const uint32_t c2 = build(left + split, right, rightBox);
-    Node& node = nodes_[id];
-    node.child1 = c1;
-    node.child2 = c2;
-    node.low = leftBox.high[axis];
-    node.high = rightBox.low[axis];
-    for (int d = 0; d < 3; ++d) {
-      box.low[d] = std::min(leftBox.low[d], rightBox.low[d]);
-      box.high[d] = std::max(leftBox.high[d], rightBox.high[d]);
-    }
-    return id;
+    Node c1, c2;
+    c1.left = node.left;
+    c1.right = c2.left = node.left + uint32_t(at);
+    c2.right = node.right;
+    c1.box = c2.box = box;
+    c1.box.high[axis] = int16_t(cut);
+    c2.box.low[axis] = int16_t(cut);
+    extent(c1);
+    extent(c2);
+    node.axis = axis;
+    node.low = c1.maxV[axis];
+    node.high = c2.minV[axis];
+    node.child1 = uint32_t(nodes_.size());
+    node.child2 = node.child1 + 1;
+    nodes_.push_back(c1);
+    nodes_.push_back(c2);
+    nodes_[id] = node;
   }
 
   // Two-ended swap scans: first [< cut | >= cut], then the upper part into [== cut | > cut].
-  void partition(uint32_t* ind, size_t count, int axis, double cut, size_t& below, size_t& belowOrEqual) const {
+  static void partition(Item* items, size_t count, int axis, int cut, size_t& below, size_t& belowOrEqual) {
     size_t left = 0, right = count - 1;
     for (;;) {
-      while (left <= right && coord(ind[left], axis) < cut) ++left;
-      while (right && left <= right && coord(ind[right], axis) >= cut) --right;
+      while (left <= right && items[left].c[axis] < cut) ++left;
+      while (right && left <= right && items[right].c[axis] >= cut) --right;
       if (left > right || !right) break;
-      std::swap(ind[left], ind[right]);
+      std::swap(items[left], items[right]);
       ++left;
       --right;
     }
     below = left;
     right = count - 1;
     for (;;) {
-      while (left <= right && coord(ind[left], axis) <= cut) ++left;
-      while (right && left <= right && coord(ind[right], axis) > cut) --right;
+      while (left <= right && items[left].c[axis] <= cut) ++left;
+      while (right && left <= right && items[right].c[axis] > cut) --right;
       if (left > right || !right) break;
-      std::swap(ind[left], ind[right]);
+      std::swap(items[left], items[right]);
       ++left;
       --right;
     }
     belowOrEqual = left;
   }
 
-  void descend(Result& r, const int16_t* q, uint32_t id, double minDist, double* axisDist) const {
+  void descend(Result& r, const int16_t* q, uint32_t id, double minDist, double* axisDist) {
+    if (!nodes_[id].split) split(id);
     const Node& node = nodes_[id];
     if (node.child1 == 0) {
       const double worst = r.worst();
-      for (size_t i = node.left; i < node.right; ++i) {
-        const uint32_t index = order_[i];
-        const int16_t* p = pos_ + size_t(index) * 3;
-        float s = 0;
-        for (int d = 0; d < 3; ++d) {
-          const float diff = float(q[d]) - float(p[d]);
-          s += diff * diff;
-        }
-        const double dist = s;
-        if (dist < worst) r.add(dist, index);
+      for (uint32_t i = node.left; i < node.right; ++i) {
+        const Item& it = items_[i];
+        // Integer coordinates: the squared distance is exact in any floating type.
+        const int dx = q[0] - it.c[0], dy = q[1] - it.c[1], dz = q[2] - it.c[2];
+        const double dist = double(dx * dx + dy * dy + dz * dz);
+        if (dist < worst) r.add(dist, it.index);
       }
       return;
     }
+    // (node may move when children split: copy what is needed before descending)
     const int axis = node.axis;
     const double value = q[axis];
     const double diff1 = value - node.low, diff2 = value - node.high;
@@ -221,10 +233,8 @@ class NeighbourTree {
   }
 
   static constexpr size_t kLeafSize = 10;
-  const int16_t* pos_;
-  std::vector<uint32_t> order_;
+  std::vector<Item> items_;
   std::vector<Node> nodes_;
-  Box rootBox_{};
 };
 
 }  // namespace
@@ -371,8 +381,8 @@ void transferColors(const PointCloudFrame& source, PointCloudFrame& target, cons
   for (size_t i = 0; i < nt; ++i)
     if (moved[i]) movedList.push_back(uint32_t(i));
   if (movedList.empty()) return;
-  const NeighbourTree sourceTree(source.positions.data(), ns);
-  const NeighbourTree targetTree(target.positions.data(), nt);
+  NeighbourTree sourceTree(source.positions.data(), ns);
+  NeighbourTree targetTree(target.positions.data(), nt);
   const uint16_t* srcColor = source.colors16.data();
   const uint16_t* tgtColor = target.colors16.data();
 
@@ -414,10 +424,21 @@ void transferColors(const PointCloudFrame& source, PointCloudFrame& target, cons
     uint16_t color[3];
   };
   std::vector<std::vector<Vote>> votes(movedList.size());
+  // An unmoved candidate still has its own copy in the smoothed frame at distance 0, so its
+  // nearest smoothed point can only be a moved one if a moved point landed exactly on it: only
+  // those (and moved candidates) need the search.
+  auto key = [](const int16_t* p) {
+    return (uint64_t(uint16_t(p[0])) << 32) | (uint64_t(uint16_t(p[1])) << 16) | uint64_t(uint16_t(p[2]));
+  };
+  std::vector<uint64_t> movedAt(movedList.size());
+  for (size_t m = 0; m < movedList.size(); ++m) movedAt[m] = key(target.positions.data() + size_t(movedList[m]) * 3);
+  std::sort(movedAt.begin(), movedAt.end());
   for (const uint32_t s : candidates) {
+    const int16_t* ps = source.positions.data() + size_t(s) * 3;
+    if (!moved[s] && !std::binary_search(movedAt.begin(), movedAt.end(), key(ps))) continue;
     uint32_t nearest;
     double d;
-    if (targetTree.search(source.positions.data() + size_t(s) * 3, 1, &nearest, &d) == 0) continue;
+    if (targetTree.search(ps, 1, &nearest, &d) == 0) continue;
     const int32_t slot = movedSlot[nearest];
     if (slot < 0) continue;
     const uint16_t* cs = srcColor + size_t(s) * 3;
