@@ -182,7 +182,7 @@ int main(int argc, char** argv) {
   for (size_t s = 0; s < sources.size(); ++s)
     for (unsigned k = 0; k < sources[s].segments; ++k) jobs.push_back({s, k});
   std::vector<ObjectInfo> objects(sources.size());
-  std::vector<std::array<std::array<double, 6>, 1>> voxelBox(sources.size());
+  std::vector<std::array<double, 6>> voxelBox(sources.size());  // voxel bounds over all frames
   for (size_t s = 0; s < sources.size(); ++s) {
     objects[s].id = sources[s].id;
     objects[s].codecs = o.codec == "avc" ? "v3c1.avc" : "v3c1.hevc";
@@ -194,7 +194,7 @@ int main(int argc, char** argv) {
       objects[s].representations[q].segmentBytes.assign(sources[s].segments, 0);
       objects[s].representations[q].geometryBits = sources[s].bits;
     }
-    voxelBox[s][0] = {1e9, 1e9, 1e9, -1e9, -1e9, -1e9};
+    voxelBox[s] = {1e9, 1e9, 1e9, -1e9, -1e9, -1e9};
   }
   std::vector<std::array<Measured, kQualities>> measured(sources.size());
   std::mutex lock;
@@ -257,8 +257,8 @@ int main(int argc, char** argv) {
         }
         std::lock_guard<std::mutex> guard(lock);
         for (int c = 0; c < 3; ++c) {
-          voxelBox[job.object][0][c] = std::min(voxelBox[job.object][0][c], box[c]);
-          voxelBox[job.object][0][c + 3] = std::max(voxelBox[job.object][0][c + 3], box[c + 3]);
+          voxelBox[job.object][c] = std::min(voxelBox[job.object][c], box[c]);
+          voxelBox[job.object][c + 3] = std::max(voxelBox[job.object][c + 3], box[c + 3]);
         }
       } catch (const std::exception& e) {
         std::lock_guard<std::mutex> guard(lock);
@@ -282,7 +282,7 @@ int main(int argc, char** argv) {
   // Placement: objects on a circle of radius 2 m facing outward, feet on y = 0.
   const double radius = sources.size() > 1 ? 2.0 : 0.0;
   for (size_t s = 0; s < sources.size(); ++s) {
-    const auto& vb = voxelBox[s][0];
+    const auto& vb = voxelBox[s];
     const double scale = sources[s].scale;
     const double angle = 2 * M_PI * double(s) / double(sources.size());
     // Facing outward: the object's +z turns to the direction (sin a, 0, cos a).

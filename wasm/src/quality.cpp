@@ -1,5 +1,7 @@
 #include "vpcc/quality.h"
 
+#include "eigen.h"
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -91,27 +93,8 @@ std::vector<std::array<double, 3>> normals(const CloudView& c) {
     const double n = s[0], mx = s[1] / n, my = s[2] / n, mz = s[3] / n;
     const double a = s[4] / n - mx * mx, b = s[5] / n - mx * my, cc = s[6] / n - mx * mz, d = s[7] / n - my * my,
                  e = s[8] / n - my * mz, f = s[9] / n - mz * mz;
-    // Smallest eigenvector by inverse iteration on (C + εI)⁻¹ — three steps suffice for a plane.
-    double v[3] = {0.577, 0.577, 0.577};
-    const double eps = 1e-6;
-    for (int it = 0; it < 8; ++it) {
-      const double m[3][3] = {{a + eps, b, cc}, {b, d + eps, e}, {cc, e, f + eps}};
-      const double det = m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1]) - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0]) +
-                         m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0]);
-      if (std::fabs(det) < 1e-18) break;
-      const double inv[3][3] = {{(m[1][1] * m[2][2] - m[1][2] * m[2][1]) / det, (m[0][2] * m[2][1] - m[0][1] * m[2][2]) / det,
-                                 (m[0][1] * m[1][2] - m[0][2] * m[1][1]) / det},
-                                {(m[1][2] * m[2][0] - m[1][0] * m[2][2]) / det, (m[0][0] * m[2][2] - m[0][2] * m[2][0]) / det,
-                                 (m[0][2] * m[1][0] - m[0][0] * m[1][2]) / det},
-                                {(m[1][0] * m[2][1] - m[1][1] * m[2][0]) / det, (m[0][1] * m[2][0] - m[0][0] * m[2][1]) / det,
-                                 (m[0][0] * m[1][1] - m[0][1] * m[1][0]) / det}};
-      double w[3];
-      for (int r = 0; r < 3; ++r) w[r] = inv[r][0] * v[0] + inv[r][1] * v[1] + inv[r][2] * v[2];
-      const double len = std::sqrt(w[0] * w[0] + w[1] * w[1] + w[2] * w[2]);
-      if (len == 0) break;
-      for (int r = 0; r < 3; ++r) v[r] = w[r] / len;
-    }
-    out[i] = {v[0], v[1], v[2]};
+    double cov[3][3] = {{a, b, cc}, {b, d, e}, {cc, e, f}};
+    out[i] = smallestEigenvector(cov);
   }
   return out;
 }
