@@ -12,9 +12,22 @@ export interface DecodeJob {
   bytes: Uint8Array;
 }
 
+/**
+ * One decoded point-cloud frame, as the renderer consumes it. Positions are in the object's voxel
+ * units (the MPD's `hq:scale` and placement turn them into scene metres).
+ */
+export interface PointFrame {
+  /** Number of points. */
+  count: number;
+  /** x, y, z per point (length 3·count). */
+  positions: Int16Array;
+  /** r, g, b per point, 8-bit (length 3·count). */
+  colors: Uint8Array;
+}
+
 export interface DecodedSegment {
-  /** Decoded point-cloud frames (30 for a 1-s segment), ready for the renderer. */
-  frames: unknown[];
+  /** Decoded point-cloud frames (30 for a 1-s segment), in presentation order. */
+  frames: PointFrame[];
   /** Wall time the decode took, in milliseconds. */
   decodeMs: number;
 }
