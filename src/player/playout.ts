@@ -39,6 +39,17 @@ export interface PlayoutConfig {
   /** Called when segment k starts playing, with the frames to show per object (null = keep the last). */
   onSegment?: (k: number, shown: ReadonlyMap<string, ShownObject | null>) => void;
   onEvent?: (event: PlayoutEvent) => void;
+  /** Called when the requests of a segment are planned (one entry per object, most visible first). */
+  onPlan?: (plans: ReadonlyArray<PlannedObject>) => void;
+}
+
+export interface PlannedObject {
+  segment: number;
+  objectId: string;
+  quality: number;
+  delivery: 'reliable' | 'datagram';
+  rank: number;
+  visibleArea: number;
 }
 
 export interface ShownObject {
@@ -133,6 +144,29 @@ export class PlayoutSession {
 
   get bufferTargetS(): number {
     return this.cfg.bufferTargetS ?? 1;
+  }
+
+  /** When run() began, on the session clock (seconds). */
+  get originS(): number {
+    return this.origin;
+  }
+
+  /**
+   * Seconds of content ready ahead of the playhead: consecutive coming segments whose objects are
+   * all settled (arrived and decoded, or given up), counted from the segment after the one playing.
+   */
+  bufferedS(): number {
+    if (!Number.isFinite(this.playStart)) return 0;
+    const d = this.cfg.scene.segmentDuration;
+    const playing = Math.floor(this.playedS() / d);
+    let ready = 0;
+    for (let k = playing + 1; ; k++) {
+      const list = this.tasks.get(k);
+      if (!list || list.length === 0 || !list.every((t) => t.settled)) break;
+      ready++;
+    }
+    const intoSegment = this.playedS() - playing * d;
+    return Math.max(0, ready * d + (d - intoSegment));
   }
 
   /** Seconds since run() on the session clock (the QoE log's time base). */
@@ -236,6 +270,9 @@ export class PlayoutSession {
       return this.start(object, k, plan, r.visibleArea, r.rank, deadline);
     });
     this.tasks.set(k, list);
+    this.cfg.onPlan?.(list.map((t) => ({
+      segment: k, objectId: t.object.id, quality: t.plan.quality, delivery: t.plan.delivery, rank: t.rank, visibleArea: t.visibleArea,
+    })));
   }
 
   private transportFor(plan: ObjectPlan): { transport: ObjectTransport; plan: ObjectPlan } {

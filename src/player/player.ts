@@ -1,0 +1,392 @@
+/**
+ * `Player`: the one object an application talks to. It loads a scene (origin configuration, MPD),
+ * connects the transports, and runs the playout loop (playout.ts) with the delivery policy of the
+ * chosen mode, the viewport model fed by a pose source, and a segment decoder. It answers the
+ * renderer's one question — which frame of each object to draw now — and keeps the QoE log.
+ *
+ * Content time: the renderer asks many times per content frame (display rate ≠ 30 fps); the
+ * answer is derived from the playout loop's played-seconds clock, which stands still during
+ * freezes and pauses, so objects stand still too.
+ */
+import { QOE_SCHEMA, type QoeLog, type QoeSegment } from '../qoe/schema';
+import { connectTransports, type Transports } from '../transport/connect';
+import type { TransportState } from '../transport/types';
+import type { PoseSource } from '../viewport/source';
+import { AdaptivePolicy } from './adaptive';
+import { realClock } from './clock';
+import type { DecodedSegment, PointFrame, SegmentDecoder } from './decoder';
+import { parseManifest, type SceneModel } from './mpd';
+import { PlayoutSession, type PlayoutEvent, type ShownObject } from './playout';
+import { type DeliveryPolicy, FixedModePolicy, PLAYER_MODES, type PlayerMode } from './policy';
+import type { ViewportModel } from './ranking';
+import { abrRule, knapsackRule } from './rules';
+
+export type PlayerState = 'idle' | 'loading' | 'ready' | 'playing' | 'paused' | 'ended' | 'failed';
+
+/** A viewport model the player can feed: poses in, visible areas out (src/viewport/visibility.ts). */
+export interface PoseDrivenViewport extends ViewportModel {
+  observe(pose: import('../viewport/pose').Pose): void;
+  setProjection(projection: { fovYDeg: number; aspect: number }): void;
+  readonly predictorName: string;
+}
+
+export interface PlayerOptions {
+  /** URL of the scene's manifest.mpd (absolute, or relative to the page). */
+  manifestUrl: string;
+  /** Origin base URL whose /config.json describes the WebTransport endpoint; default: the manifest's origin. */
+  origin?: string;
+  mode?: PlayerMode;
+  /** ABR rule name (`knapsack`, `priority-greedy`, `hybrid`); ignored by `adaptive`. */
+  abr?: string;
+  /** Objects sent reliably in `qpr` / `qpr-fec` (default: half, rounded up). */
+  reliableCount?: number;
+  /** Seconds of content requested ahead of the playhead (default 1). */
+  bufferTargetS?: number;
+  /** Stop after this many seconds of wall time from play() (default: never). */
+  durationS?: number;
+  decoder: SegmentDecoder;
+  /** Builds the viewport model once the scene is known; without it every object counts as equally visible. */
+  viewport?: (scene: SceneModel) => PoseDrivenViewport;
+}
+
+/** What the renderer draws for one object now. */
+export interface CurrentFrame {
+  frame: PointFrame;
+  quality: number;
+  /** Index of the frame within its segment. */
+  frameIndex: number;
+  /** True when the object's latest segment did not arrive in time and its last frame is held. */
+  stale: boolean;
+}
+
+export interface ObjectStats {
+  id: string;
+  quality: number;
+  delivery: 'reliable' | 'datagram' | null;
+  /** 0 = most visible at the last request. */
+  rank: number;
+  visibleArea: number;
+  points: number;
+  stale: boolean;
+}
+
+export interface PlayerStats {
+  state: PlayerState;
+  mode: PlayerMode;
+  transport: 'webtransport' | 'http2' | null;
+  fallbackReason: string | null;
+  playedS: number;
+  /** Seconds of content ready ahead of the playhead (objects decoded for coming segments). */
+  bufferS: number;
+  throughputBps: number | null;
+  lossRate: number;
+  meanLossBurst: number;
+  rttS: number;
+  /** Repair symbols sent ÷ source symbols, over the datagram objects so far. */
+  fecOverhead: number | null;
+  meanDecodeMs: number | null;
+  freezes: number;
+  freezeTotalS: number;
+  objects: ObjectStats[];
+}
+
+interface ObjectPlayback {
+  decoded: DecodedSegment;
+  quality: number;
+  /** Played seconds at which the segment started showing. */
+  startedAt: number;
+  stale: boolean;
+}
+
+const DEFAULT_MODE: PlayerMode = 'qpr-fec';
+
+export class Player extends EventTarget {
+  private currentState: PlayerState = 'idle';
+  private failure: string | null = null;
+  private sceneModel: SceneModel | null = null;
+  private transports: Transports | null = null;
+  private session: PlayoutSession | null = null;
+  private viewport: PoseDrivenViewport | null = null;
+  private stopPoses: (() => void) | null = null;
+  private poseSource: PoseSource | null = null;
+  private projection = { fovYDeg: 60, aspect: 16 / 9 };
+  private mode: PlayerMode;
+  private loadedAt = NaN;
+  private startedAtIso = '';
+  private endedAtS = NaN;
+  private readonly playback = new Map<string, ObjectPlayback>();
+  private readonly lastPlan = new Map<string, { rank: number; visibleArea: number; delivery: 'reliable' | 'datagram' }>();
+  private contentBase = '/';
+  private originBase = '';
+
+  constructor(private readonly options: PlayerOptions) {
+    super();
+    this.mode = options.mode ?? DEFAULT_MODE;
+    if (!PLAYER_MODES.includes(this.mode)) throw new Error(`unknown mode "${this.mode}" (${PLAYER_MODES.join(', ')})`);
+    if (options.abr !== undefined) abrRule(options.abr); // fail early on a typo
+  }
+
+  get state(): PlayerState {
+    return this.currentState;
+  }
+
+  get error(): string | null {
+    return this.failure;
+  }
+
+  get scene(): SceneModel | null {
+    return this.sceneModel;
+  }
+
+  /** Reads the origin configuration and the manifest and connects the transports. */
+  async load(): Promise<SceneModel> {
+    if (this.sceneModel) return this.sceneModel;
+    this.setState('loading');
+    this.loadedAt = realClock.now();
+    this.startedAtIso = new Date().toISOString();
+    try {
+      const manifestUrl = new URL(this.options.manifestUrl, globalThis.location?.href);
+      this.originBase = this.options.origin ?? manifestUrl.origin;
+      this.contentBase = new URL('.', manifestUrl).pathname;
+      const response = await fetch(manifestUrl, { cache: 'no-store' });
+      if (!response.ok) throw new Error(`${manifestUrl.href}: HTTP ${response.status}`);
+      const scene = parseManifest(await response.text());
+      this.transports = await connectTransports(this.originBase, { webtransport: true });
+      this.transports.webtransport?.onStateChange((s: TransportState) => this.emit('transportstate', { state: s }));
+      this.sceneModel = scene;
+      if (this.options.viewport) {
+        this.viewport = this.options.viewport(scene);
+        this.viewport.setProjection(this.projection);
+        if (this.poseSource) this.setPoseSource(this.poseSource);
+      }
+      this.setState('ready');
+      return scene;
+    } catch (e) {
+      this.fail(e);
+      throw e;
+    }
+  }
+
+  /** Starts playback (loading first if needed), or resumes after pause(). */
+  play(): void {
+    if (this.currentState === 'paused') {
+      this.session?.resume();
+      this.setState('playing');
+      return;
+    }
+    if (this.currentState === 'playing' || this.currentState === 'ended' || this.currentState === 'failed') return;
+    void (async () => {
+      try {
+        await this.load();
+        this.start();
+      } catch {
+        // load() recorded the failure.
+      }
+    })();
+  }
+
+  pause(): void {
+    if (this.currentState !== 'playing') return;
+    this.session?.pause();
+    this.setState('paused');
+  }
+
+  /** Stops playback and releases the transports; the QoE log stays readable. */
+  close(): void {
+    this.session?.close();
+    this.stopPoses?.();
+    this.stopPoses = null;
+    this.transports?.webtransport?.close();
+    this.transports?.http2.close();
+    if (this.currentState !== 'failed' && this.currentState !== 'ended') this.finish();
+  }
+
+  /** Switches the delivery mode from the next segment requested. */
+  setMode(mode: PlayerMode): void {
+    if (!PLAYER_MODES.includes(mode)) throw new Error(`unknown mode "${mode}" (${PLAYER_MODES.join(', ')})`);
+    this.mode = mode;
+    this.session?.setPolicy(this.policy());
+    this.emit('modechange', { mode });
+  }
+
+  setPoseSource(source: PoseSource | null): void {
+    this.stopPoses?.();
+    this.stopPoses = null;
+    this.poseSource = source;
+    const viewport = this.viewport;
+    if (source && viewport) this.stopPoses = source.start((pose) => viewport.observe(pose));
+  }
+
+  /** The camera's projection, used to predict on-screen areas. */
+  setViewport(projection: { fovYDeg: number; aspect: number }): void {
+    this.projection = projection;
+    this.viewport?.setProjection(projection);
+  }
+
+  /** What to draw now per object; null until the object's first segment is decoded. */
+  currentFrames(): ReadonlyMap<string, CurrentFrame | null> {
+    const out = new Map<string, CurrentFrame | null>();
+    const played = this.session?.playedS() ?? 0;
+    for (const object of this.sceneModel?.objects ?? []) {
+      const p = this.playback.get(object.id);
+      if (!p || p.decoded.frames.length === 0) {
+        out.set(object.id, null);
+        continue;
+      }
+      const frames = p.decoded.frames;
+      const duration = this.sceneModel!.segmentDuration;
+      const frameIndex = p.stale
+        ? frames.length - 1
+        : Math.min(frames.length - 1, Math.max(0, Math.floor(((played - p.startedAt) / duration) * frames.length)));
+      out.set(object.id, { frame: frames[frameIndex], quality: p.quality, frameIndex, stale: p.stale });
+    }
+    return out;
+  }
+
+  getStats(): PlayerStats {
+    const session = this.session;
+    const network = session?.network();
+    const records = session?.segmentRecords() ?? [];
+    const datagrams = records.filter((r) => r.delivery === 'datagram' && (r.sourceSymbols ?? 0) > 0 && r.symbolsSent !== undefined);
+    const source = datagrams.reduce((a, r) => a + (r.sourceSymbols ?? 0), 0);
+    const sent = datagrams.reduce((a, r) => a + (r.symbolsSent ?? 0), 0);
+    const decodeTimes = records.filter((r) => r.decodeMs !== undefined).slice(-40).map((r) => r.decodeMs!);
+    const freezes = session?.freezeSummary();
+    return {
+      state: this.currentState,
+      mode: this.mode,
+      transport: this.transports ? (this.transports.webtransport && this.mode !== 'h2' ? 'webtransport' : 'http2') : null,
+      fallbackReason: this.transports?.fallbackReason ?? null,
+      playedS: session?.playedS() ?? 0,
+      bufferS: session?.bufferedS() ?? 0,
+      throughputBps: network?.throughputBps ?? null,
+      lossRate: network?.loss.rate ?? 0,
+      meanLossBurst: network?.loss.meanBurst ?? 1,
+      rttS: network?.rttS ?? 0,
+      fecOverhead: source > 0 ? (sent - source) / source : null,
+      meanDecodeMs: decodeTimes.length ? decodeTimes.reduce((a, b) => a + b, 0) / decodeTimes.length : null,
+      freezes: freezes?.count ?? 0,
+      freezeTotalS: (freezes?.totalMs ?? 0) / 1000,
+      objects: (this.sceneModel?.objects ?? []).map((o, i) => {
+        const p = this.playback.get(o.id);
+        const plan = this.lastPlan.get(o.id);
+        return {
+          id: o.id, quality: p?.quality ?? -1, delivery: plan?.delivery ?? null,
+          rank: plan?.rank ?? i, visibleArea: plan?.visibleArea ?? 0,
+          points: p && p.decoded.frames.length ? p.decoded.frames[0].count : 0, stale: p?.stale ?? false,
+        };
+      }),
+    };
+  }
+
+  /** The `holoquic-qoe/1` log of this run (complete once the state is `ended`). */
+  qoe(): QoeLog {
+    const session = this.session;
+    const origin = this.loadedAt;
+    const now = Number.isFinite(this.endedAtS) ? this.endedAtS : realClock.now();
+    const freezes = session?.freezeSummary().freezes ?? [];
+    // Segment records are on the session's time base (seconds since play()); the log's is load().
+    const shift = session ? session.originS - origin : 0;
+    const segments: QoeSegment[] = (session?.segmentRecords() ?? []).map((r) => ({
+      ...r,
+      requestedAtS: r.requestedAtS + shift, deadlineS: r.deadlineS + shift,
+      firstByteAtS: r.firstByteAtS === undefined ? undefined : r.firstByteAtS + shift,
+      completedAtS: r.completedAtS === undefined ? undefined : r.completedAtS + shift,
+    }));
+    return {
+      schema: QOE_SCHEMA,
+      config: {
+        mode: this.mode,
+        abr: this.mode === 'adaptive' ? 'adaptive' : (this.options.abr ?? knapsackRule.name),
+        bufferTargetS: this.options.bufferTargetS ?? 1,
+        reliableCount: this.options.reliableCount,
+        manifest: this.options.manifestUrl,
+        transport: this.transports?.webtransport && this.mode !== 'h2' ? 'webtransport' : 'http2',
+        predictor: this.viewport?.predictorName ?? 'none',
+        segmentDurationS: this.sceneModel?.segmentDuration ?? 1,
+      },
+      startedAt: this.startedAtIso,
+      userAgent: globalThis.navigator?.userAgent ?? 'unknown',
+      playback: {
+        startupS: session && Number.isFinite(session.startup) ? session.startup + shift : NaN,
+        playedS: session?.playedS() ?? 0,
+        wallS: Number.isFinite(origin) ? now - origin : 0,
+      },
+      freezes: freezes.map((f) => ({ atS: f.startMs / 1000 - origin, durationS: f.durationMs / 1000, cause: f.cause })),
+      segments,
+    };
+  }
+
+  private policy(): DeliveryPolicy {
+    if (this.mode === 'adaptive') return new AdaptivePolicy();
+    return new FixedModePolicy(this.mode, abrRule(this.options.abr ?? knapsackRule.name), this.options.reliableCount);
+  }
+
+  private start(): void {
+    const scene = this.sceneModel!;
+    const transports = this.transports!;
+    const equal: ViewportModel = { visibleArea: () => 1 };
+    const session = new PlayoutSession({
+      scene, contentBase: this.contentBase,
+      transports: { webtransport: transports.webtransport, http2: transports.http2 },
+      decoder: this.options.decoder,
+      viewport: this.viewport ?? equal,
+      policy: this.policy(),
+      clock: realClock,
+      bufferTargetS: this.options.bufferTargetS,
+      durationS: this.options.durationS,
+      onSegment: (k, shown) => this.onSegment(k, shown),
+      onPlan: (plans) => {
+        for (const p of plans) this.lastPlan.set(p.objectId, { rank: p.rank, visibleArea: p.visibleArea, delivery: p.delivery });
+      },
+      onEvent: (event) => this.onPlayoutEvent(event),
+    });
+    this.session = session;
+    this.setState('playing');
+    void session.run().then(() => this.finish());
+  }
+
+  private onSegment(k: number, shown: ReadonlyMap<string, ShownObject | null>): void {
+    const startedAt = this.session?.playedS() ?? 0;
+    for (const [id, object] of shown) {
+      if (object) {
+        this.playback.set(id, { decoded: object.decoded, quality: object.quality, startedAt, stale: false });
+      } else {
+        const held = this.playback.get(id);
+        if (held) held.stale = true;
+      }
+    }
+    this.emit('segment', { index: k });
+  }
+
+  private onPlayoutEvent(event: PlayoutEvent): void {
+    if (event.type === 'freeze-start' || event.type === 'freeze-end') this.emit('freeze', event);
+    else if (event.type === 'error') this.emit('error', { message: event.message });
+    else if (event.type === 'started') this.emit('started', event);
+    else if (event.type === 'abandoned') this.emit('abandoned', event);
+  }
+
+  private finish(): void {
+    if (this.currentState === 'ended' || this.currentState === 'failed') return;
+    this.endedAtS = realClock.now();
+    this.stopPoses?.();
+    this.stopPoses = null;
+    this.setState('ended');
+  }
+
+  private fail(e: unknown): void {
+    this.failure = e instanceof Error ? e.message : String(e);
+    this.setState('failed');
+    this.emit('error', { message: this.failure });
+  }
+
+  private setState(state: PlayerState): void {
+    if (state === this.currentState) return;
+    this.currentState = state;
+    this.emit('statechange', { state });
+  }
+
+  private emit(type: string, detail: unknown): void {
+    this.dispatchEvent(new CustomEvent(type, { detail }));
+  }
+}
