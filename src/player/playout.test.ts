@@ -35,12 +35,30 @@ class ScriptedLink implements ObjectTransport {
 
   constructor(private readonly clock: VirtualClock, private readonly rateBps: (t: number) => number) {}
 
+  /**
+   * The session is lost from `from` to `to` (seconds): transfers in flight fail without a status,
+   * requests made meanwhile fail at once, and the state reads `reconnecting` until it is back.
+   */
+  loseSession(from: number, to: number): void {
+    void this.clock.sleep(from).then(() => {
+      this.state = 'reconnecting';
+      for (const e of this.active) e.done({ status: 0, bytes: null, stats: { delivery: e.req.delivery, transport: 'webtransport', objectBytes: e.total, receivedBytes: 0, requestedAt: e.startMs, recovered: false }, error: 'session lost' });
+      this.active = [];
+      return this.clock.sleep(to - from);
+    }).then(() => {
+      this.state = 'connected';
+    });
+  }
+
   connect(): Promise<void> { return Promise.resolve(); }
   onStateChange(): () => void { return () => {}; }
   close(): void { this.running = false; }
 
   fetchObject(req: ObjectRequest): Promise<ObjectResult> {
     this.requests.push(req);
+    if (this.state !== 'connected') {
+      return Promise.resolve({ status: 0, bytes: null, stats: { delivery: req.delivery, transport: 'webtransport', objectBytes: 0, receivedBytes: 0, requestedAt: this.clock.now() * 1000, recovered: false }, error: 'no session' });
+    }
     const quality = Number(/\/(\d)\/seg/.exec(req.path)![1]);
     const total = LADDER[quality] / 8;
     const result = new Promise<ObjectResult>((done) => {
@@ -115,6 +133,32 @@ describe('PlayoutSession', () => {
     expect(freezes.totalMs).toBeGreaterThan(1000);
     const indices = session.segmentRecords().map((r) => r.index);
     expect(Math.max(...indices)).toBeGreaterThan(5); // playback resumed after the outage
+  });
+
+  it('counts a session outage as one outage freeze, asks again after the reconnect and resumes', async () => {
+    const clock = new VirtualClock();
+    const link = new ScriptedLink(clock, () => 20e6);
+    link.loseSession(4.2, 7);
+    const session = new PlayoutSession({
+      scene: scene(2), contentBase: '/c/', transports: { webtransport: link, http2: link }, decoder, viewport,
+      policy: new FixedModePolicy('qr', knapsackRule), clock, durationS: 12,
+    });
+    const done = session.run();
+    await clock.run(13);
+    session.close();
+    await clock.run();
+    await done;
+    const { freezes } = session.freezeSummary();
+    expect(freezes.map((f) => f.cause)).toEqual(['outage']);
+    // Roughly the outage minus the buffer that was already in.
+    expect(freezes[0].durationMs).toBeGreaterThan(1000);
+    expect(freezes[0].durationMs).toBeLessThan(3500);
+    const records = session.segmentRecords();
+    // Every segment that played had its reliable objects: nothing was skipped during the outage.
+    // (Requests stuck in the outage at a high quality may be abandoned for the lowest one.)
+    const outcomes = records.filter((r) => !r.abandoned);
+    expect(outcomes.filter((r) => !(r.recovered && r.onTime)).map((r) => `${r.index}/${r.object}`)).toEqual([]);
+    expect(Math.max(...records.map((r) => r.index))).toBeGreaterThanOrEqual(7);
   });
 
   it('abandons a late high-quality reliable request for the lowest quality', async () => {

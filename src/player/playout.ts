@@ -9,7 +9,7 @@
  * are issued when the playhead is `ceil(bufferTarget / D)` segments before it, with the deadline
  * P(k); the first segment is requested at the lowest quality and playback starts when it is ready.
  */
-import type { ObjectResult, ObjectTransport } from '../transport/types';
+import type { ObjectResult, ObjectTransport, TransportState } from '../transport/types';
 import type { QoeSegment } from '../qoe/schema';
 import type { Clock } from './clock';
 import type { DecodedSegment, SegmentDecoder } from './decoder';
@@ -297,15 +297,21 @@ export class PlayoutSession {
     const timeLeftMs = Math.max(1, (deadline - clock.now()) * 1000);
     task.done = (async () => {
       try {
-        task.result = await transport.fetchObject({
-          path, delivery: plan.delivery, urgency: plan.urgency, fec: plan.fec, signal: task.abort.signal,
-          // Reliable objects may stall playback, so the origin keeps sending them past the deadline.
-          deadlineMs: plan.delivery === 'datagram' ? Math.round(timeLeftMs) : undefined,
-          onProgress: (received, total) => {
-            task.receivedBytes = received;
-            task.objectBytes = total;
-          },
-        });
+        for (;;) {
+          task.result = await transport.fetchObject({
+            path, delivery: plan.delivery, urgency: plan.urgency, fec: plan.fec, signal: task.abort.signal,
+            // Reliable objects may stall playback, so the origin keeps sending them past the deadline.
+            deadlineMs: plan.delivery === 'datagram' ? Math.round(timeLeftMs) : undefined,
+            onProgress: (received, total) => {
+              task.receivedBytes = received;
+              task.objectBytes = total;
+            },
+          });
+          // A reliable object lost with the session is asked for again once the session is back,
+          // so playback waits for it (an outage freeze) instead of skipping it.
+          if (task.result.bytes || plan.delivery !== 'reliable' || task.result.status !== 0) break;
+          if (!(await this.sessionRestored(transport, task.abort.signal))) break;
+        }
         task.completedAt = clock.now();
         this.learn(task.result);
         if (task.result.bytes && !task.abandoned) {
@@ -350,6 +356,33 @@ export class PlayoutSession {
     const replacement = this.start(task.object, task.index, { ...task.plan, quality: 0, urgency: 0 }, task.visibleArea, task.rank, task.deadline);
     const list = this.tasks.get(task.index);
     if (list) list.push(replacement);
+  }
+
+  /**
+   * After a request failed without a status: resolves true once `transport` is connected again
+   * if the failure was the session being lost (it is reconnecting), false if it was not (still
+   * connected, failed for good, or the request was cancelled).
+   */
+  private async sessionRestored(transport: ObjectTransport, signal: AbortSignal): Promise<boolean> {
+    const { clock } = this.cfg;
+    // The request's stream may fail a moment before the session reports its loss.
+    try {
+      await clock.sleep(0.1, signal);
+    } catch {
+      return false;
+    }
+    const state = (): TransportState => transport.state; // changes while we wait
+    if (state() !== 'reconnecting' && state() !== 'connecting') return false;
+    while (!signal.aborted && !this.stop.signal.aborted) {
+      if (state() === 'connected') return true;
+      if (state() === 'failed' || state() === 'closed') return false;
+      try {
+        await clock.sleep(0.05, signal);
+      } catch {
+        return false;
+      }
+    }
+    return false;
   }
 
   /** Updates throughput, loss and RTT measurements from a finished delivery. */
