@@ -65,12 +65,15 @@ export interface Origin extends Running {
   httpBase: string;
 }
 
-/** The real origin on 127.0.0.1 with a free port (QUIC and HTTPS share it) and plain HTTP. */
-export async function startOrigin(content: string, extra: string[] = []): Promise<Origin> {
+/**
+ * The real origin on 127.0.0.1 (QUIC and HTTPS share the port; a free one unless `listen` names
+ * one, e.g. to restart an origin where it was) and plain HTTP on a free port.
+ */
+export async function startOrigin(content: string, extra: string[] = [], listen = '127.0.0.1:0'): Promise<Origin> {
   requireBuilt(ORIGIN_BIN, resolve(DIST, 'index.html'));
   const { running, match } = await start(
     ORIGIN_BIN,
-    ['--listen', '127.0.0.1:0', '--http-listen', '127.0.0.1:0', '--content', content, '--web', DIST, '--cors', ...extra],
+    ['--listen', listen, '--http-listen', '127.0.0.1:0', '--content', content, '--web', DIST, '--cors', ...extra],
     /holoquic-origin: listening quic=\S+:(\d+) https=\S+ http=\S+:(\d+)/,
   );
   const quicPort = Number(match[1]);

@@ -35,6 +35,8 @@ export interface PlayerOptions {
   manifestUrl: string;
   /** Origin base URL whose /config.json describes the WebTransport endpoint; default: the manifest's origin. */
   origin?: string;
+  /** WebTransport session URL overriding the origin's configuration (e.g. through a relay). */
+  webtransportUrl?: string;
   mode?: PlayerMode;
   /** ABR rule name (`knapsack`, `priority-greedy`, `hybrid`); ignored by `adaptive`. */
   abr?: string;
@@ -151,7 +153,7 @@ export class Player extends EventTarget {
       const response = await fetch(manifestUrl, { cache: 'no-store' });
       if (!response.ok) throw new Error(`${manifestUrl.href}: HTTP ${response.status}`);
       const scene = parseManifest(await response.text());
-      this.transports = await connectTransports(this.originBase, { webtransport: true });
+      this.transports = await connectTransports(this.originBase, { webtransportUrl: this.options.webtransportUrl });
       this.transports.webtransport?.onStateChange((s: TransportState) => this.emit('transportstate', { state: s }));
       this.sceneModel = scene;
       if (this.options.viewport) {
