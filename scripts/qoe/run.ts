@@ -94,7 +94,8 @@ function main(): void {
     const runDir = join(out, 'work', entry.id);
     rmSync(runDir, { recursive: true, force: true });
     mkdirSync(runDir, { recursive: true });
-    const query = new URLSearchParams({ mode: entry.mode, manifest, duration: String(duration), poseConvention: 'unity' });
+    // render=0: the whole pipeline (request → FEC → decode) without drawing, as in the paper's headless runs.
+    const query = new URLSearchParams({ mode: entry.mode, manifest, duration: String(duration), poseConvention: 'unity', render: '0' });
     if (values.abr) query.set('abr', values.abr);
     if (values.buffer) query.set('buffer', values.buffer);
     if (values.k) query.set('k', values.k);

@@ -89,6 +89,10 @@ export interface Cell {
   datagramRecovery: Stat;
   datagramDecoded: Stat;
   fecOverhead: Stat;
+  startupS: Stat;
+  qualitySwitches: Stat;
+  /** Share of received bytes that never reached the screen. */
+  wastedShare: Stat;
   measuredLossPct: Stat;
   /** Every per-segment throughput sample of every repetition (Mbit/s), for CDFs. */
   throughputSamplesMbps: number[];
@@ -118,6 +122,9 @@ export function aggregate(rows: readonly RunRow[]): Cell[] {
       datagramRecovery: pick((s) => s.datagramRecovery),
       datagramDecoded: pick((s) => s.datagramDecoded),
       fecOverhead: pick((s) => s.fecOverhead),
+      startupS: pick((s) => s.startupS),
+      qualitySwitches: pick((s) => s.qualitySwitches),
+      wastedShare: pick((s) => (s.bytesReceived > 0 ? s.bytesWasted / s.bytesReceived : NaN)),
       measuredLossPct: stat(group.map((r) => r.measuredLossPct)),
       throughputSamplesMbps: ok.flatMap((r) => r.summary!.throughputBps.map((b) => b / 1e6)),
     });
@@ -136,7 +143,7 @@ export function cdf(samples: readonly number[]): Array<[number, number]> {
 const CSV_COLUMNS = [
   'id', 'trace', 'mode', 'lossPct', 'repetition', 'ok', 'error', 'freezeCount', 'freezeTotalS', 'meanQuality',
   'meanThroughputMbps', 'onTimeRatio', 'decodeSuccess', 'datagramRecovery', 'datagramDecoded', 'fecOverhead',
-  'repairRequests', 'objectSegments', 'measuredLossPct',
+  'repairRequests', 'objectSegments', 'startupS', 'qualitySwitches', 'bytesWasted', 'bytesReceived', 'measuredLossPct',
 ] as const;
 
 function csvField(value: unknown): string {
@@ -156,6 +163,7 @@ export function runsCsv(rows: readonly RunRow[]): string {
       meanThroughputMbps: s ? s.meanThroughputBps / 1e6 : undefined, onTimeRatio: s?.onTimeRatio,
       decodeSuccess: s?.decodeSuccess, datagramRecovery: s?.datagramRecovery, datagramDecoded: s?.datagramDecoded,
       fecOverhead: s?.fecOverhead, repairRequests: s?.repairRequests, objectSegments: s?.objectSegments,
+      startupS: s?.startupS, qualitySwitches: s?.qualitySwitches, bytesWasted: s?.bytesWasted, bytesReceived: s?.bytesReceived,
       measuredLossPct: r.measuredLossPct,
     };
     lines.push(CSV_COLUMNS.map((c) => csvField(values[c])).join(','));

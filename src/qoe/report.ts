@@ -112,6 +112,8 @@ export function renderReport(input: ReportInput): string {
     body += '<h3>Decode success (decoded / recovered)</h3>' + modeLossTable(tc, modes, losses, (c) => pct(c.decodeSuccess, 2));
     body += '<h3>Datagram objects: recovered / decoded / FEC overhead</h3>' +
       modeLossTable(tc, modes, losses, (c) => c.datagramRecovery.n === 0 ? '–' : `${pct(c.datagramRecovery, 2)} / ${pct(c.datagramDecoded, 2)} / ${pct(c.fecOverhead)}`);
+    body += '<h3>Startup delay (s) / quality switches / share of received bytes never shown</h3>' +
+      modeLossTable(tc, modes, losses, (c) => `${fmt(c.startupS)} / ${fmt(c.qualitySwitches, 1)} / ${pct(c.wastedShare)}`);
     body += '<h3>Measured loss, origin → client (%)</h3>' + modeLossTable(tc, modes, losses, (c) => fmt(c.measuredLossPct));
     body += '<div class="figs">';
     for (const loss of losses) {

@@ -59,6 +59,24 @@ describe('summarizeQoe', () => {
     expect(s.objectSegments).toBe(4);
   });
 
+  it('counts quality switches per object, mean quality per rank and bytes that never reached the screen', () => {
+    const s = summarizeQoe(log([
+      segment({ index: 0, quality: 0, rank: 0 }),
+      segment({ index: 1, quality: 2, rank: 0 }),
+      segment({ index: 2, quality: 2, rank: 1 }),
+      segment({ index: 0, object: 'o1', quality: 1, rank: 1 }),
+      segment({ index: 1, object: 'o1', quality: 0, rank: 1, abandoned: true, onTime: false, receivedBytes: 400 }),
+      segment({ index: 1, object: 'o1', quality: 0, rank: 1 }),
+      // A datagram object recovered with 200 redundant bytes of repair symbols.
+      segment({ index: 2, object: 'o1', quality: 0, rank: 0, delivery: 'datagram', objectBytes: 1000, receivedBytes: 1200 }),
+    ]));
+    expect(s.qualitySwitches).toBe(2); // o0: 0→2; o1: 1→0
+    expect(s.meanQualityByRank).toEqual([(0 + 2 + 0) / 3, (2 + 1 + 0) / 3]);
+    expect(s.bytesWasted).toBe(400 + 200);
+    expect(s.bytesReceived).toBe(6 * 1000 + 400 + 200);
+    expect(s.startupS).toBe(0.4);
+  });
+
   it('reports NaN, not zero, for quantities with nothing to measure', () => {
     const s = summarizeQoe(log([]));
     expect(s.onTimeRatio).toBeNaN();

@@ -119,6 +119,16 @@ export interface QoeSummary {
   fecOverhead: number;
   repairRequests: number;
   objectSegments: number;
+  /** Seconds from load() to the first frame. */
+  startupS: number;
+  /** Changes of the shown quality of an object between consecutive segments it was shown in. */
+  qualitySwitches: number;
+  /** Mean quality index shown on time, per priority rank at request time (index = rank). */
+  meanQualityByRank: number[];
+  /** Bytes received that never reached the screen: abandoned or late or unrecovered objects, and
+   *  FEC symbols beyond the object size of recovered ones. */
+  bytesWasted: number;
+  bytesReceived: number;
 }
 
 function mean(values: number[]): number {
@@ -169,7 +179,29 @@ export function summarizeQoe(log: QoeLog): QoeSummary {
     fecOverhead: source === 0 ? NaN : (sent - source) / source,
     repairRequests: all.reduce((a, s) => a + (s.repairRequests ?? 0), 0),
     objectSegments: segs.length,
+    startupS: log.playback.startupS,
+    qualitySwitches: qualitySwitches(shown),
+    meanQualityByRank: meanByRank(shown),
+    bytesWasted: all.reduce((a, s) => a + (s.onTime ? Math.max(0, s.receivedBytes - s.objectBytes) : s.receivedBytes), 0),
+    bytesReceived: all.reduce((a, s) => a + s.receivedBytes, 0),
   };
+}
+
+/** Quality changes per object along the segments it was shown in, summed over objects. */
+function qualitySwitches(shown: readonly QoeSegment[]): number {
+  const byObject = new Map<string, QoeSegment[]>();
+  for (const s of shown) byObject.set(s.object, [...(byObject.get(s.object) ?? []), s]);
+  let switches = 0;
+  for (const list of byObject.values()) {
+    list.sort((a, b) => a.index - b.index);
+    for (let i = 1; i < list.length; i++) if (list[i].quality !== list[i - 1].quality) switches++;
+  }
+  return switches;
+}
+
+function meanByRank(shown: readonly QoeSegment[]): number[] {
+  const ranks = shown.length === 0 ? 0 : Math.max(...shown.map((s) => s.rank)) + 1;
+  return Array.from({ length: ranks }, (_, rank) => mean(shown.filter((s) => s.rank === rank).map((s) => s.quality)));
 }
 
 /** Checks the shape of a log that came from a page or a file; throws naming the first problem. */
