@@ -1,0 +1,31 @@
+/**
+ * The viewer's head pose as a `PoseSource`: whatever camera the renderer drew with — the orbit or
+ * fly camera on a screen, or the WebXR viewer pose in a headset (three copies the XR viewer pose
+ * into the user camera while rendering). The renderer publishes once per animation frame.
+ */
+import * as THREE from 'three';
+import type { Pose } from '../viewport/pose';
+import type { PoseSource } from '../viewport/source';
+
+export class CameraPoseSource implements PoseSource {
+  private readonly listeners = new Set<(pose: Pose) => void>();
+  private readonly position = new THREE.Vector3();
+  private readonly orientation = new THREE.Quaternion();
+  private readonly scale = new THREE.Vector3();
+
+  start(emit: (pose: Pose) => void): () => void {
+    this.listeners.add(emit);
+    return () => this.listeners.delete(emit);
+  }
+
+  /** Emits `camera`'s world pose at `tSeconds` to every subscriber. */
+  publish(camera: THREE.Camera, tSeconds: number): void {
+    if (this.listeners.size === 0) return;
+    camera.matrixWorld.decompose(this.position, this.orientation, this.scale);
+    // A fresh object per pose: predictors keep a history, so a reused one would rewrite it.
+    const p = this.position;
+    const q = this.orientation;
+    const pose: Pose = { t: tSeconds, position: [p.x, p.y, p.z], orientation: [q.x, q.y, q.z, q.w] };
+    for (const emit of this.listeners) emit(pose);
+  }
+}

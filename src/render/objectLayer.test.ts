@@ -1,0 +1,89 @@
+import * as THREE from 'three';
+import { describe, expect, it } from 'vitest';
+import type { PointFrame } from '../player/decoder';
+import type { SceneObject } from '../player/mpd';
+import { grownCapacity, localBoundingSphere, ObjectLayer } from './objectLayer';
+import { createPointMaterial } from './pointMaterial';
+
+const object = (pointsPerFrame: number): SceneObject => ({
+  id: 'dancer', codecs: 'v3c1.avc', position: [2, 0, 0], rotation: [0, Math.SQRT1_2, 0, Math.SQRT1_2], scale: 0.002,
+  bbox: { min: [1.5, 0, -0.5], max: [2.5, 2, 0.5] },
+  representations: [{ id: '0', rank: 0, bandwidth: 1, avgBandwidth: 1, pointsPerFrame }],
+  loopSegments: 1, playMode: 'loop', startNumber: 1, mediaTemplate: '$RepresentationID$/seg-$Number%05d$.v3c',
+});
+
+function frame(count: number, seed = 1): PointFrame {
+  const positions = new Int16Array(count * 3).map((_, i) => (i * seed) % 1024);
+  const colors = new Uint8Array(count * 3).map((_, i) => (i + seed) % 256);
+  return { count, positions, colors };
+}
+
+const layerFor = (pointsPerFrame: number) => new ObjectLayer(object(pointsPerFrame), createPointMaterial({ pointSizeM: 0.003 }));
+
+describe('ObjectLayer', () => {
+  it('places the object as the MPD says: scene = position + rotate(q, scale · p)', () => {
+    const layer = layerFor(100);
+    layer.points.updateMatrixWorld();
+    // A quarter turn about +Y maps +X to −Z.
+    const p = new THREE.Vector3(500, 0, 0).applyMatrix4(layer.points.matrixWorld);
+    expect(p.x).toBeCloseTo(2);
+    expect(p.y).toBeCloseTo(0);
+    expect(p.z).toBeCloseTo(-1);
+  });
+
+  it('sizes the pool from the MPD and uploads only a changed frame, only its points', () => {
+    const layer = layerFor(10_000);
+    expect(layer.pointCapacity).toBeGreaterThanOrEqual(11_000);
+    const f = frame(5000);
+    expect(layer.show(f)).toBe(true);
+    expect(layer.show(f)).toBe(false);
+    const positions = layer.points.geometry.getAttribute('position') as THREE.BufferAttribute;
+    expect(positions.array).toBeInstanceOf(Int16Array);
+    expect(positions.normalized).toBe(false);
+    expect(positions.updateRanges).toEqual([{ start: 0, count: 15_000 }]);
+    expect(Array.from(positions.array.slice(0, 15_000))).toEqual(Array.from(f.positions));
+    const colors = layer.points.geometry.getAttribute('rgb') as THREE.BufferAttribute;
+    expect(colors.array).toBeInstanceOf(Uint8Array);
+    expect(colors.normalized).toBe(true);
+    expect(layer.points.geometry.drawRange.count).toBe(5000);
+    expect(layer.drawnPoints).toBe(5000);
+    expect(layer.uploads).toBe(1);
+  });
+
+  it('keeps its geometry across frames and grows by doubling only when a frame does not fit', () => {
+    const layer = layerFor(10_000);
+    const geometry = layer.points.geometry;
+    const capacity = layer.pointCapacity;
+    for (let i = 0; i < 50; i++) layer.show(frame(8000 + i, i + 1));
+    expect(layer.points.geometry).toBe(geometry);
+    layer.show(frame(capacity + 1));
+    expect(layer.growths).toBe(1);
+    expect(layer.pointCapacity).toBe(capacity * 2);
+    expect(layer.points.geometry.drawRange.count).toBe(capacity + 1);
+  });
+
+  it('hides the object without a frame and rejects a frame shorter than its count', () => {
+    const layer = layerFor(100);
+    layer.show(frame(10));
+    layer.show(null);
+    expect(layer.points.visible).toBe(false);
+    expect(layer.drawnPoints).toBe(0);
+    expect(() => layer.show({ count: 10, positions: new Int16Array(9), colors: new Uint8Array(30) })).toThrow(/10 points has 3 positions/);
+  });
+
+  it('bounds the points by the MPD box, in voxel units', () => {
+    const sphere = localBoundingSphere(object(1));
+    const toScene = new THREE.Matrix4().compose(new THREE.Vector3(2, 0, 0), new THREE.Quaternion(0, Math.SQRT1_2, 0, Math.SQRT1_2), new THREE.Vector3().setScalar(0.002));
+    const centre = sphere.center.clone().applyMatrix4(toScene);
+    expect(centre.toArray().map((v) => +v.toFixed(6))).toEqual([2, 1, 0]);
+    expect(sphere.radius * 0.002).toBeCloseTo(Math.hypot(1, 2, 1) / 2);
+  });
+});
+
+describe('grownCapacity', () => {
+  it('doubles until the frame fits', () => {
+    expect(grownCapacity(10_000, 10_001)).toBe(20_000);
+    expect(grownCapacity(10_000, 50_000)).toBe(80_000);
+    expect(grownCapacity(0, 1)).toBe(4096);
+  });
+});

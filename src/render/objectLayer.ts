@@ -1,0 +1,132 @@
+/**
+ * One scene object on the GPU: a `THREE.Points` placed as the MPD says, drawing the object's
+ * current decoded frame from a fixed pool of vertex buffers.
+ *
+ * Memory discipline (a session runs for hours at 30 content frames/s): the geometry is allocated
+ * once, sized from the MPD's largest `pointsPerFrame`, and replaced only when a frame has more
+ * points than it holds — then by one at least twice as large, so growth happens a handful of
+ * times per session at most. A frame is uploaded only when it is a different frame object than
+ * the one on the GPU, and only its `count` points (update ranges + draw range); the renderer
+ * asking again at display rate costs nothing.
+ */
+import * as THREE from 'three';
+import type { PointFrame } from '../player/decoder';
+import type { SceneObject } from '../player/mpd';
+
+/** Smallest pool, in points, so tiny first frames do not trigger a chain of doublings. */
+const MIN_CAPACITY = 4096;
+
+/** Pool size for `needed` points when `current` is too small: at least double. */
+export function grownCapacity(current: number, needed: number): number {
+  let capacity = Math.max(MIN_CAPACITY, current);
+  while (capacity < needed) capacity *= 2;
+  return capacity;
+}
+
+export class ObjectLayer {
+  readonly points: THREE.Points;
+  private geometry: THREE.BufferGeometry;
+  private capacity: number;
+  private shown: PointFrame | null = null;
+  /** Update range objects reused for every upload (three keeps the ones we push until it uploads). */
+  private readonly positionRange = { start: 0, count: 0 };
+  private readonly colorRange = { start: 0, count: 0 };
+  private readonly localBounds: THREE.Sphere;
+  /** Number of times a frame was uploaded, and of pool growths, for stats and tests. */
+  uploads = 0;
+  growths = 0;
+
+  constructor(readonly object: SceneObject, material: THREE.ShaderMaterial) {
+    const largest = Math.max(0, ...object.representations.map((r) => r.pointsPerFrame));
+    this.capacity = grownCapacity(0, Math.ceil(largest * 1.1));
+    this.localBounds = localBoundingSphere(object);
+    this.geometry = this.allocate(this.capacity);
+    this.points = new THREE.Points(this.geometry, material);
+    this.points.name = object.id;
+    this.points.position.fromArray(object.position);
+    this.points.quaternion.fromArray(object.rotation);
+    this.points.scale.setScalar(object.scale);
+    this.points.visible = false;
+  }
+
+  /** Points the pool holds without growing. */
+  get pointCapacity(): number {
+    return this.capacity;
+  }
+
+  /** Points drawn now. */
+  get drawnPoints(): number {
+    return this.points.visible ? this.geometry.drawRange.count : 0;
+  }
+
+  /**
+   * Makes `frame` the drawn frame (null hides the object). Uploads only when it differs from the
+   * frame already on the GPU; returns whether it uploaded.
+   */
+  show(frame: PointFrame | null): boolean {
+    if (frame === this.shown) return false;
+    this.shown = frame;
+    if (!frame || frame.count === 0) {
+      this.points.visible = false;
+      return false;
+    }
+    if (frame.positions.length < frame.count * 3 || frame.colors.length < frame.count * 3) {
+      throw new Error(`object ${this.object.id}: frame of ${frame.count} points has ${frame.positions.length / 3} positions and ${frame.colors.length / 3} colours`);
+    }
+    if (frame.count > this.capacity) this.grow(frame.count);
+    const values = frame.count * 3;
+    this.upload(this.geometry.getAttribute('position') as THREE.BufferAttribute, frame.positions, values, this.positionRange);
+    this.upload(this.geometry.getAttribute('rgb') as THREE.BufferAttribute, frame.colors, values, this.colorRange);
+    this.geometry.setDrawRange(0, frame.count);
+    this.points.visible = true;
+    this.uploads++;
+    return true;
+  }
+
+  dispose(): void {
+    this.geometry.dispose();
+    this.points.removeFromParent();
+  }
+
+  private upload(attribute: THREE.BufferAttribute, source: Int16Array | Uint8Array, values: number, range: { start: number; count: number }): void {
+    (attribute.array as Int16Array | Uint8Array).set(source.length === values ? source : source.subarray(0, values));
+    range.count = values;
+    attribute.updateRanges.length = 0;
+    attribute.updateRanges.push(range);
+    attribute.needsUpdate = true;
+  }
+
+  private grow(needed: number): void {
+    this.capacity = grownCapacity(this.capacity, needed);
+    this.geometry.dispose();
+    this.geometry = this.allocate(this.capacity);
+    this.points.geometry = this.geometry;
+    this.growths++;
+  }
+
+  private allocate(capacity: number): THREE.BufferGeometry {
+    const geometry = new THREE.BufferGeometry();
+    const positions = new THREE.BufferAttribute(new Int16Array(capacity * 3), 3, false);
+    const colors = new THREE.BufferAttribute(new Uint8Array(capacity * 3), 3, true);
+    positions.setUsage(THREE.DynamicDrawUsage);
+    colors.setUsage(THREE.DynamicDrawUsage);
+    geometry.setAttribute('position', positions);
+    geometry.setAttribute('rgb', colors);
+    geometry.setDrawRange(0, 0);
+    // Known from the MPD: three never has to scan the points to cull the object.
+    geometry.boundingSphere = this.localBounds.clone();
+    return geometry;
+  }
+}
+
+/** The MPD's scene-metre bounding box as a sphere in the object's voxel coordinates. */
+export function localBoundingSphere(object: SceneObject): THREE.Sphere {
+  const min = new THREE.Vector3().fromArray(object.bbox.min);
+  const max = new THREE.Vector3().fromArray(object.bbox.max);
+  const centre = min.clone().add(max).multiplyScalar(0.5);
+  const radius = min.distanceTo(max) / 2;
+  const toLocal = new THREE.Matrix4()
+    .compose(new THREE.Vector3().fromArray(object.position), new THREE.Quaternion().fromArray(object.rotation), new THREE.Vector3().setScalar(object.scale))
+    .invert();
+  return new THREE.Sphere(centre.applyMatrix4(toLocal), radius / object.scale);
+}

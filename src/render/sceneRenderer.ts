@@ -1,0 +1,286 @@
+/**
+ * The three.js view of a holoquic scene: one `ObjectLayer` per object, an orbit or fly camera,
+ * WebXR, and the animation loop.
+ *
+ * Pacing: `renderer.setAnimationLoop` runs at the display's (or headset's) rate. Each animation
+ * frame asks the frame source — the player's `currentFrames()` — what to draw; the content clock
+ * (30 frames/s, standing still during freezes) lives in the player, so the two rates never need to
+ * agree and a layer uploads only when its frame changed.
+ */
+import * as THREE from 'three';
+import { FlyControls } from 'three/examples/jsm/controls/FlyControls.js';
+import { OrbitControls } from 'three/examples/jsm/controls/OrbitControls.js';
+import type { PointFrame } from '../player/decoder';
+import type { SceneModel } from '../player/mpd';
+import { CameraPoseSource } from './cameraPoseSource';
+import { defaultFraming } from './framing';
+import { ObjectLayer } from './objectLayer';
+import { createPointMaterial, setSplat, type SplatShape } from './pointMaterial';
+import { RateMeter } from './rateMeter';
+import { startXRSession, supportedXRModes, type XRMode } from './xr';
+
+/** What to draw per object id now (null: nothing decoded yet). */
+export type FrameSource = () => ReadonlyMap<string, { frame: PointFrame } | null>;
+
+export type CameraMode = 'orbit' | 'fly';
+
+export interface SceneRendererOptions {
+  splat?: SplatShape;
+  /** Point edge length in voxels; a bit over 1 closes the gaps between neighbouring points seen at an angle. */
+  pointVoxels?: number;
+  background?: THREE.ColorRepresentation;
+  fovYDeg?: number;
+}
+
+export interface RenderStats {
+  /** Animation frames drawn per second. */
+  renderFps: number;
+  /** Distinct content frames uploaded per second, averaged over the objects shown. */
+  contentFps: number;
+  /** Milliseconds spent in one animation frame's CPU work (frame lookup, uploads, draw calls). */
+  frameMs: number;
+  pointsDrawn: number;
+  /** Live GPU resources as three counts them (flat over a session when pools work). */
+  geometries: number;
+  textures: number;
+  drawCalls: number;
+  presenting: XRMode | null;
+}
+
+const DEFAULTS: Required<SceneRendererOptions> = { splat: 'round', pointVoxels: 1.5, background: 0x101318, fovYDeg: 50 };
+
+export class SceneRenderer {
+  readonly renderer: THREE.WebGLRenderer;
+  readonly camera: THREE.PerspectiveCamera;
+  /** The viewer's pose every animation frame (screen camera or XR viewer). */
+  readonly poseSource = new CameraPoseSource();
+  private readonly scene = new THREE.Scene();
+  private readonly layers: ObjectLayer[] = [];
+  private readonly materials: THREE.ShaderMaterial[] = [];
+  private readonly options: Required<SceneRendererOptions>;
+  /** Distance from the camera to what it looks at (orbit target), kept when switching modes. */
+  private focusDistance = 3;
+  private readonly viewport = new THREE.Vector4();
+  private lastFrameAt = NaN;
+  private readonly renderRate = new RateMeter();
+  private readonly uploadRate = new RateMeter();
+  private readonly resizeObserver: ResizeObserver;
+  private orbit: OrbitControls | null = null;
+  private fly: FlyControls | null = null;
+  private frameSource: FrameSource | null = null;
+  private frameMs = 0;
+  private xrMode: XRMode | null = null;
+  private projectionListener: ((p: { fovYDeg: number; aspect: number }) => void) | null = null;
+  private lastProjection = { fovYDeg: 0, aspect: 0 };
+  private running = false;
+
+  constructor(private readonly container: HTMLElement, options: SceneRendererOptions = {}) {
+    this.options = { ...DEFAULTS, ...options };
+    this.renderer = new THREE.WebGLRenderer({ antialias: false, alpha: true, powerPreference: 'high-performance' });
+    this.renderer.setPixelRatio(globalThis.devicePixelRatio ?? 1);
+    this.renderer.xr.enabled = true;
+    this.renderer.domElement.style.display = 'block';
+    this.renderer.domElement.style.width = '100%';
+    this.renderer.domElement.style.height = '100%';
+    container.appendChild(this.renderer.domElement);
+    this.scene.background = new THREE.Color(this.options.background);
+    this.camera = new THREE.PerspectiveCamera(this.options.fovYDeg, 1, 0.05, 200);
+    this.resizeObserver = new ResizeObserver(() => this.resize());
+    this.resizeObserver.observe(container);
+    this.resize();
+    this.setCameraMode('orbit');
+  }
+
+  /** Builds the layers for `scene` (replacing any previous scene) and frames the default view. */
+  setScene(scene: SceneModel): void {
+    for (const layer of this.layers) layer.dispose();
+    for (const material of this.materials) material.dispose();
+    this.layers.length = 0;
+    this.materials.length = 0;
+    const maxPointSize = (this.renderer.getContext().getParameter(WebGL2RenderingContext.ALIASED_POINT_SIZE_RANGE) as Float32Array)[1];
+    for (const object of scene.objects) {
+      const material = createPointMaterial({ pointSizeM: object.scale * this.options.pointVoxels, splat: this.options.splat, maxPointSize });
+      const layer = new ObjectLayer(object, material);
+      // Per draw (so per eye in XR): the viewport three is about to draw into, in device pixels.
+      layer.points.onBeforeRender = (renderer) => {
+        material.uniforms.viewportHeight.value = renderer.getCurrentViewport(this.viewport).w;
+        material.uniformsNeedUpdate = true;
+      };
+      this.scene.add(layer.points);
+      this.layers.push(layer);
+      this.materials.push(material);
+    }
+    const framing = defaultFraming(scene, this.camera.fov, this.camera.aspect);
+    this.camera.position.copy(framing.eye);
+    this.focusDistance = framing.eye.distanceTo(framing.target);
+    this.camera.lookAt(framing.target);
+    this.camera.near = Math.max(0.01, framing.radius / 200);
+    this.camera.far = framing.radius * 50 + 10;
+    this.camera.updateProjectionMatrix();
+    if (this.orbit) {
+      this.orbit.target.copy(framing.target);
+      this.orbit.update();
+    }
+    if (this.fly) this.fly.movementSpeed = framing.radius / 2;
+  }
+
+  setFrameSource(source: FrameSource | null): void {
+    this.frameSource = source;
+  }
+
+  /** Called with the camera projection whenever it changes (the player predicts on-screen areas with it). */
+  onProjectionChange(listener: ((p: { fovYDeg: number; aspect: number }) => void) | null): void {
+    this.projectionListener = listener;
+    this.lastProjection = { fovYDeg: 0, aspect: 0 };
+  }
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.renderer.setAnimationLoop(() => this.frame());
+  }
+
+  stop(): void {
+    this.running = false;
+    this.renderer.setAnimationLoop(null);
+  }
+
+  setSplat(splat: SplatShape): void {
+    for (const material of this.materials) setSplat(material, splat);
+    this.options.splat = splat;
+  }
+
+  /** Orbit: drag to turn around the scene centre, wheel to zoom. Fly: WASD/RF to move, drag to look, QE to roll. */
+  setCameraMode(mode: CameraMode): void {
+    const dom = this.renderer.domElement;
+    if (mode === 'orbit' && !this.orbit) {
+      this.fly?.dispose();
+      this.fly = null;
+      this.orbit = new OrbitControls(this.camera, dom);
+      this.orbit.enableDamping = true;
+      // Orbit around what the camera looks at now, a scene-sized distance ahead.
+      const ahead = new THREE.Vector3(0, 0, -1).applyQuaternion(this.camera.quaternion);
+      this.orbit.target.copy(this.camera.position).addScaledVector(ahead, this.focusDistance);
+      this.orbit.update();
+    } else if (mode === 'fly' && !this.fly) {
+      if (this.orbit) this.focusDistance = this.camera.position.distanceTo(this.orbit.target);
+      this.orbit?.dispose();
+      this.orbit = null;
+      this.fly = new FlyControls(this.camera, dom);
+      this.fly.dragToLook = true;
+      this.fly.rollSpeed = 0.6;
+      this.fly.movementSpeed = 1;
+    }
+  }
+
+  get cameraMode(): CameraMode {
+    return this.fly ? 'fly' : 'orbit';
+  }
+
+  supportedXRModes(): Promise<XRMode[]> {
+    return supportedXRModes();
+  }
+
+  /** Enters an immersive session; resolves once presenting. */
+  async enterXR(mode: XRMode): Promise<void> {
+    const session = await startXRSession(this.renderer, mode);
+    this.xrMode = mode;
+    // AR shows the real world behind the points.
+    const background = this.scene.background;
+    if (mode === 'immersive-ar') this.scene.background = null;
+    session.addEventListener('end', () => {
+      this.xrMode = null;
+      this.scene.background = background;
+    });
+  }
+
+  async exitXR(): Promise<void> {
+    await this.renderer.xr.getSession()?.end();
+  }
+
+  /** Draws one frame now (outside the animation loop: benchmarks and tests). */
+  renderOnce(): void {
+    this.frame();
+  }
+
+  stats(): RenderStats {
+    const info = this.renderer.info;
+    const shown = this.layers.filter((l) => l.drawnPoints > 0).length;
+    return {
+      renderFps: this.renderRate.perSecond(),
+      contentFps: shown ? this.uploadRate.perSecond() / shown : 0,
+      frameMs: this.frameMs,
+      pointsDrawn: this.layers.reduce((a, l) => a + l.drawnPoints, 0),
+      geometries: info.memory.geometries,
+      textures: info.memory.textures,
+      drawCalls: info.render.calls,
+      presenting: this.xrMode,
+    };
+  }
+
+  /** Projects scene point `p` (metres) to CSS pixels of the canvas, or null when behind the camera. */
+  project(p: readonly [number, number, number]): { x: number; y: number } | null {
+    const v = new THREE.Vector3(p[0], p[1], p[2]).project(this.camera);
+    if (v.z < -1 || v.z > 1) return null;
+    const rect = this.renderer.domElement.getBoundingClientRect();
+    return { x: ((v.x + 1) / 2) * rect.width, y: ((1 - v.y) / 2) * rect.height };
+  }
+
+  dispose(): void {
+    this.stop();
+    this.resizeObserver.disconnect();
+    this.orbit?.dispose();
+    this.fly?.dispose();
+    for (const layer of this.layers) layer.dispose();
+    for (const material of this.materials) material.dispose();
+    this.renderer.dispose();
+    this.renderer.domElement.remove();
+  }
+
+  private frame(): void {
+    const started = performance.now();
+    const delta = Number.isFinite(this.lastFrameAt) ? Math.min(0.1, (started - this.lastFrameAt) / 1000) : 0;
+    this.lastFrameAt = started;
+    const frames = this.frameSource?.();
+    for (const layer of this.layers) {
+      const current = frames?.get(layer.object.id) ?? null;
+      if (layer.show(current?.frame ?? null)) this.uploadRate.tick(started);
+    }
+    if (!this.renderer.xr.isPresenting) {
+      this.orbit?.update();
+      this.fly?.update(delta);
+    }
+    this.renderer.render(this.scene, this.camera);
+    this.renderRate.tick(started);
+    this.poseSource.publish(this.camera, started / 1000);
+    this.reportProjection();
+    this.frameMs = performance.now() - started;
+  }
+
+  private reportProjection(): void {
+    if (!this.projectionListener) return;
+    let fovYDeg = this.camera.fov;
+    let aspect = this.camera.aspect;
+    if (this.renderer.xr.isPresenting) {
+      // The first eye's projection stands for both: P[1][1] = 1 / tan(fovY / 2).
+      const eye = this.renderer.xr.getCamera().cameras[0];
+      if (eye) {
+        const e = eye.projectionMatrix.elements;
+        fovYDeg = THREE.MathUtils.radToDeg(2 * Math.atan(1 / e[5]));
+        aspect = e[5] / e[0];
+      }
+    }
+    if (Math.abs(fovYDeg - this.lastProjection.fovYDeg) < 0.01 && Math.abs(aspect - this.lastProjection.aspect) < 0.001) return;
+    this.lastProjection = { fovYDeg, aspect };
+    this.projectionListener({ fovYDeg, aspect });
+  }
+
+  private resize(): void {
+    const width = Math.max(1, this.container.clientWidth);
+    const height = Math.max(1, this.container.clientHeight);
+    if (this.renderer.xr.isPresenting) return;
+    this.renderer.setSize(width, height, false);
+    this.camera.aspect = width / height;
+    this.camera.updateProjectionMatrix();
+  }
+}
