@@ -1,0 +1,66 @@
+/**
+ * Conformance of the WebAssembly build against TMC2 release-v24.0 (../shared/vpcc): for every
+ * TMC2 stream there, the pictures decoded natively (vpcc-dump-pictures; the wasm module decodes
+ * no video) are fed to the wasm module, and every frame's MD5 before and after post-processing
+ * must equal TMC2's logs. Streams with logs dropped into ../shared/vpcc/NAME/ are picked up.
+ * Prints per-frame reconstruction and post-processing times (benchmarks, never asserted).
+ *
+ *   tsx wasm/tests/wasm_conformance.ts BUILD_WASM_DIR VPCC_DUMP_PICTURES SHARED_DIR
+ */
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { VpccDecoder, VpccError } from '../../src/decoder/vpcc';
+import { Checks, dumpPictures, loadModule, putFramePictures, tmc2LogValues } from './wasm_support';
+
+const [buildDir, dumpTool, sharedDir] = process.argv.slice(2);
+const checks = new Checks();
+const module = await loadModule(buildDir);
+const vpccDir = join(sharedDir, 'vpcc');
+const names = existsSync(vpccDir) ? readdirSync(vpccDir).filter((n) => existsSync(join(vpccDir, n, `${n}.bin`))) : [];
+if (names.length === 0) console.log(`no TMC2 streams under ${vpccDir}: nothing to check`);
+
+for (const name of names) {
+  const base = join(vpccDir, name, name);
+  const before = tmc2LogValues(`${base}_dec_pcframe_log.txt`, 'MD5 checksum');
+  const after = tmc2LogValues(`${base}_dec_rec_pcframe_log.txt`, 'MD5 checksum');
+  const pictures = dumpPictures(dumpTool, `${base}.bin`);
+  const decoder = new VpccDecoder(module);
+  const t0 = performance.now();
+  const streams = decoder.load(readFileSync(`${base}.bin`));
+  const parseMs = performance.now() - t0;
+  checks.equal(decoder.frameCount, before.length, `${name}: frame count vs TMC2's log`);
+  checks.equal(decoder.frameCount, after.length, `${name}: frame count vs TMC2's post-processed log`);
+  let reconstructMs = 0, postMs = 0;
+  for (let f = 0; f < decoder.frameCount; f++) {
+    putFramePictures(decoder, streams, pictures, f);
+    checks.ok(decoder.frameReady(f), `${name} frame ${f}: ready once its pictures are in`);
+    const r0 = performance.now();
+    const plain = decoder.reconstruct(f, { postProcess: false });
+    const r1 = performance.now();
+    checks.equal(decoder.frameMd5(), before[f], `${name} frame ${f} md5 before post-processing`);
+    const points = plain.count;
+    const r2 = performance.now();
+    const processed = decoder.reconstruct(f);
+    const r3 = performance.now();
+    checks.equal(processed.count, points, `${name} frame ${f}: post-processing keeps the point count`);
+    checks.equal(decoder.frameMd5(), after[f], `${name} frame ${f} md5 after post-processing`);
+    reconstructMs += r1 - r0;
+    postMs += r3 - r2 - (r1 - r0);
+    decoder.releaseFrame(f);
+    checks.ok(!decoder.frameReady(f), `${name} frame ${f}: released`);
+  }
+  // Asking for a released frame is an error with a message, not a crash.
+  try {
+    decoder.reconstruct(0);
+    checks.ok(false, `${name}: reconstructing a released frame throws`);
+  } catch (e) {
+    checks.ok(e instanceof VpccError && /missing/.test(e.message), `${name}: released frame error says pictures are missing (${String(e)})`);
+  }
+  decoder.destroy();
+  const n = before.length || 1;
+  console.log(
+    `${name}: ${before.length} frames; wasm parse + atlas ${parseMs.toFixed(1)} ms/segment, ` +
+      `reconstruction ${(reconstructMs / n).toFixed(1)} ms/frame, post-processing ${(postMs / n).toFixed(1)} ms/frame`,
+  );
+}
+checks.finish();

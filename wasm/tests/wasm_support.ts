@@ -1,0 +1,115 @@
+/**
+ * Shared by the Node tests of the wasm build (run by CTest in wasm/build-wasm through tsx): loading
+ * the module, the pictures vpcc-dump-pictures writes, and TMC2's conformance logs.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { VideoStream, VpccDecoder, VpccModule, VpccModuleFactory } from '../../src/decoder/vpcc';
+
+/** Loads vpcc.mjs + vpcc.wasm from a build directory (passing the binary: no fetch in Node). */
+export async function loadModule(buildDir: string): Promise<VpccModule> {
+  const factory = (await import(join(buildDir, 'vpcc.mjs'))).default as VpccModuleFactory;
+  return factory({ wasmBinary: readFileSync(join(buildDir, 'vpcc.wasm')) });
+}
+
+export interface DumpedPicture {
+  stream: number;
+  index: number;
+  width: number;
+  height: number;
+  bitDepth: number;
+  chroma444: boolean;
+  /** Y, U, V planes one after the other (1 byte per sample up to 8 bits, else 2). */
+  samples: Uint8Array;
+}
+
+/**
+ * Decodes a stream's video natively into a temporary directory and reads the pictures back into
+ * memory (the directory is removed again).
+ */
+export function dumpPictures(dumpTool: string, stream: string): DumpedPicture[] {
+  const dir = mkdtempSync(join(tmpdir(), 'vpcc-pictures-'));
+  try {
+    const run = spawnSync(dumpTool, [stream, dir], { encoding: 'utf8' });
+    if (run.status !== 0) throw new Error(`${dumpTool} failed (${run.status}): ${run.stderr}`);
+    return readFileSync(join(dir, 'pictures.txt'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => {
+        const [stream, index, width, height, bitDepth, chroma444, file] = line.split(' ');
+        return {
+          stream: +stream, index: +index, width: +width, height: +height, bitDepth: +bitDepth,
+          chroma444: chroma444 === '1', samples: readFileSync(join(dir, file)),
+        };
+      });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Copies a dumped picture into the decoder's scratch buffer and hands it over. */
+export function putDumpedPicture(decoder: VpccDecoder, p: DumpedPicture): void {
+  const bytes = p.samples;
+  const bytesPerSample = p.bitDepth > 8 ? 2 : 1;
+  const chromaWidth = p.chroma444 ? p.width : Math.ceil(p.width / 2);
+  const chromaHeight = p.chroma444 ? p.height : Math.ceil(p.height / 2);
+  const lumaBytes = p.width * p.height * bytesPerSample, chromaBytes = chromaWidth * chromaHeight * bytesPerSample;
+  if (bytes.length !== lumaBytes + 2 * chromaBytes) throw new Error(`picture ${p.stream}/${p.index}: ${bytes.length} bytes, expected ${lumaBytes + 2 * chromaBytes}`);
+  const ptr = decoder.pictureBuffer(bytes.length);
+  decoder.module.HEAPU8.set(bytes, ptr);
+  decoder.putPicture(p.stream, p.index, {
+    width: p.width, height: p.height, bytesPerSample, decodedBitDepth: p.bitDepth, chroma444: p.chroma444,
+    planes: [
+      { ptr, stride: p.width },
+      { ptr: ptr + lumaBytes, stride: chromaWidth },
+      { ptr: ptr + lumaBytes + chromaBytes, stride: chromaWidth },
+    ],
+  });
+}
+
+/** Hands over every picture frame `frame` needs: picture f·k … f·k+k−1 of each stream (k maps per picture). */
+export function putFramePictures(decoder: VpccDecoder, streams: VideoStream[], pictures: DumpedPicture[], frame: number): void {
+  for (const s of streams) {
+    const local = frame - s.firstFrame;
+    for (const p of pictures) {
+      if (p.stream === s.index && Math.floor(p.index / s.picturesPerFrame) === local) putDumpedPicture(decoder, p);
+    }
+  }
+}
+
+/**
+ * Values of `key = value` on each line of a TMC2 decoder log that has `key`, in order (as
+ * wasm/tests/tmc2_logs.h reads them for the native tests): e.g. "MD5 checksum" in
+ * NAME_dec_pcframe_log.txt (before post-processing) and NAME_dec_rec_pcframe_log.txt (after).
+ */
+export function tmc2LogValues(path: string, key: string): string[] {
+  const re = new RegExp(`${key}\\s*=\\s*([0-9a-f]+)`);
+  return readFileSync(path, 'utf8')
+    .split('\n')
+    .flatMap((line) => {
+      const m = re.exec(line);
+      return m ? [m[1]] : [];
+    });
+}
+
+/** Minimal assertion bookkeeping for a test script run by CTest (exit code 1 on any failure). */
+export class Checks {
+  failures = 0;
+  equal<T>(got: T, want: T, what: string): void {
+    if (got === want) return;
+    this.failures++;
+    console.error(`FAIL ${what}: got ${String(got)}, want ${String(want)}`);
+  }
+  ok(condition: boolean, what: string): void {
+    if (!condition) {
+      this.failures++;
+      console.error(`FAIL ${what}`);
+    }
+  }
+  finish(): void {
+    console.log(this.failures ? `${this.failures} failure(s)` : 'all checks passed');
+    process.exit(this.failures ? 1 : 0);
+  }
+}
