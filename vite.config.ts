@@ -10,8 +10,8 @@ export default defineConfig({
     target: 'es2022',
     sourcemap: true,
     rollupOptions: {
-      // Pages: the app, and the transport check (also driven by the end-to-end tests).
-      input: { main: 'index.html', transport: 'transport.html' },
+      // Pages: the app, the transport and decoder checks (also driven by the end-to-end tests).
+      input: { main: 'index.html', transport: 'transport.html', decoder: 'decoder.html' },
     },
   },
   worker: { format: 'es' },

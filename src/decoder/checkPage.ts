@@ -1,0 +1,64 @@
+/**
+ * The decoder check page (decoder.html): decodes a segment fetched from this origin through the
+ * decoder pool and shows what came out. The end-to-end tests drive it via
+ * `window.holoquicDecoderTest`.
+ */
+import { createDecoderPool } from './index';
+
+export interface DecoderTestResult {
+  error?: string;
+  /** Points per frame. */
+  points?: number[];
+  /** TMC2 frame MD5 per frame (of the frames the renderer gets). */
+  md5?: string[];
+  /** Positions and colours of every frame have the lengths its point count says. */
+  wellFormed?: boolean;
+  decodeMs?: number;
+  frameMs?: number[];
+}
+
+declare global {
+  interface Window {
+    holoquicDecoderTest: {
+      /** Decodes the segment at `path` (or given bytes) through the pool. */
+      decode(path: string, options?: { corruptAt?: number[] }): Promise<DecoderTestResult>;
+    };
+  }
+}
+
+const pool = createDecoderPool();
+
+async function decode(path: string, options: { corruptAt?: number[] } = {}): Promise<DecoderTestResult> {
+  try {
+    const response = await fetch(path);
+    if (!response.ok) return { error: `HTTP ${response.status} for ${path}` };
+    const bytes = new Uint8Array(await response.arrayBuffer());
+    // Corruption for robustness tests: flip the bytes at the given offsets.
+    for (const at of options.corruptAt ?? []) if (at < bytes.length) bytes[at] ^= 0xff;
+    const segment = await pool.decodeDetailed(bytes, { md5: true });
+    const wellFormed = segment.frames.every((f) => f.positions.length === f.count * 3 && f.colors.length === f.count * 3);
+    return {
+      points: segment.frames.map((f) => f.count),
+      md5: segment.md5,
+      wellFormed,
+      decodeMs: segment.decodeMs,
+      frameMs: segment.timing.frameMs,
+    };
+  } catch (e) {
+    return { error: e instanceof Error ? e.message : String(e) };
+  }
+}
+
+window.holoquicDecoderTest = { decode };
+
+const form = document.querySelector<HTMLFormElement>('#decode');
+form?.addEventListener('submit', async (event) => {
+  event.preventDefault();
+  const out = document.querySelector('#out')!;
+  out.textContent = 'decoding…';
+  const r = await decode(document.querySelector<HTMLInputElement>('#path')!.value);
+  out.textContent = r.error
+    ? `error: ${r.error}`
+    : r.points!.map((n, i) => `frame ${i}: ${n} points, md5 ${r.md5![i]}, ${r.frameMs![i].toFixed(1)} ms`).join('\n') +
+      `\nsegment: ${r.decodeMs!.toFixed(0)} ms`;
+});

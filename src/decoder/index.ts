@@ -1,0 +1,14 @@
+/**
+ * The V-PCC decoder of the player: a pool of decode workers, each hosting the wasm `vpcc` module
+ * (parsing, atlas, reconstruction, Rec1 post-processing) and WebCodecs for the video
+ * sub-bitstreams. `createDecoderPool()` is the `SegmentDecoder` the Player uses by default.
+ */
+import { DecoderPool, type DecoderPoolOptions } from './pool';
+
+export { DecoderPool, type DecoderPoolOptions, type DecoderPoolStats, type DetailedSegment } from './pool';
+export { VpccError } from './vpcc';
+export { CodecUnavailableError } from './video';
+
+export function createDecoderPool(options: DecoderPoolOptions = {}): DecoderPool {
+  return new DecoderPool(options);
+}

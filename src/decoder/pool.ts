@@ -1,0 +1,165 @@
+/**
+ * The decoder pool: a few decode workers (each with its own wasm module and WebCodecs decoders)
+ * behind the player's `SegmentDecoder` interface. Jobs wait in one bounded FIFO queue and go to
+ * whichever worker is free; a full queue rejects at once (back-pressure the playout loop sees as
+ * a decode failure of that segment) rather than growing without bound.
+ */
+import type { DecodedSegment, DecodeJob, SegmentDecoder } from '../player/decoder';
+import type { DecodeResult, FromWorker, SegmentTiming, ToWorker } from './protocol';
+
+export interface DecoderPoolOptions {
+  /** Workers (default min(2, hardwareConcurrency)). */
+  size?: number;
+  /** Jobs allowed to wait for a worker (default 8). */
+  maxQueued?: number;
+  /** Makes a worker (default: the module worker next to this file). */
+  createWorker?: () => Worker;
+}
+
+/** A decoded segment with where its time went (and frame MD5s when asked for). */
+export interface DetailedSegment extends DecodedSegment {
+  timing: SegmentTiming;
+  /** Milliseconds the job waited for a free worker. */
+  queuedMs: number;
+  md5?: string[];
+}
+
+export interface DecoderPoolStats {
+  segments: number;
+  frames: number;
+  failures: number;
+  rejectedBusy: number;
+  /** Mean worker time per segment and per frame (reconstruction + post-processing + copy), ms. */
+  meanSegmentMs: number;
+  meanFrameMs: number;
+}
+
+interface Job {
+  bytes: Uint8Array;
+  md5: boolean;
+  enqueuedAt: number;
+  resolve: (s: DetailedSegment) => void;
+  reject: (e: Error) => void;
+}
+
+interface Slot {
+  worker: Worker;
+  busy?: { id: number; job: Job; startedAt: number };
+}
+
+export class DecoderPool implements SegmentDecoder {
+  private readonly slots: Slot[];
+  private readonly queue: Job[] = [];
+  private readonly maxQueued: number;
+  private nextId = 1;
+  private closed = false;
+  private totals = { segments: 0, frames: 0, failures: 0, rejectedBusy: 0, segmentMs: 0, frameMs: 0 };
+
+  constructor(options: DecoderPoolOptions = {}) {
+    const size = Math.max(1, options.size ?? Math.min(2, globalThis.navigator?.hardwareConcurrency ?? 1));
+    this.maxQueued = options.maxQueued ?? 8;
+    const create = options.createWorker ?? (() => new Worker(new URL('./worker.ts', import.meta.url), { type: 'module' }));
+    this.slots = Array.from({ length: size }, () => {
+      const slot: Slot = { worker: create() };
+      slot.worker.onmessage = (event: MessageEvent<FromWorker>) => this.finish(slot, event.data);
+      slot.worker.onerror = (event) => {
+        event.preventDefault();
+        this.fail(slot, new Error(`decode worker failed: ${event.message || 'could not start (is the wasm module built?)'}`));
+      };
+      return slot;
+    });
+  }
+
+  decode(job: DecodeJob): Promise<DecodedSegment> {
+    return this.decodeDetailed(job.bytes);
+  }
+
+  /** Decodes a segment; `md5` also returns TMC2's checksum of every frame. */
+  decodeDetailed(bytes: Uint8Array, options: { md5?: boolean } = {}): Promise<DetailedSegment> {
+    if (this.closed) return Promise.reject(new Error('decoder pool closed'));
+    if (this.queue.length >= this.maxQueued) {
+      this.totals.rejectedBusy++;
+      return Promise.reject(new Error(`decoder busy: ${this.queue.length} segments already waiting`));
+    }
+    return new Promise((resolve, reject) => {
+      this.queue.push({ bytes, md5: options.md5 ?? false, enqueuedAt: performance.now(), resolve, reject });
+      this.dispatch();
+    });
+  }
+
+  /** Jobs waiting for a worker. */
+  get queued(): number {
+    return this.queue.length;
+  }
+
+  stats(): DecoderPoolStats {
+    const t = this.totals;
+    return {
+      segments: t.segments, frames: t.frames, failures: t.failures, rejectedBusy: t.rejectedBusy,
+      meanSegmentMs: t.segments ? t.segmentMs / t.segments : 0,
+      meanFrameMs: t.frames ? t.frameMs / t.frames : 0,
+    };
+  }
+
+  /** Terminates the workers; pending and queued jobs reject. */
+  close(): void {
+    this.closed = true;
+    const error = new Error('decoder pool closed');
+    for (const job of this.queue.splice(0)) job.reject(error);
+    for (const slot of this.slots) {
+      slot.busy?.job.reject(error);
+      slot.busy = undefined;
+      slot.worker.terminate();
+    }
+  }
+
+  private dispatch(): void {
+    for (const slot of this.slots) {
+      if (slot.busy || this.queue.length === 0) continue;
+      const job = this.queue.shift()!;
+      const id = this.nextId++;
+      slot.busy = { id, job, startedAt: performance.now() };
+      // The worker gets its own copy (the caller keeps its bytes) and owns it from then on.
+      const bytes = job.bytes.slice();
+      const message: ToWorker = { type: 'decode', id, bytes, md5: job.md5 };
+      slot.worker.postMessage(message, [bytes.buffer]);
+    }
+  }
+
+  private finish(slot: Slot, reply: FromWorker): void {
+    const busy = slot.busy;
+    if (!busy || busy.id !== reply.id) return;
+    slot.busy = undefined;
+    if (reply.type === 'decoded') this.succeed(busy, reply);
+    else {
+      this.totals.failures++;
+      busy.job.reject(new Error(reply.message));
+    }
+    this.dispatch();
+  }
+
+  private succeed(busy: NonNullable<Slot['busy']>, reply: DecodeResult): void {
+    const t = this.totals;
+    t.segments++;
+    t.frames += reply.frames.length;
+    t.segmentMs += reply.timing.totalMs;
+    t.frameMs += reply.timing.frameMs.reduce((a, b) => a + b, 0);
+    busy.job.resolve({
+      frames: reply.frames,
+      decodeMs: performance.now() - busy.startedAt,
+      timing: reply.timing,
+      queuedMs: busy.startedAt - busy.job.enqueuedAt,
+      md5: reply.md5,
+    });
+  }
+
+  private fail(slot: Slot, error: Error): void {
+    if (slot.busy) {
+      this.totals.failures++;
+      slot.busy.job.reject(error);
+      slot.busy = undefined;
+    }
+    // A worker that cannot start fails every job that would go to it.
+    for (const job of this.queue.splice(0)) job.reject(error);
+  }
+}

@@ -1,0 +1,40 @@
+/** Messages between the decoder pool (main thread) and a decode worker. */
+import type { PointFrame } from '../player/decoder';
+
+export interface DecodeRequest {
+  type: 'decode';
+  id: number;
+  /** The segment (its buffer is transferred to the worker). */
+  bytes: Uint8Array;
+  /** Also return TMC2's frame MD5 of every frame (tests, conformance checks). */
+  md5?: boolean;
+}
+
+export type ToWorker = DecodeRequest;
+
+/** Where a segment's decode time went, in milliseconds. */
+export interface SegmentTiming {
+  /** Wall time in the worker, from the bytes to the last frame. */
+  totalMs: number;
+  /** Parsing + atlas decoding (wasm). */
+  parseMs: number;
+  /** Per frame: reconstruction + post-processing + copy out of wasm memory. */
+  frameMs: number[];
+}
+
+export interface DecodeResult {
+  type: 'decoded';
+  id: number;
+  /** Buffers of positions and colours are transferred, not copied. */
+  frames: PointFrame[];
+  md5?: string[];
+  timing: SegmentTiming;
+}
+
+export interface DecodeFailure {
+  type: 'failed';
+  id: number;
+  message: string;
+}
+
+export type FromWorker = DecodeResult | DecodeFailure;

@@ -1,0 +1,99 @@
+/**
+ * Decodes one V-PCC segment in a worker: the wasm module parses it and names the video
+ * sub-bitstreams, WebCodecs decodes them all at once, every decoded picture is copied straight
+ * into wasm memory, and each point-cloud frame is reconstructed as soon as its pictures are in,
+ * copied out once into its own transferable buffers, and its pictures freed — so only the
+ * pictures of frames still waiting for a slower stream are ever held.
+ */
+import type { PointFrame } from '../player/decoder';
+import type { SegmentTiming } from './protocol';
+import { decodeVideoStream } from './video';
+import type { VideoStream, VpccDecoder } from './vpcc';
+
+export interface DecodedFrames {
+  frames: PointFrame[];
+  md5?: string[];
+  timing: SegmentTiming;
+}
+
+/** Sample layout of a VideoFrame pixel format: bytes per sample, bit depth, 4:4:4 or 4:2:0. */
+function formatOf(format: VideoPixelFormat | null): { bytes: 1 | 2; bits: number; chroma444: boolean } {
+  // TypeScript's DOM types list only the 8-bit formats; Chromium also outputs the high-bit-depth ones.
+  switch (format as string | null) {
+    case 'I420': return { bytes: 1, bits: 8, chroma444: false };
+    case 'I420P10': return { bytes: 2, bits: 10, chroma444: false };
+    case 'I420P12': return { bytes: 2, bits: 12, chroma444: false };
+    case 'I444': return { bytes: 1, bits: 8, chroma444: true };
+    case 'I444P10': return { bytes: 2, bits: 10, chroma444: true };
+    case 'I444P12': return { bytes: 2, bits: 12, chroma444: true };
+    default: throw new Error(`decoded pictures in pixel format ${format ?? 'unknown'} are not supported`);
+  }
+}
+
+export async function decodeSegment(decoder: VpccDecoder, bytes: Uint8Array, options: { md5?: boolean } = {}): Promise<DecodedFrames> {
+  const t0 = performance.now();
+  const streams = decoder.load(bytes);
+  const parseMs = performance.now() - t0;
+  const frameCount = decoder.frameCount;
+  const frames: PointFrame[] = [];
+  const md5: string[] = [];
+  const frameMs: number[] = [];
+  const delivered = new Array<number>(streams.length).fill(0);
+
+  // Pictures are handled strictly one at a time: copyTo is asynchronous, and wasm memory (the
+  // scratch buffer, or the whole heap when it grows) must not change under a copy in flight.
+  let chain: Promise<void> = Promise.resolve();
+  let failure: Error | undefined;
+  const accept = (stream: VideoStream, frame: VideoFrame) => {
+    chain = chain.then(async () => {
+      try {
+        if (failure) return;
+        await putPicture(decoder, stream, delivered[stream.index]++, frame);
+        while (frames.length < frameCount && decoder.frameReady(frames.length)) reconstructNext();
+      } catch (e) {
+        failure ??= e as Error;
+      } finally {
+        frame.close();
+      }
+    });
+  };
+  const reconstructNext = () => {
+    const f = frames.length;
+    const r0 = performance.now();
+    const views = decoder.reconstruct(f);
+    // The one copy out of wasm memory, into buffers the worker can transfer.
+    frames.push({ count: views.count, positions: views.positions.slice(), colors: views.colors.slice() });
+    if (options.md5) md5.push(decoder.frameMd5());
+    decoder.releaseFrame(f);
+    frameMs.push(performance.now() - r0);
+  };
+
+  const results = await Promise.allSettled(streams.map((s) => decodeVideoStream(s.codec, s.data.slice(), (frame) => accept(s, frame))));
+  await chain;
+  const videoFailure = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (videoFailure) throw videoFailure.reason;
+  if (failure) throw failure;
+  for (const s of streams) {
+    if (delivered[s.index] !== s.pictureCount)
+      throw new Error(`${s.component} video (stream ${s.index}) gave ${delivered[s.index]} pictures, the atlas needs ${s.pictureCount}`);
+  }
+  if (frames.length !== frameCount) throw new Error(`only ${frames.length} of ${frameCount} frames could be reconstructed`);
+  return { frames, md5: options.md5 ? md5 : undefined, timing: { totalMs: performance.now() - t0, parseMs, frameMs } };
+}
+
+async function putPicture(decoder: VpccDecoder, stream: VideoStream, index: number, frame: VideoFrame): Promise<void> {
+  const { bytes, bits, chroma444 } = formatOf(frame.format);
+  const size = frame.allocationSize();
+  const ptr = decoder.pictureBuffer(size);
+  // Straight into wasm memory (the view is made after pictureBuffer, which may grow the heap).
+  const layout = await frame.copyTo(new Uint8Array(decoder.module.HEAPU8.buffer, ptr, size));
+  const plane = (i: number) => ({ ptr: ptr + layout[i].offset, stride: layout[i].stride / bytes });
+  decoder.putPicture(stream.index, index, {
+    width: frame.visibleRect?.width ?? frame.codedWidth,
+    height: frame.visibleRect?.height ?? frame.codedHeight,
+    bytesPerSample: bytes,
+    decodedBitDepth: bits,
+    chroma444,
+    planes: [plane(0), plane(1), plane(2)],
+  });
+}

@@ -1,0 +1,38 @@
+/**
+ * The decode worker: hosts one instance of the vpcc wasm module and decodes the segments the
+ * pool sends, one at a time.
+ */
+import type { FromWorker, ToWorker } from './protocol';
+import { decodeSegment } from './segment';
+import { VpccDecoder, type VpccModuleFactory } from './vpcc';
+
+// Both files are emitted as assets by Vite and loaded at run time (no bundling of the
+// emscripten loader): the module from its URL, the wasm through locateFile.
+const moduleUrl = new URL('../../wasm/build-wasm/vpcc.mjs', import.meta.url);
+const wasmUrl = new URL('../../wasm/build-wasm/vpcc.wasm', import.meta.url);
+
+const decoderReady: Promise<VpccDecoder> = (async () => {
+  const factory = (await import(/* @vite-ignore */ moduleUrl.href)).default as VpccModuleFactory;
+  return new VpccDecoder(await factory({ locateFile: () => wasmUrl.href }));
+})();
+
+const scope = self as unknown as DedicatedWorkerGlobalScope;
+let queue: Promise<void> = Promise.resolve();
+
+scope.onmessage = (event: MessageEvent<ToWorker>) => {
+  const request = event.data;
+  // One segment at a time: the pool never sends more, but be safe with the shared wasm decoder.
+  queue = queue.then(async () => {
+    let reply: FromWorker;
+    const transfer: Transferable[] = [];
+    try {
+      const decoder = await decoderReady;
+      const result = await decodeSegment(decoder, request.bytes, { md5: request.md5 });
+      reply = { type: 'decoded', id: request.id, frames: result.frames, md5: result.md5, timing: result.timing };
+      for (const f of result.frames) transfer.push(f.positions.buffer, f.colors.buffer);
+    } catch (e) {
+      reply = { type: 'failed', id: request.id, message: e instanceof Error ? e.message : String(e) };
+    }
+    scope.postMessage(reply, transfer);
+  });
+};
