@@ -63,9 +63,9 @@ export async function decodeSegment(decoder: VpccDecoder, bytes: Uint8Array, opt
     const views = decoder.reconstruct(f);
     // The one copy out of wasm memory, into buffers the worker can transfer.
     frames.push({ count: views.count, positions: views.positions.slice(), colors: views.colors.slice() });
+    frameMs.push(performance.now() - r0);
     if (options.md5) md5.push(decoder.frameMd5());
     decoder.releaseFrame(f);
-    frameMs.push(performance.now() - r0);
   };
 
   const results = await Promise.allSettled(streams.map((s) => decodeVideoStream(s.codec, s.data.slice(), (frame) => accept(s, frame))));
