@@ -27,6 +27,10 @@
 #include "vpcc/quality.h"
 #include "vpcc/reconstruct.h"
 
+extern "C" {
+#include <libavutil/log.h>
+}
+
 namespace fs = std::filesystem;
 using namespace vpcc;
 using namespace holoquic;
@@ -131,6 +135,7 @@ struct Measured {
 }  // namespace
 
 int main(int argc, char** argv) {
+  av_log_set_level(AV_LOG_ERROR);  // x264/x265 statistics are not ours to print
   Options o;
   if (argc < 2) fail("usage: holoquic-pack demo|ply [options] (see the header of wasm/pack/main.cpp or README)");
   o.mode = argv[1];

@@ -1,8 +1,10 @@
 // V-PCC encoding: normals per spatial cell, six-plane segmentation with neighbourhood smoothing,
 // depth-continuous connected components in each projection (repeated for points a nearer
-// surface hid), packing into 16×16 blocks, hole filling and push-pull padding, and the three
-// videos. Every frame is coded with intra patches, so any frame of a segment can be dropped or
-// repeated without touching the others.
+// surface hid), packing into 16×16 blocks, hole filling and push-pull padding, occupancy and
+// geometry videos; then the geometry is decoded back and reconstructed exactly as the decoder
+// will, colours are transferred from the source onto those points, and the attribute video is
+// coded from them. Every frame is coded with intra patches, so any frame of a segment can be
+// dropped or repeated without touching the others.
 #include "vpcc/encoder.h"
 
 #include <algorithm>
@@ -13,10 +15,13 @@
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <mutex>
 #include <thread>
 
+#include "color_transfer.h"
 #include "eigen.h"
 #include "vpcc/atlas.h"
+#include "vpcc/reconstruct.h"
 #include "vpcc/writer.h"
 
 namespace vpcc {
@@ -171,14 +176,14 @@ std::vector<uint8_t> segmentCells(const Cells& cells, const InputFrame& frame) {
 
 // ------------------------------------------------------------------ patches
 
-/// A patch as the encoder builds it: depth and colour per pixel of its block-rounded rectangle.
+/// A patch as the encoder builds it: depths per pixel of its block-rounded rectangle. (Colours
+/// are not kept here: they are transferred onto the decoded geometry later.)
 struct EncPatch {
   uint8_t plane = 0;
   uint32_t tangentMin = 0, bitangentMin = 0;  // in LoD pixels
   int32_t minDepth = 0;                        // minimum of the plane's depth coordinate s
   uint32_t width = 0, height = 0;              // pixels (block-rounded)
   std::vector<int16_t> nearDepth, farDepth;    // −1 where no point projects
-  std::vector<uint8_t> nearColor, farColor;    // RGB
   std::vector<uint8_t> occupied;               // pixels a point projected to (before filling)
   Patch placement;                             // position/orientation in the atlas (blocks)
   size_t pixels = 0;
@@ -279,8 +284,6 @@ FramePatches generatePatches(const InputFrame& frame, const EncoderConfig& cfg) 
         patch.height = (ph + kBlock - 1) / kBlock * kBlock;
         patch.nearDepth.assign(size_t(patch.width) * patch.height, -1);
         patch.farDepth.assign(patch.nearDepth.size(), -1);
-        patch.nearColor.assign(patch.nearDepth.size() * 3, 0);
-        patch.farColor.assign(patch.nearDepth.size() * 3, 0);
         patch.occupied.assign(patch.nearDepth.size(), 0);
         patch.pixels = sizes[c];
         patchOf[c] = int32_t(out.patches.size());
@@ -300,16 +303,11 @@ FramePatches generatePatches(const InputFrame& frame, const EncoderConfig& cfg) 
         EncPatch& patch = out.patches[size_t(patchOf[c])];
         const size_t pi = size_t(tv - int32_t(patch.bitangentMin)) * patch.width + size_t(tu - int32_t(patch.tangentMin));
         const int16_t depth = int16_t(s - patch.minDepth);
-        const uint8_t* rgb = &frame.colors[size_t(i) * 3];
         if (s == nearS && patch.nearDepth[pi] < 0) {
           patch.nearDepth[pi] = depth;
           patch.occupied[pi] = 1;
-          std::memcpy(&patch.nearColor[pi * 3], rgb, 3);
         }
-        if (depth > patch.farDepth[pi]) {
-          patch.farDepth[pi] = depth;
-          std::memcpy(&patch.farColor[pi * 3], rgb, 3);
-        }
+        if (depth > patch.farDepth[pi]) patch.farDepth[pi] = depth;
         ++out.covered;
       }
     }
@@ -319,7 +317,7 @@ FramePatches generatePatches(const InputFrame& frame, const EncoderConfig& cfg) 
 }
 
 /// Fills every empty pixel of a patch rectangle with its nearest filled pixel (multi-source BFS),
-/// so the decoder's block-precision occupancy finds plausible depths and colours there.
+/// so the decoder's block-precision occupancy finds plausible depths there.
 void fillPatch(EncPatch& p) {
   const size_t count = size_t(p.width) * p.height;
   std::vector<uint32_t> queue;
@@ -337,8 +335,6 @@ void fillPatch(EncPatch& p) {
       if (p.nearDepth[ni] >= 0) continue;
       p.nearDepth[ni] = p.nearDepth[cur];
       p.farDepth[ni] = p.farDepth[cur];
-      std::memcpy(&p.nearColor[ni * 3], &p.nearColor[size_t(cur) * 3], 3);
-      std::memcpy(&p.farColor[ni * 3], &p.farColor[size_t(cur) * 3], 3);
       queue.push_back(uint32_t(ni));
     }
   }
@@ -461,21 +457,19 @@ Picture rgbToYuv420(const std::vector<float>& rgb, uint32_t width, uint32_t heig
   return pic;
 }
 
-struct FrameImages {
+/// Occupancy and geometry pictures of one frame.
+struct GeometryImages {
   Picture occupancy;
-  std::vector<Picture> geometry, attribute;  // per map
+  std::vector<Picture> geometry;  // per map
 };
 
-FrameImages renderFrame(const std::vector<EncPatch>& patches, uint32_t width, uint32_t height, const EncoderConfig& cfg) {
+GeometryImages renderGeometry(const std::vector<EncPatch>& patches, uint32_t width, uint32_t height, const EncoderConfig& cfg) {
   const uint32_t prec = cfg.occupancyPrecision;
-  FrameImages out;
+  GeometryImages out;
   out.occupancy = makePicture(width / prec, height / prec);
   std::vector<uint8_t> inPatch(size_t(width) * height, 0);
-  std::vector<float> depth[2], color[2];
-  for (unsigned m = 0; m < cfg.mapCount; ++m) {
-    depth[m].assign(size_t(width) * height, 0);
-    color[m].assign(size_t(width) * height * 3, 0);
-  }
+  std::vector<float> depth[2];
+  for (unsigned m = 0; m < cfg.mapCount; ++m) depth[m].assign(size_t(width) * height, 0);
   for (const EncPatch& p : patches) {
     for (uint32_t v = 0; v < p.height; ++v)
       for (uint32_t u = 0; u < p.width; ++u) {
@@ -484,34 +478,148 @@ FrameImages renderFrame(const std::vector<EncPatch>& patches, uint32_t width, ui
         const size_t src = size_t(v) * p.width + u, dst = size_t(y) * width + x;
         inPatch[dst] = 1;
         depth[0][dst] = p.nearDepth[src];
-        for (int c = 0; c < 3; ++c) color[0][dst * 3 + c] = p.nearColor[src * 3 + c];
-        if (cfg.mapCount > 1) {
-          depth[1][dst] = p.farDepth[src];
-          for (int c = 0; c < 3; ++c) color[1][dst * 3 + c] = p.farColor[src * 3 + c];
-        }
+        if (cfg.mapCount > 1) depth[1][dst] = p.farDepth[src];
+        // Occupancy at its precision: a block is occupied when any of its pixels held a point
+        // (before filling).
+        if (p.pixelOccupied(u, v)) out.occupancy.planes[0].samples[size_t(y / prec) * (width / prec) + x / prec] = 255;
       }
   }
-  // Occupancy at its precision: a block is occupied when any of its pixels held a point. The
-  // original (unfilled) occupancy is recovered from the patches' own records.
-  for (const EncPatch& p : patches)
-    for (uint32_t v = 0; v < p.height; ++v)
-      for (uint32_t u = 0; u < p.width; ++u) {
-        if (!p.pixelOccupied(u, v)) continue;
-        uint32_t x, y;
-        patchToCanvas(p.placement, kBlock, u, v, x, y);
-        out.occupancy.planes[0].samples[size_t(y / prec) * (width / prec) + x / prec] = 255;
-      }
   std::vector<float> weight(size_t(width) * height);
   for (size_t i = 0; i < weight.size(); ++i) weight[i] = inPatch[i] ? 1.f : 0.f;
   for (unsigned m = 0; m < cfg.mapCount; ++m) {
     pushPull(depth[m], weight, width, height, 1);
-    pushPull(color[m], weight, width, height, 3);
     Picture g = makePicture(width, height);
     for (size_t i = 0; i < depth[m].size(); ++i) g.planes[0].samples[i] = clamp8(depth[m][i]);
     out.geometry.push_back(std::move(g));
-    out.attribute.push_back(rgbToYuv420(color[m], width, height));
   }
   return out;
+}
+
+/// The attribute pictures of one frame: each decoded point's colour at the pixel and map the
+/// decoder reads it from. A map-1 pixel whose point the decoder drops as a duplicate repeats map 0
+/// (it is never read; equal content predicts well); every other pixel is push-pull padding.
+std::vector<Picture> renderAttributes(const PointCloudFrame& decoded, const std::vector<float>& colours, uint32_t width,
+                                      uint32_t height, unsigned mapCount) {
+  const size_t pixels = size_t(width) * height;
+  std::vector<float> rgb[2], weight[2];
+  for (unsigned m = 0; m < mapCount; ++m) {
+    rgb[m].assign(pixels * 3, 0.f);
+    weight[m].assign(pixels, 0.f);
+  }
+  for (size_t i = 0; i < decoded.size(); ++i) {
+    const unsigned m = decoded.map[i];
+    const size_t px = decoded.pixel[i];
+    for (int c = 0; c < 3; ++c) rgb[m][px * 3 + c] = colours[i * 3 + c];
+    weight[m][px] = 1.f;
+  }
+  if (mapCount > 1)
+    for (size_t px = 0; px < pixels; ++px)
+      if (weight[1][px] == 0 && weight[0][px] > 0) {
+        for (int c = 0; c < 3; ++c) rgb[1][px * 3 + c] = rgb[0][px * 3 + c];
+        weight[1][px] = 1.f;
+      }
+  std::vector<Picture> out;
+  for (unsigned m = 0; m < mapCount; ++m) {
+    pushPull(rgb[m], weight[m], width, height, 3);
+    out.push_back(rgbToYuv420(rgb[m], width, height));
+  }
+  return out;
+}
+
+/// Runs fn(i) for i in [0, count) on up to `threads` threads; rethrows the first failure.
+template <typename Fn>
+void parallelFor(size_t count, int threads, Fn fn) {
+  const size_t workers = std::max<size_t>(1, std::min<size_t>(size_t(std::max(threads, 1)), count));
+  std::vector<std::thread> pool;
+  std::exception_ptr failure;
+  std::mutex failureLock;
+  for (size_t w = 0; w < workers; ++w)
+    pool.emplace_back([&, w] {
+      try {
+        for (size_t i = w; i < count; i += workers) fn(i);
+      } catch (...) {
+        std::lock_guard<std::mutex> guard(failureLock);
+        if (!failure) failure = std::current_exception();
+      }
+    });
+  for (auto& t : pool) t.join();
+  if (failure) std::rethrow_exception(failure);
+}
+
+/// The sequence's parameter sets and atlas tile layers (intra patches), without attribute
+/// information and videos: the encoder first reconstructs the geometry through it.
+CodedSequence describeSequence(const std::vector<FramePatches>& framePatches, const EncoderConfig& cfg, uint32_t width,
+                               uint32_t height) {
+  CodedSequence seq;
+  ProfileTierLevel& ptl = seq.vps.ptl;
+  ptl.codecGroup = cfg.codec == VideoCodec::Avc ? uint8_t(CodecGroup::AvcProgressiveHigh) : uint8_t(CodecGroup::HevcMain10);
+  ptl.toolset = 0;
+  ptl.reconstruction = 0;
+  ptl.level = 30;
+  VpsAtlas atlas;
+  atlas.frameWidth = width;
+  atlas.frameHeight = height;
+  atlas.mapCountMinus1 = uint8_t(cfg.mapCount - 1);
+  atlas.mapAbsoluteCoding.assign(cfg.mapCount, true);
+  atlas.mapPredictorIndexDiff.assign(cfg.mapCount, 0);
+  atlas.occupancy.lossyThreshold = 127;  // coded as 0 / 255
+  atlas.geometry.coordinatesBitDepthMinus1 = uint8_t(cfg.geometryBits - 1);
+  seq.vps.atlases.push_back(atlas);
+
+  const uint32_t frameCount = uint32_t(framePatches.size());
+  Asps asps;
+  asps.frameWidth = width;
+  asps.frameHeight = height;
+  asps.geometry3dBitDepthMinus1 = uint8_t(cfg.geometryBits - 1);
+  asps.geometry2dBitDepthMinus1 = 7;
+  asps.log2MaxAfocLsbMinus4 = ceilLog2(frameCount) > 4 ? ceilLog2(frameCount) - 4 : 0;
+  asps.log2PatchPackingBlockSize = 4;
+  asps.mapCountMinus1 = uint8_t(cfg.mapCount - 1);
+  asps.extension = true;
+  asps.vpccExtension = true;
+  asps.removeDuplicatePoints = cfg.mapCount > 1;
+  seq.asps.push_back(asps);
+  Afps afps;
+  afps.lodModeEnabled = cfg.lod > 1;
+  seq.afps.push_back(afps);
+
+  const int32_t maxCoord = int32_t((1u << cfg.geometryBits) - 1);
+  for (size_t f = 0; f < framePatches.size(); ++f) {
+    AtlasTileLayer layer;
+    layer.header.nalType = f == 0 ? kNalIdrNLp : kNalTrailR;
+    layer.header.type = TileType::I;
+    layer.header.afocLsb = uint32_t(f % (size_t(1) << (asps.log2MaxAfocLsbMinus4 + 4)));
+    layer.header.raw3dOffsetBitCountMinus1 = 0;
+    for (const EncPatch& p : framePatches[f].patches) {
+      const Plane6& P = kPlanes[p.plane];
+      PatchDataUnit d;
+      d.mode = PatchMode::Intra;
+      d.pos2dX = p.placement.u0;
+      d.pos2dY = p.placement.v0;
+      d.size2dXMinus1 = p.placement.sizeU0 - 1;
+      d.size2dYMinus1 = p.placement.sizeV0 - 1;
+      d.offset3dU = uint64_t(p.tangentMin) * cfg.lod;
+      d.offset3dV = uint64_t(p.bitangentMin) * cfg.lod;
+      d.offset3dD = uint64_t(P.mode ? maxCoord - p.minDepth : p.minDepth);
+      d.projectionId = p.plane;
+      d.orientation = p.placement.orientation;
+      if (cfg.lod > 1) {
+        d.lodEnabled = true;
+        d.lodScaleXMinus1 = cfg.lod - 1;
+        d.lodScaleYIdc = cfg.lod - 1;
+      }
+      layer.patches.push_back(d);
+    }
+    seq.tileLayers.push_back(std::move(layer));
+  }
+  return seq;
+}
+
+void addVideo(CodedSequence& seq, V3cUnitType type, std::vector<uint8_t> bits) {
+  VideoSubBitstream v;
+  v.header.type = type;
+  v.data = std::move(bits);
+  seq.videos.push_back(std::move(v));
 }
 
 }  // namespace
@@ -541,24 +649,10 @@ std::vector<uint8_t> encodeSequence(const std::vector<InputFrame>& frames, const
 
   // Patches per frame (frames are independent: spread them over the threads).
   std::vector<FramePatches> framePatches(frames.size());
-  {
-    const unsigned workers = std::max(1, std::min<int>(cfg.threads, int(frames.size())));
-    std::vector<std::thread> pool;
-    std::exception_ptr failure;
-    for (unsigned w = 0; w < workers; ++w)
-      pool.emplace_back([&, w] {
-        try {
-          for (size_t f = w; f < frames.size(); f += workers) {
-            framePatches[f] = generatePatches(frames[f], cfg);
-            for (EncPatch& p : framePatches[f].patches) fillPatch(p);
-          }
-        } catch (...) {
-          failure = std::current_exception();
-        }
-      });
-    for (auto& t : pool) t.join();
-    if (failure) std::rethrow_exception(failure);
-  }
+  parallelFor(frames.size(), cfg.threads, [&](size_t f) {
+    framePatches[f] = generatePatches(frames[f], cfg);
+    for (EncPatch& p : framePatches[f].patches) fillPatch(p);
+  });
   size_t area = 0;
   uint32_t widest = kBlock;
   for (const auto& fp : framePatches) {
@@ -585,20 +679,17 @@ std::vector<uint8_t> encodeSequence(const std::vector<InputFrame>& frames, const
   }
   for (const auto& fr : frames) st.inputPoints += fr.size();
 
-  // Pictures: occupancy per frame; geometry and attribute per frame and map, maps interleaved.
-  std::vector<Picture> occupancy(frames.size()), geometry(frames.size() * cfg.mapCount), attribute(geometry.size());
-  for (size_t f = 0; f < frames.size(); ++f) {
-    FrameImages img = renderFrame(framePatches[f].patches, width, height, cfg);
+  // Occupancy and geometry: pictures per frame (geometry per frame and map, maps interleaved).
+  std::vector<Picture> occupancy(frames.size()), geometry(frames.size() * cfg.mapCount);
+  parallelFor(frames.size(), cfg.threads, [&](size_t f) {
+    GeometryImages img = renderGeometry(framePatches[f].patches, width, height, cfg);
     occupancy[f] = std::move(img.occupancy);
-    for (unsigned m = 0; m < cfg.mapCount; ++m) {
-      geometry[f * cfg.mapCount + m] = std::move(img.geometry[m]);
-      attribute[f * cfg.mapCount + m] = std::move(img.attribute[m]);
-    }
-  }
+    for (unsigned m = 0; m < cfg.mapCount; ++m) geometry[f * cfg.mapCount + m] = std::move(img.geometry[m]);
+  });
+  CodedSequence seq = describeSequence(framePatches, cfg, width, height);
+  framePatches.clear();
   st.segmentationMs = msSince(t0);
 
-  // The three videos, concurrently.
-  const auto t1 = Clock::now();
   VideoEncodeSettings base;
   base.codec = cfg.codec;
   base.preset = cfg.preset;
@@ -607,111 +698,41 @@ std::vector<uint8_t> encodeSequence(const std::vector<InputFrame>& frames, const
   geoSettings.qp = cfg.geometryQp;
   attSettings.qp = cfg.attributeQp;
   std::vector<uint8_t> occBits, geoBits, attBits;
-  if (cfg.threads > 1) {
-    std::exception_ptr failure;
-    auto guarded = [&](std::vector<uint8_t>& out, const std::vector<Picture>& pics, const VideoEncodeSettings& s) {
-      return std::thread([&, s] {
-        try {
-          out = video.encode(pics, s);
-        } catch (...) {
-          failure = std::current_exception();
-        }
-      });
-    };
-    std::thread a = guarded(occBits, occupancy, occSettings), b = guarded(geoBits, geometry, geoSettings);
-    std::exception_ptr own;
-    try {
-      attBits = video.encode(attribute, attSettings);
-    } catch (...) {
-      own = std::current_exception();
-    }
-    a.join();
-    b.join();
-    if (own) std::rethrow_exception(own);
-    if (failure) std::rethrow_exception(failure);
-  } else {
-    occBits = video.encode(occupancy, occSettings);
-    geoBits = video.encode(geometry, geoSettings);
-    attBits = video.encode(attribute, attSettings);
-  }
+  auto t1 = Clock::now();
+  parallelFor(2, cfg.threads, [&](size_t which) {
+    if (which == 0) occBits = video.encode(occupancy, occSettings);
+    else geoBits = video.encode(geometry, geoSettings);
+  });
   st.videoMs = msSince(t1);
+  addVideo(seq, V3cUnitType::OVD, std::move(occBits));
+  addVideo(seq, V3cUnitType::GVD, std::move(geoBits));
 
-  // Syntax.
-  CodedSequence seq;
-  ProfileTierLevel& ptl = seq.vps.ptl;
-  ptl.codecGroup = cfg.codec == VideoCodec::Avc ? uint8_t(CodecGroup::AvcProgressiveHigh) : uint8_t(CodecGroup::HevcMain10);
-  ptl.toolset = 0;
-  ptl.reconstruction = 0;
-  ptl.level = 30;
-  VpsAtlas atlas;
-  atlas.frameWidth = width;
-  atlas.frameHeight = height;
-  atlas.mapCountMinus1 = uint8_t(cfg.mapCount - 1);
-  atlas.mapAbsoluteCoding.assign(cfg.mapCount, true);
-  atlas.mapPredictorIndexDiff.assign(cfg.mapCount, 0);
-  atlas.occupancy.lossyThreshold = 127;  // coded as 0 / 255
-  atlas.geometry.coordinatesBitDepthMinus1 = uint8_t(cfg.geometryBits - 1);
-  AttributeInformation texture;
-  atlas.attributes.push_back(texture);
-  seq.vps.atlases.push_back(atlas);
+  // Colours: decode occupancy and geometry as the decoder will, reconstruct the points with the
+  // decoder's own reconstruction, and give each decoded point the colour its source neighbours
+  // call for (color_transfer.h). The attribute pictures carry those colours.
+  const auto t2 = Clock::now();
+  const DecodedVideo decoded = decodeVideo(seq, *makeLibavDecoder());
+  const std::vector<DecodedAtlasFrame> atlasFrames = decodeAtlas(seq);
+  std::vector<Picture> attribute(frames.size() * cfg.mapCount);
+  parallelFor(frames.size(), cfg.threads, [&](size_t f) {
+    const PointCloudFrame points = reconstructFrame(seq, atlasFrames.at(f), decoded, true);
+    const std::vector<float> colours = transferColours(frames[f].positions.data(), frames[f].colors.data(), frames[f].size(),
+                                                       points.positions.data(), points.size());
+    std::vector<Picture> pictures = renderAttributes(points, colours, width, height, cfg.mapCount);
+    for (unsigned m = 0; m < cfg.mapCount; ++m) attribute[f * cfg.mapCount + m] = std::move(pictures[m]);
+  });
+  st.transferMs = msSince(t2);
 
-  Asps asps;
-  asps.frameWidth = width;
-  asps.frameHeight = height;
-  asps.geometry3dBitDepthMinus1 = uint8_t(cfg.geometryBits - 1);
-  asps.geometry2dBitDepthMinus1 = 7;
-  asps.log2MaxAfocLsbMinus4 = ceilLog2(uint32_t(frames.size())) > 4 ? ceilLog2(uint32_t(frames.size())) - 4 : 0;
-  asps.log2PatchPackingBlockSize = 4;
-  asps.mapCountMinus1 = uint8_t(cfg.mapCount - 1);
-  asps.extension = true;
-  asps.vpccExtension = true;
-  asps.removeDuplicatePoints = cfg.mapCount > 1;
-  seq.asps.push_back(asps);
-  Afps afps;
-  afps.lodModeEnabled = cfg.lod > 1;
-  seq.afps.push_back(afps);
-
-  const int32_t maxCoord = int32_t((1u << cfg.geometryBits) - 1);
-  for (size_t f = 0; f < frames.size(); ++f) {
-    AtlasTileLayer layer;
-    layer.header.nalType = f == 0 ? kNalIdrNLp : kNalTrailR;
-    layer.header.type = TileType::I;
-    layer.header.afocLsb = uint32_t(f % (size_t(1) << (asps.log2MaxAfocLsbMinus4 + 4)));
-    layer.header.raw3dOffsetBitCountMinus1 = 0;
-    for (const EncPatch& p : framePatches[f].patches) {
-      const Plane6& P = kPlanes[p.plane];
-      PatchDataUnit d;
-      d.mode = PatchMode::Intra;
-      d.pos2dX = p.placement.u0;
-      d.pos2dY = p.placement.v0;
-      d.size2dXMinus1 = p.placement.sizeU0 - 1;
-      d.size2dYMinus1 = p.placement.sizeV0 - 1;
-      d.offset3dU = uint64_t(p.tangentMin) * cfg.lod;
-      d.offset3dV = uint64_t(p.bitangentMin) * cfg.lod;
-      d.offset3dD = uint64_t(P.mode ? maxCoord - p.minDepth : p.minDepth);
-      d.projectionId = p.plane;
-      d.orientation = p.placement.orientation;
-      if (cfg.lod > 1) {
-        d.lodEnabled = true;
-        d.lodScaleXMinus1 = cfg.lod - 1;
-        d.lodScaleYIdc = cfg.lod - 1;
-      }
-      layer.patches.push_back(d);
-    }
-    seq.tileLayers.push_back(std::move(layer));
-  }
-  auto videoUnit = [&](V3cUnitType type, std::vector<uint8_t> bits) {
-    VideoSubBitstream v;
-    v.header.type = type;
-    v.data = std::move(bits);
-    seq.videos.push_back(std::move(v));
-  };
-  st.occupancyBytes = occBits.size();
-  st.geometryBytes = geoBits.size();
+  const auto t3 = Clock::now();
+  attSettings.threads = std::max(1, cfg.threads);
+  attBits = video.encode(attribute, attSettings);
+  st.videoMs += msSince(t3);
+  seq.vps.atlases[0].attributes.push_back(AttributeInformation{});
+  st.occupancyBytes = seq.videos[0].data.size();
+  st.geometryBytes = seq.videos[1].data.size();
   st.attributeBytes = attBits.size();
-  videoUnit(V3cUnitType::OVD, std::move(occBits));
-  videoUnit(V3cUnitType::GVD, std::move(geoBits));
-  videoUnit(V3cUnitType::AVD, std::move(attBits));
+  addVideo(seq, V3cUnitType::AVD, std::move(attBits));
+
   std::vector<uint8_t> bytes = writeSampleStream({seq});
   st.totalBytes = bytes.size();
   st.atlasBytes = st.totalBytes - st.occupancyBytes - st.geometryBytes - st.attributeBytes;

@@ -83,7 +83,8 @@ DecodedVideo decodeVideo(const CodedSequence& seq, VideoDecoder& decoder) {
   return out;
 }
 
-PointCloudFrame reconstructFrame(const CodedSequence& seq, const DecodedAtlasFrame& frame, const DecodedVideo& video) {
+PointCloudFrame reconstructFrame(const CodedSequence& seq, const DecodedAtlasFrame& frame, const DecodedVideo& video,
+                                 bool recordPixels) {
   const VpsAtlas& vpsAtlas = seq.vps.atlases.at(0);
   const Asps& asps = *frame.asps;
   const uint32_t mapCount = asps.mapCountMinus1 + 1u;
@@ -230,6 +231,14 @@ PointCloudFrame reconstructFrame(const CodedSequence& seq, const DecodedAtlasFra
     for (size_t i = 0; i < points.size(); ++i) {
       out.boundary[i] = points[i].boundary;
       out.patchIndex[i] = points[i].patch;
+    }
+  }
+  if (recordPixels) {
+    out.pixel.resize(points.size());
+    out.map.resize(points.size());
+    for (size_t i = 0; i < points.size(); ++i) {
+      out.pixel[i] = uint32_t(points[i].y) * atlasWidth + points[i].x;
+      out.map[i] = points[i].map;
     }
   }
   if (hasAttribute) {

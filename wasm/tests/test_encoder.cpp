@@ -137,7 +137,9 @@ TEST(real_voxelized_frames_round_trip) {
   std::printf("  cesiumman: %zu bytes for 2 frames, D1 %.1f dB, Y %.1f dB, decoded/input points %.3f\n", bytes.size(),
               rt.quality.d1Psnr, rt.quality.yPsnr, rt.decodedPoints);
   CHECK(rt.quality.d1Psnr > 60);
-  CHECK(rt.quality.yPsnr > 24);
+  // Colours transferred onto the decoded geometry: 31 dB here (27 dB when each pixel kept the
+  // colour of the source point projected to it).
+  CHECK(rt.quality.yPsnr > 29.5);
   CHECK(rt.decodedPoints > 0.7);
 }
 

@@ -21,6 +21,10 @@
 #include "vpcc/quality.h"
 #include "vpcc/reconstruct.h"
 
+extern "C" {
+#include <libavutil/log.h>
+}
+
 using namespace vpcc;
 
 static int usage() {
@@ -63,6 +67,7 @@ int main(int argc, char** argv) {
     }
   }
   if (output.empty() || inputs.empty()) return usage();
+  av_log_set_level(AV_LOG_ERROR);  // x264/x265 statistics are not ours to print
   try {
     std::vector<InputFrame> frames;
     for (const auto& path : inputs) frames.push_back(voxelize(readPly(path), cfg.geometryBits, path));
@@ -78,8 +83,8 @@ int main(int argc, char** argv) {
     std::printf("bytes %zu (atlas %zu, occupancy %zu, geometry %zu, attribute %zu)  %.2f Mbit/s at 30 fps\n", st.totalBytes,
                 st.atlasBytes, st.occupancyBytes, st.geometryBytes, st.attributeBytes,
                 double(st.totalBytes) * 8 * 30 / double(st.frames) / 1e6);
-    std::printf("time %.0f ms (patches+images %.0f, video %.0f)  %.2f frames/s\n", ms, st.segmentationMs, st.videoMs,
-                1000.0 * double(st.frames) / ms);
+    std::printf("time %.0f ms (patches+images %.0f, video %.0f, colour transfer %.0f)  %.2f frames/s\n", ms,
+                st.segmentationMs, st.videoMs, st.transferMs, 1000.0 * double(st.frames) / ms);
     if (report) {
       const auto seqs = parseSampleStream(bytes);
       auto decoder = makeLibavDecoder();

@@ -1,6 +1,8 @@
 // The V-PCC encoder: coloured voxelized point-cloud frames → one V3C sequence (a holoquic
 // segment). Patch generation projects the cloud onto the six axis planes, packs the patches into
-// an atlas, and codes occupancy, geometry and attribute pictures with a video encoder.
+// an atlas, and codes occupancy, geometry and attribute pictures with a video encoder. Colours
+// are transferred onto the geometry as the decoder reconstructs it (so the encoder decodes its
+// own geometry video, with libavcodec).
 #pragma once
 
 #include <cstddef>
@@ -42,6 +44,7 @@ struct EncodeStats {
   uint32_t atlasWidth = 0, atlasHeight = 0;
   size_t atlasBytes = 0, occupancyBytes = 0, geometryBytes = 0, attributeBytes = 0, totalBytes = 0;
   double segmentationMs = 0, videoMs = 0;
+  double transferMs = 0;  // decoding the geometry back, reconstructing it, colour transfer
 };
 
 /// Encodes frames as one independently decodable V3C sample stream (VPS, atlas, three videos).

@@ -25,6 +25,11 @@ struct PointCloudFrame {
   /// pixel or of the tile border), and the index of its patch in its tile.
   std::vector<uint8_t> boundary;
   std::vector<uint32_t> patchIndex;
+  /// Per point, filled only when reconstructFrame is asked to record pixels (the encoder does, to
+  /// write colours back where the decoder will read them): its atlas pixel (y · width + x) and
+  /// the map it was read from.
+  std::vector<uint32_t> pixel;
+  std::vector<uint8_t> map;
   uint32_t projectedPoints = 0, rawPoints = 0, eomPoints = 0;
   size_t size() const { return positions.size() / 3; }
 };
@@ -41,8 +46,9 @@ struct DecodedVideo {
 DecodedVideo decodeVideo(const CodedSequence& seq, VideoDecoder& decoder);
 
 /// Reconstructs one frame before post-processing (TMC2's "pcframe" conformance point).
+/// A sequence without attribute information yields geometry only (colours left grey).
 PointCloudFrame reconstructFrame(const CodedSequence& seq, const DecodedAtlasFrame& atlas,
-                                 const DecodedVideo& video);
+                                 const DecodedVideo& video, bool recordPixels = false);
 
 /// TMC2's conformance checksum of a frame: points sorted by (x, y, z), duplicates merged with the
 /// truncated mean colour, MD5 over int16 positions then uint8 colours.
