@@ -1,8 +1,8 @@
-import { defineConfig } from 'vite';
+import { defineConfig, type UserConfig } from 'vite';
 
 // The web app is built into dist/ and served by the origin's HTTPS listener.
 // Workers are ES modules so they can import the wasm decoder and the FEC codec.
-export default defineConfig({
+const app: UserConfig = {
   root: '.',
   publicDir: 'public',
   build: {
@@ -10,10 +10,25 @@ export default defineConfig({
     target: 'es2022',
     sourcemap: true,
     rollupOptions: {
-      // Pages: the app, the transport and decoder checks (also driven by the end-to-end tests).
-      input: { main: 'index.html', transport: 'transport.html', decoder: 'decoder.html' },
+      // Pages: the app, the transport and decoder checks (driven by the end-to-end tests) and the embedding example.
+      input: { main: 'index.html', transport: 'transport.html', decoder: 'decoder.html', embed: 'examples/embed.html' },
     },
   },
   worker: { format: 'es' },
   server: { port: 5173 },
-});
+};
+
+// `vite build --mode lib` (npm run build:lib): the <holoquic-player> library as one ES module
+// with its workers and wasm beside it in dist-lib/; tsc adds the .d.ts files.
+const library: UserConfig = {
+  publicDir: false,
+  build: {
+    outDir: 'dist-lib',
+    target: 'es2022',
+    sourcemap: true,
+    lib: { entry: 'src/app/library.ts', formats: ['es'], fileName: 'holoquic-player' },
+  },
+  worker: { format: 'es' },
+};
+
+export default defineConfig(({ mode }) => (mode === 'lib' ? library : app));

@@ -20,7 +20,8 @@ function ballFrame(count: number, phase: number): PointFrame {
   for (let i = 0; i < count; i++) {
     // Points spread over nested spherical shells (Fibonacci lattice), a dense filled ball.
     const r = 400 * Math.cbrt((i + 0.5) / count);
-    const y = 1 - (2 * (i + 0.5)) / count;
+    // Direction decorrelated from the radius (golden-ratio stride), so every shell is a full sphere.
+    const y = 1 - 2 * ((i * 0.6180339887498949) % 1);
     const ring = Math.sqrt(1 - y * y);
     const a = i * golden + phase;
     positions[i * 3] = 512 + r * ring * Math.cos(a);

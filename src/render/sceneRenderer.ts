@@ -173,6 +173,12 @@ export class SceneRenderer {
     }
   }
 
+  /** The clear colour as 8-bit sRGB `[r, g, b]` (what an empty pixel reads back as). */
+  get background(): [number, number, number] {
+    const hex = new THREE.Color(this.options.background).getHex();
+    return [(hex >> 16) & 255, (hex >> 8) & 255, hex & 255];
+  }
+
   get cameraMode(): CameraMode {
     return this.fly ? 'fly' : 'orbit';
   }

@@ -1,0 +1,105 @@
+/**
+ * `<holoquic-player>` embedded in a plain HTML page (examples/embed.html: an element with
+ * attributes and the library module, no app code) plays the real demo scene from the real origin:
+ * it loads, plays, decodes every object, draws inside its box in the page's flow, and its typed
+ * API and events work (pause/play, setMode, statechange).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Browser, launch } from './lib/browser';
+import { demoContentRoot } from './lib/content';
+import { type Origin, spkiHash, startOrigin } from './lib/processes';
+import { drawnIn, snapshot } from './lib/view';
+
+let origin: Origin;
+let browser: Browser;
+
+async function until<T>(what: string, probe: () => Promise<T | null | undefined | false>, timeoutMs = 120_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}\n${browser.log.slice(-15).join('\n')}`);
+    await new Promise((r) => setTimeout(r, 500));
+  }
+}
+
+beforeAll(async () => {
+  origin = await startOrigin(demoContentRoot());
+  browser = await launch({ spki: await spkiHash('127.0.0.1', origin.quicPort) });
+  await browser.page.setViewportSize({ width: 1000, height: 800 });
+  // Record the element's events from the start.
+  await browser.page.addInitScript(() => {
+    const w = window as unknown as { events: string[] };
+    w.events = [];
+    // Listen as soon as the parser creates the element, before the library upgrades it and autoplays.
+    const observer = new MutationObserver(() => {
+      const element = document.querySelector('holoquic-player');
+      if (!element) return;
+      observer.disconnect();
+      for (const type of ['statechange', 'segment', 'modechange', 'error']) {
+        element.addEventListener(type, (e) => w.events.push(`${type}:${JSON.stringify((e as CustomEvent).detail)}`));
+      }
+    });
+    observer.observe(document, { childList: true, subtree: true });
+  });
+  await browser.page.goto(`${origin.httpBase}/examples/embed.html`);
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await origin?.stop();
+});
+
+describe('<holoquic-player> in a plain page', () => {
+  it('is a registered element laid out in the page flow', async () => {
+    const layout = await browser.page.evaluate(() => {
+      const element = document.querySelector('holoquic-player')!;
+      const r = element.getBoundingClientRect();
+      return { upgraded: element instanceof customElements.get('holoquic-player')!, width: r.width, height: r.height, top: r.top };
+    });
+    expect(layout.upgraded).toBe(true);
+    expect(layout.height).toBe(480);
+    expect(layout.top).toBeGreaterThan(50); // below the page's heading and paragraph
+  });
+
+  it('autoplays: decodes every object and draws it', async () => {
+    await until('every object drawn', () => browser.page.evaluate(() => {
+      const element = document.querySelector('holoquic-player')!;
+      if (element.state === 'failed') throw new Error(`player failed: ${element.error}`);
+      const stats = element.getStats();
+      return !!stats && stats.objects.every((o) => o.points > 0) && (stats.render?.pointsDrawn ?? 0) > 0;
+    }));
+    const shot = await snapshot(browser.page);
+    // The drawing buffer is the element's size, not the window's.
+    expect(shot.height).toBe(480);
+    for (const [id, box] of Object.entries(shot.boxes)) {
+      const { drawn, area } = drawnIn(shot, box);
+      expect(drawn, `${id}: ${drawn} of ${area}`).toBeGreaterThan(Math.max(50, area * 0.02));
+    }
+    const events = await browser.page.evaluate(() => (window as unknown as { events: string[] }).events);
+    expect(events).toContain('statechange:{"state":"loading"}');
+    expect(events).toContain('statechange:{"state":"playing"}');
+    expect(events.some((e) => e.startsWith('segment:'))).toBe(true);
+  });
+
+  it('follows the typed API: pause stops the content clock, play resumes it, setMode switches delivery', async () => {
+    const played = () => browser.page.evaluate(() => document.querySelector('holoquic-player')!.getStats()!.playedS);
+    await browser.page.evaluate(() => document.querySelector('holoquic-player')!.pause());
+    expect(await browser.page.evaluate(() => document.querySelector('holoquic-player')!.state)).toBe('paused');
+    const pausedAt = await played();
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(await played()).toBeLessThanOrEqual(pausedAt);
+    await browser.page.evaluate(() => {
+      const element = document.querySelector('holoquic-player')!;
+      element.setMode('qr');
+      element.play();
+    });
+    await until('the content clock to move again', async () => (await played()) > pausedAt);
+    const after = await browser.page.evaluate(() => ({
+      mode: document.querySelector('holoquic-player')!.getStats()!.mode,
+      events: (window as unknown as { events: string[] }).events,
+    }));
+    expect(after.mode).toBe('qr');
+    expect(after.events).toContain('modechange:{"mode":"qr"}');
+  });
+});

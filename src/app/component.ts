@@ -1,0 +1,248 @@
+/**
+ * `<holoquic-player>`: the player and its renderer as one custom element, for embedding.
+ *
+ * ```html
+ * <holoquic-player src="https://origin.example:4433/content/demo/manifest.mpd" mode="qpr-fec" autoplay></holoquic-player>
+ * ```
+ *
+ * Attributes (read when loading): `src` (manifest URL), `origin` (origin base URL, default the
+ * manifest's), `mode`, `abr`, `k` (objects sent reliably), `buffer` (target seconds), `duration`
+ * (stop after so many seconds), `autoplay`, `render="off"` (decode without drawing: experiments),
+ * `splat` (`square` | `round` | `sphere`), `controls="off"` (no Enter-VR/AR buttons).
+ *
+ * The typed API (`load`, `play`, `pause`, `setMode`, `setPoseSource`, `getStats`, `qoe`,
+ * `close`) forwards to the `Player`; the player's events (`statechange`, `segment`, `freeze`,
+ * `error`, `modechange`, …) are re-dispatched on the element as the same `CustomEvent`s.
+ */
+import { createDecoderPool } from '../decoder';
+import type { SceneModel } from '../player/mpd';
+import { Player, type PlayerOptions, type PlayerStats, type PlayerState } from '../player/player';
+import { PLAYER_MODES, type PlayerMode } from '../player/policy';
+import type { QoeLog } from '../qoe/schema';
+import { SPLAT_SHAPES, type SplatShape } from '../render/pointMaterial';
+import { type RenderStats, SceneRenderer } from '../render/sceneRenderer';
+import type { XRMode } from '../render/xr';
+import type { PoseSource } from '../viewport/source';
+
+/** Player options an embedding page may set in code (attributes cover the common ones). */
+export type HoloquicPlayerOptions = Partial<Omit<PlayerOptions, 'manifestUrl'>>;
+
+export interface HoloquicStats extends PlayerStats {
+  /** Null when the element does not draw (`render="off"`) or has not loaded. */
+  render: RenderStats | null;
+}
+
+/** Events the element dispatches (all `CustomEvent`s with the player's detail). */
+export const PLAYER_EVENTS = ['statechange', 'segment', 'freeze', 'error', 'modechange', 'started', 'abandoned', 'transportstate'] as const;
+
+const STYLE = `
+:host { display: block; position: relative; overflow: hidden; background: #101318; min-height: 150px; }
+.view { position: absolute; inset: 0; }
+.xr { position: absolute; bottom: 12px; left: 50%; transform: translateX(-50%); display: flex; gap: 8px; }
+.xr button { font: 600 13px system-ui, sans-serif; padding: 8px 14px; border-radius: 6px; border: 1px solid #fff8;
+  background: #0009; color: #fff; cursor: pointer; }
+.xr button:hover { background: #000c; }
+`;
+
+export class HoloquicPlayerElement extends HTMLElement {
+  static readonly observedAttributes = ['mode', 'splat'];
+
+  /** Options set in code; they win over attributes. */
+  options: HoloquicPlayerOptions = {};
+  private playerInstance: Player | null = null;
+  private view: SceneRenderer | null = null;
+  private decoder: ReturnType<typeof createDecoderPool> | null = null;
+  private poseOverride: PoseSource | null = null;
+  private loading: Promise<SceneModel> | null = null;
+  /** Why the element could not even create its player (bad attributes). */
+  private setupError: string | null = null;
+  private readonly viewHost: HTMLDivElement;
+  private readonly xrBar: HTMLDivElement;
+
+  constructor() {
+    super();
+    const root = this.attachShadow({ mode: 'open' });
+    const style = document.createElement('style');
+    style.textContent = STYLE;
+    this.viewHost = document.createElement('div');
+    this.viewHost.className = 'view';
+    this.xrBar = document.createElement('div');
+    this.xrBar.className = 'xr';
+    root.append(style, this.viewHost, this.xrBar);
+  }
+
+  /** The underlying player (null before `load()`). */
+  get player(): Player | null {
+    return this.playerInstance;
+  }
+
+  /** The renderer (null before `load()` and with `render="off"`). */
+  get renderer(): SceneRenderer | null {
+    return this.view;
+  }
+
+  get state(): PlayerState {
+    return this.setupError ? 'failed' : (this.playerInstance?.state ?? 'idle');
+  }
+
+  get error(): string | null {
+    return this.setupError ?? this.playerInstance?.error ?? null;
+  }
+
+  connectedCallback(): void {
+    if (this.hasAttribute('autoplay') && this.getAttribute('autoplay') !== 'false') this.play();
+  }
+
+  disconnectedCallback(): void {
+    this.close();
+  }
+
+  attributeChangedCallback(name: string, _old: string | null, value: string | null): void {
+    if (name === 'mode' && value && this.playerInstance && PLAYER_MODES.includes(value as PlayerMode)) this.playerInstance.setMode(value as PlayerMode);
+    if (name === 'splat' && value && this.view && SPLAT_SHAPES.includes(value as SplatShape)) this.view.setSplat(value as SplatShape);
+  }
+
+  /** Creates the player from the attributes and options, loads the scene and sets up the view. */
+  load(): Promise<SceneModel> {
+    this.loading ??= this.createAndLoad();
+    return this.loading;
+  }
+
+  /** Starts (loading first if needed) or resumes playback. Failures surface as `error` events and `state`. */
+  play(): void {
+    void this.load().then(() => this.playerInstance?.play(), () => undefined);
+  }
+
+  pause(): void {
+    this.playerInstance?.pause();
+  }
+
+  setMode(mode: PlayerMode): void {
+    if (!PLAYER_MODES.includes(mode)) throw new Error(`unknown mode "${mode}" (${PLAYER_MODES.join(', ')})`);
+    this.setAttribute('mode', mode);
+    this.playerInstance?.setMode(mode);
+  }
+
+  /**
+   * Where the viewer's head pose comes from. Default (null): the camera the element draws with —
+   * orbit/fly on a screen, the headset in WebXR. A recorded trace replaces it for experiments.
+   */
+  setPoseSource(source: PoseSource | null): void {
+    this.poseOverride = source;
+    this.applyPoseSource();
+  }
+
+  getStats(): HoloquicStats | null {
+    const player = this.playerInstance;
+    if (!player) return null;
+    return { ...player.getStats(), render: this.view?.stats() ?? null };
+  }
+
+  qoe(): QoeLog | null {
+    return this.playerInstance?.qoe() ?? null;
+  }
+
+  /** Immersive modes offered here (for custom buttons; the element shows its own unless `controls="off"`). */
+  async xrModes(): Promise<XRMode[]> {
+    return this.view ? this.view.supportedXRModes() : [];
+  }
+
+  enterXR(mode: XRMode): Promise<void> {
+    if (!this.view) return Promise.reject(new Error('nothing is drawn (render="off" or not loaded)'));
+    return this.view.enterXR(mode);
+  }
+
+  /** Stops playback, the renderer and the decoder workers. The QoE log stays readable. */
+  close(): void {
+    this.playerInstance?.close();
+    this.view?.dispose();
+    this.view = null;
+    this.decoder?.close();
+    this.decoder = null;
+    this.xrBar.replaceChildren();
+  }
+
+  private async createAndLoad(): Promise<SceneModel> {
+    const src = this.getAttribute('src');
+    if (!src) throw this.failEarly('the src attribute (manifest URL) is missing');
+    const options = { ...this.attributeOptions(), ...this.options };
+    let player: Player;
+    try {
+      this.decoder = options.decoder ? null : createDecoderPool();
+      player = new Player({ ...options, manifestUrl: src, decoder: options.decoder ?? this.decoder! });
+    } catch (e) {
+      throw this.failEarly(e instanceof Error ? e.message : String(e));
+    }
+    this.playerInstance = player;
+    for (const type of PLAYER_EVENTS) {
+      player.addEventListener(type, (e) => this.dispatchEvent(new CustomEvent(type, { detail: (e as CustomEvent).detail })));
+    }
+    const scene = await player.load();
+    if (this.getAttribute('render') !== 'off') {
+      const splat = this.getAttribute('splat');
+      this.view = new SceneRenderer(this.viewHost, { splat: SPLAT_SHAPES.includes(splat as SplatShape) ? (splat as SplatShape) : undefined });
+      this.view.setScene(scene);
+      this.view.setFrameSource(() => player.currentFrames());
+      this.view.onProjectionChange((p) => player.setViewport(p));
+      this.view.start();
+      if (this.getAttribute('controls') !== 'off') void this.addXRButtons();
+    }
+    this.applyPoseSource();
+    return scene;
+  }
+
+  private attributeOptions(): Omit<PlayerOptions, 'manifestUrl' | 'decoder'> {
+    const number = (name: string): number | undefined => {
+      const text = this.getAttribute(name);
+      if (text === null || text === '') return undefined;
+      const value = Number(text);
+      if (!Number.isFinite(value) || value < 0) throw this.failEarly(`attribute ${name}="${text}" is not a non-negative number`);
+      return value;
+    };
+    const mode = this.getAttribute('mode') ?? undefined;
+    if (mode !== undefined && !PLAYER_MODES.includes(mode as PlayerMode)) throw this.failEarly(`attribute mode="${mode}" is not one of ${PLAYER_MODES.join(', ')}`);
+    return {
+      origin: this.getAttribute('origin') ?? undefined,
+      mode: mode as PlayerMode | undefined,
+      abr: this.getAttribute('abr') ?? undefined,
+      reliableCount: number('k'),
+      bufferTargetS: number('buffer'),
+      durationS: number('duration'),
+    };
+  }
+
+  private applyPoseSource(): void {
+    this.playerInstance?.setPoseSource(this.poseOverride ?? this.view?.poseSource ?? null);
+  }
+
+  private async addXRButtons(): Promise<void> {
+    const view = this.view;
+    if (!view) return;
+    for (const mode of await view.supportedXRModes()) {
+      const button = document.createElement('button');
+      button.textContent = mode === 'immersive-vr' ? 'Enter VR' : 'Enter AR';
+      button.addEventListener('click', () => {
+        view.enterXR(mode).catch((e: unknown) => this.dispatchEvent(new CustomEvent('error', { detail: { message: `${mode}: ${e instanceof Error ? e.message : String(e)}` } })));
+      });
+      this.xrBar.append(button);
+    }
+  }
+
+  /** An error before the player exists: dispatched like the player's own and thrown to the caller. */
+  private failEarly(message: string): Error {
+    this.setupError = message;
+    this.dispatchEvent(new CustomEvent('error', { detail: { message } }));
+    return new Error(`<holoquic-player>: ${message}`);
+  }
+}
+
+/** Registers `<holoquic-player>` (once; a second copy of the library does not throw). */
+export function defineHoloquicPlayer(name = 'holoquic-player'): void {
+  if (!customElements.get(name)) customElements.define(name, HoloquicPlayerElement);
+}
+
+declare global {
+  interface HTMLElementTagNameMap {
+    'holoquic-player': HoloquicPlayerElement;
+  }
+}

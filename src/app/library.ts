@@ -1,0 +1,22 @@
+/**
+ * The npm library entry (`npm run build:lib` → dist-lib/): importing it registers
+ * `<holoquic-player>`; the element class, the `Player` facade and their types are exported for
+ * code that wants the typed API or its own UI.
+ */
+import { defineHoloquicPlayer } from './component';
+
+export { defineHoloquicPlayer, HoloquicPlayerElement, PLAYER_EVENTS, type HoloquicPlayerOptions, type HoloquicStats } from './component';
+export { Player, type CurrentFrame, type ObjectStats, type PlayerOptions, type PlayerState, type PlayerStats } from '../player/player';
+export { PLAYER_MODES, type PlayerMode } from '../player/policy';
+export type { SceneModel, SceneObject } from '../player/mpd';
+export type { PointFrame, SegmentDecoder } from '../player/decoder';
+export type { Pose } from '../viewport/pose';
+export type { PoseSource } from '../viewport/source';
+export { TracePoseSource } from '../viewport/traceSource';
+export { parseTrace } from '../viewport/trace';
+export type { QoeLog } from '../qoe/schema';
+export { SceneRenderer, type RenderStats } from '../render/sceneRenderer';
+export type { SplatShape } from '../render/pointMaterial';
+export type { XRMode } from '../render/xr';
+
+defineHoloquicPlayer();
