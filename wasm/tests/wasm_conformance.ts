@@ -2,15 +2,15 @@
  * Conformance of the WebAssembly build against TMC2 release-v24.0 (../shared/vpcc): for every
  * TMC2 stream there, the pictures decoded natively (vpcc-dump-pictures; the wasm module decodes
  * no video) are fed to the wasm module, and every frame's MD5 before and after post-processing
- * must equal TMC2's logs. Streams with logs dropped into ../shared/vpcc/NAME/ are picked up.
+ * must equal TMC2's logs; the atlas views for a GPU path are checked too. Streams with logs dropped into ../shared/vpcc/NAME/ are picked up.
  * Prints per-frame reconstruction and post-processing times (benchmarks, never asserted).
  *
  *   tsx wasm/tests/wasm_conformance.ts BUILD_WASM_DIR VPCC_DUMP_PICTURES SHARED_DIR
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { VpccDecoder, VpccError } from '../../src/decoder/vpcc';
-import { Checks, dumpPictures, loadModule, putFramePictures, tmc2LogValues } from './wasm_support';
+import { type VideoStream, VpccDecoder, VpccError } from '../../src/decoder/vpcc';
+import { Checks, type DumpedPicture, dumpPictures, loadModule, putFramePictures, tmc2LogValues } from './wasm_support';
 
 const [buildDir, dumpTool, sharedDir] = process.argv.slice(2);
 const checks = new Checks();
@@ -19,10 +19,29 @@ const vpccDir = join(sharedDir, 'vpcc');
 const names = existsSync(vpccDir) ? readdirSync(vpccDir).filter((n) => existsSync(join(vpccDir, n, `${n}.bin`))) : [];
 if (names.length === 0) console.log(`no TMC2 streams under ${vpccDir}: nothing to check`);
 
+/**
+ * What a GPU reconstruction path reads: as many patches as TMC2 decoded, a block-to-patch map
+ * that names only those patches and covers some blocks, and stored planes equal to the pictures
+ * given (8-bit components, so conversion is the identity).
+ */
+function checkGpuViews(decoder: VpccDecoder, streams: VideoStream[], pictures: DumpedPicture[], f: number, patchCount: number, what: string): void {
+  checks.equal(decoder.patches(f).length / 20, patchCount, `${what}: patches vs TMC2's atlas log`);
+  const b2p = decoder.blockToPatch(f);
+  checks.ok(b2p.map.some((v) => v > 0) && b2p.map.every((v) => v <= patchCount), `${what}: block-to-patch names the frame's patches`);
+  for (const s of streams) {
+    const index = (f - s.firstFrame) * s.picturesPerFrame;
+    const given = pictures.find((p) => p.stream === s.index && p.index === index)!;
+    if (given.bitDepth > 8) continue;
+    const luma = decoder.plane(s.index, index, 0);
+    checks.ok(luma.width === given.width && luma.samples.every((v, i) => v === given.samples[i]), `${what}: stored ${s.component} plane equals the picture given`);
+  }
+}
+
 for (const name of names) {
   const base = join(vpccDir, name, name);
   const before = tmc2LogValues(`${base}_dec_pcframe_log.txt`, 'MD5 checksum');
   const after = tmc2LogValues(`${base}_dec_rec_pcframe_log.txt`, 'MD5 checksum');
+  const patchCounts = tmc2LogValues(`${base}_dec_atlas_log.txt`, 'AtlasTotalNumProjPatches');
   const pictures = dumpPictures(dumpTool, `${base}.bin`);
   const decoder = new VpccDecoder(module);
   const t0 = performance.now();
@@ -34,6 +53,7 @@ for (const name of names) {
   for (let f = 0; f < decoder.frameCount; f++) {
     putFramePictures(decoder, streams, pictures, f);
     checks.ok(decoder.frameReady(f), `${name} frame ${f}: ready once its pictures are in`);
+    checkGpuViews(decoder, streams, pictures, f, Number(patchCounts[f]), `${name} frame ${f}`);
     const r0 = performance.now();
     const plain = decoder.reconstruct(f, { postProcess: false });
     const r1 = performance.now();
