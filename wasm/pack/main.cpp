@@ -5,6 +5,10 @@
 //   holoquic-pack demo [--out content/demo] [--seconds 10] [--dense] [--codec avc|hevc] [--threads N]
 //   holoquic-pack ply --out content/NAME --object ID=DIR [--object ID=DIR ...] [--bits 10]
 //                     [--scale METRES_PER_VOXEL] [--codec avc|hevc] [--threads N]
+//   holoquic-pack gltf --out content/NAME --object ID=MODEL.glb [--object ...] [--seconds N]
+//                      [--animation INDEX] [--bits 10] [--codec avc|hevc] [--threads N]
+//   holoquic-pack sample --out DIR --object ID=MODEL.glb [...]   (the gltf mode's point clouds as
+//                      PLY frames DIR/ID/frame-NNNNN.ply, nothing encoded)
 #include <algorithm>
 #include <atomic>
 #include <cmath>
@@ -13,13 +17,16 @@
 #include <fstream>
 #include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "figures.h"
+#include "gltf.h"
 #include "mpd.h"
+#include "surface_sampler.h"
 #include "vpcc/atlas.h"
 #include "vpcc/encoder.h"
 #include "vpcc/parser.h"
@@ -58,6 +65,8 @@ struct Source {
 struct Options {
   std::string mode, out, codec = "avc";
   unsigned seconds = 10, threads = std::max(1u, std::thread::hardware_concurrency());
+  bool secondsGiven = false;
+  int animation = 0;
   bool dense = false;
   unsigned bits = 10;
   double scale = 0;
@@ -119,12 +128,91 @@ std::vector<Source> plySources(const Options& o) {
           if (index >= n) index = period - index;
         }
         frames.push_back(voxelize(readPly(files[index]), bits, files[index]));
+        if (frames.back().size() == 0) throw std::runtime_error(files[index] + ": no points");
       }
       return frames;
     };
     sources.push_back(std::move(s));
   }
   return sources;
+}
+
+/// Animated glTF models sampled at 30 fps onto a voxel grid that holds the whole animation.
+/// Without --seconds an object lasts its animation rounded up to whole seconds (at least one);
+/// the animation loops.
+std::vector<Source> gltfSources(const Options& o) {
+  std::vector<Source> sources;
+  for (const auto& [id, file] : o.objects) {
+    std::shared_ptr<const GltfModel> model;
+    try {
+      model = std::make_shared<const GltfModel>(loadGltf(file));
+    } catch (const std::exception& e) {
+      fail(e.what());
+    }
+    const int animation = model->animations.empty() ? -1 : o.animation;
+    if (animation >= int(model->animations.size()))
+      fail(file + ": no animation " + std::to_string(o.animation) + " (it has " + std::to_string(model->animations.size()) + ")");
+    const double length = animation >= 0 ? model->animations[size_t(animation)].end - model->animations[size_t(animation)].start : 0;
+    Source s;
+    s.id = id;
+    s.bits = o.bits;
+    s.segments = o.secondsGiven ? o.seconds : std::max(1u, unsigned(std::ceil(length - 1e-6)));
+    std::array<double, 6> box = {1e300, 1e300, 1e300, -1e300, -1e300, -1e300};
+    for (unsigned f = 0; f < s.segments * kFramesPerSegment; ++f)
+      growBox(poseModel(*model, animation, f / double(kFramesPerSegment)), box);
+    if (box[0] > box[3]) fail(file + ": the model has no triangles to sample");
+    const VoxelGrid grid = fitGrid(box, o.bits);
+    s.scale = o.scale > 0 ? o.scale : 1 / grid.voxelsPerUnit;  // glTF units are metres
+    s.segment = [model, animation, grid, file](unsigned k) {
+      std::vector<InputFrame> frames;
+      for (unsigned f = 0; f < kFramesPerSegment; ++f) {
+        const unsigned index = k * kFramesPerSegment + f;
+        frames.push_back(voxelizeSurfaces(*model, poseModel(*model, animation, index / double(kFramesPerSegment)), grid));
+        if (frames.back().size() == 0) throw std::runtime_error(file + ": frame " + std::to_string(index) + " samples to no points");
+      }
+      return frames;
+    };
+    sources.push_back(std::move(s));
+  }
+  return sources;
+}
+
+/// Publishes a finished staging directory atomically: `out` is either the old one or the
+/// complete new one, never half written.
+void publish(const fs::path& staging, const std::string& out) {
+  const fs::path old = out + ".old";
+  fs::remove_all(old);
+  if (fs::exists(out)) fs::rename(out, old);
+  fs::rename(staging, out);
+  fs::remove_all(old);
+}
+
+/// The sample mode: every frame of every object as a PLY file (what the gltf mode would encode).
+int writeSampledFrames(const std::vector<Source>& sources, const std::string& out) {
+  const fs::path staging = out + ".partial";
+  fs::remove_all(staging);
+  for (const Source& s : sources) {
+    fs::create_directories(staging / s.id);
+    for (unsigned k = 0; k < s.segments; ++k) {
+      const std::vector<InputFrame> frames = s.segment(k);
+      for (size_t f = 0; f < frames.size(); ++f) {
+        char name[32];
+        std::snprintf(name, sizeof name, "frame-%05zu.ply", size_t(k) * kFramesPerSegment + f);
+        const std::vector<int16_t> positions(frames[f].positions.begin(), frames[f].positions.end());
+        writePly((staging / s.id / name).string(), positions.data(), frames[f].colors.data(), frames[f].size());
+      }
+    }
+    std::printf("%s: %u frames on a %u-bit grid, %.5f m per voxel\n", s.id.c_str(), s.segments * kFramesPerSegment, s.bits, s.scale);
+  }
+  publish(staging, out);
+  std::printf("wrote %s\n", out.c_str());
+  return 0;
+}
+
+void checkObjectIds(const Options& o) {
+  for (const auto& [id, path] : o.objects)
+    if (id.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789-") != std::string::npos)
+      fail("object id '" + id + "' must be [a-z0-9-]+");
 }
 
 struct Measured {
@@ -137,7 +225,7 @@ struct Measured {
 int main(int argc, char** argv) {
   av_log_set_level(AV_LOG_ERROR);  // x264/x265 statistics are not ours to print
   Options o;
-  if (argc < 2) fail("usage: holoquic-pack demo|ply [options] (see the header of wasm/pack/main.cpp or README)");
+  if (argc < 2) fail("usage: holoquic-pack demo|ply|gltf|sample [options] (see the header of wasm/pack/main.cpp or README)");
   o.mode = argv[1];
   for (int i = 2; i < argc; ++i) {
     const std::string a = argv[i];
@@ -146,7 +234,8 @@ int main(int argc, char** argv) {
       return argv[++i];
     };
     if (a == "--out") o.out = next();
-    else if (a == "--seconds") o.seconds = unsigned(std::stoul(next()));
+    else if (a == "--seconds") o.seconds = unsigned(std::stoul(next())), o.secondsGiven = true;
+    else if (a == "--animation") o.animation = std::stoi(next());
     else if (a == "--dense") o.dense = true;
     else if (a == "--codec") o.codec = next();
     else if (a == "--threads") o.threads = unsigned(std::stoul(next()));
@@ -167,12 +256,22 @@ int main(int argc, char** argv) {
     sources = demoSources(o);
   } else if (o.mode == "ply") {
     if (o.out.empty() || o.objects.empty()) fail("ply mode needs --out and at least one --object ID=DIR");
-    for (const auto& [id, dir] : o.objects)
-      if (id.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789-") != std::string::npos)
-        fail("object id '" + id + "' must be [a-z0-9-]+");
+    checkObjectIds(o);
     sources = plySources(o);
+  } else if (o.mode == "gltf" || o.mode == "sample") {
+    if (o.out.empty() || o.objects.empty()) fail(o.mode + " mode needs --out and at least one --object ID=MODEL.glb");
+    checkObjectIds(o);
+    sources = gltfSources(o);
+    if (o.mode == "sample") {
+      try {
+        return writeSampledFrames(sources, o.out);
+      } catch (const std::exception& e) {
+        fs::remove_all(o.out + ".partial");
+        fail(e.what());
+      }
+    }
   } else {
-    fail("unknown mode '" + o.mode + "' (demo or ply)");
+    fail("unknown mode '" + o.mode + "' (demo, ply, gltf or sample)");
   }
   const std::string scene = fs::path(o.out).filename().string();
   const fs::path staging = o.out + ".partial";
@@ -344,12 +443,7 @@ int main(int argc, char** argv) {
   report << "  ]\n}\n";
   report.close();
 
-  // Publish atomically: the content directory is either the old one or the complete new one.
-  const fs::path old = o.out + ".old";
-  fs::remove_all(old);
-  if (fs::exists(o.out)) fs::rename(o.out, old);
-  fs::rename(staging, o.out);
-  fs::remove_all(old);
+  publish(staging, o.out);
   std::printf("wrote %s (%zu objects × %u qualities × %u segments)\n", o.out.c_str(), objects.size(), kQualities, segments);
   return 0;
 }
