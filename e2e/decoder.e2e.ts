@@ -69,7 +69,8 @@ describe('decoding in the browser', () => {
       // For docs/benchmarks.md (never asserted).
       const frameMs = got.frameMs!.reduce((a, b) => a + b, 0) / got.frameMs!.length;
       console.log(`${relative(content, file)}: ${got.points!.length} frames, ~${Math.round(got.points![0] / 1000)} k points; ` +
-        `segment ${got.decodeMs!.toFixed(0)} ms, reconstruction + copy ${frameMs.toFixed(1)} ms/frame`);
+        `segment ${got.decodeMs!.toFixed(0)} ms, reconstruction + copy ${frameMs.toFixed(1)} ms/frame, ` +
+        `pictures into wasm ${got.pictureMs!.toFixed(0)} ms/segment`);
     }
   });
 

@@ -15,6 +15,8 @@ export interface DecoderTestResult {
   wellFormed?: boolean;
   decodeMs?: number;
   frameMs?: number[];
+  /** Worker time handing decoded pictures into wasm memory, whole segment. */
+  pictureMs?: number;
 }
 
 declare global {
@@ -43,6 +45,7 @@ async function decode(path: string, options: { corruptAt?: number[] } = {}): Pro
       wellFormed,
       decodeMs: segment.decodeMs,
       frameMs: segment.timing.frameMs,
+      pictureMs: segment.timing.pictureMs,
     };
   } catch (e) {
     return { error: e instanceof Error ? e.message : String(e) };

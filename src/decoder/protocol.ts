@@ -20,6 +20,8 @@ export interface SegmentTiming {
   parseMs: number;
   /** Per frame: reconstruction + post-processing + copy out of wasm memory. */
   frameMs: number[];
+  /** All decoded pictures: VideoFrame.copyTo into wasm memory + bit-depth conversion. */
+  pictureMs: number;
 }
 
 export interface DecodeResult {

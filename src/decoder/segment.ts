@@ -39,6 +39,7 @@ export async function decodeSegment(decoder: VpccDecoder, bytes: Uint8Array, opt
   const md5: string[] = [];
   const frameMs: number[] = [];
   const delivered = new Array<number>(streams.length).fill(0);
+  let pictureMs = 0;
 
   // Pictures are handled strictly one at a time: copyTo is asynchronous, and wasm memory (the
   // scratch buffer, or the whole heap when it grows) must not change under a copy in flight.
@@ -48,7 +49,9 @@ export async function decodeSegment(decoder: VpccDecoder, bytes: Uint8Array, opt
     chain = chain.then(async () => {
       try {
         if (failure) return;
+        const p0 = performance.now();
         await putPicture(decoder, stream, delivered[stream.index]++, frame);
+        pictureMs += performance.now() - p0;
         while (frames.length < frameCount && decoder.frameReady(frames.length)) reconstructNext();
       } catch (e) {
         failure ??= e as Error;
@@ -78,7 +81,7 @@ export async function decodeSegment(decoder: VpccDecoder, bytes: Uint8Array, opt
       throw new Error(`${s.component} video (stream ${s.index}) gave ${delivered[s.index]} pictures, the atlas needs ${s.pictureCount}`);
   }
   if (frames.length !== frameCount) throw new Error(`only ${frames.length} of ${frameCount} frames could be reconstructed`);
-  return { frames, md5: options.md5 ? md5 : undefined, timing: { totalMs: performance.now() - t0, parseMs, frameMs } };
+  return { frames, md5: options.md5 ? md5 : undefined, timing: { totalMs: performance.now() - t0, parseMs, frameMs, pictureMs } };
 }
 
 async function putPicture(decoder: VpccDecoder, stream: VideoStream, index: number, frame: VideoFrame): Promise<void> {
