@@ -45,6 +45,8 @@ interface Job {
 interface Slot {
   worker: Worker;
   busy?: { id: number; job: Job; startedAt: number };
+  /** Set when the worker failed (e.g. its module or wasm could not load): it gets no more jobs. */
+  dead?: Error;
 }
 
 export class DecoderPool implements SegmentDecoder {
@@ -77,6 +79,8 @@ export class DecoderPool implements SegmentDecoder {
   /** Decodes a segment; `md5` also returns TMC2's checksum of every frame. */
   decodeDetailed(bytes: Uint8Array, options: { md5?: boolean } = {}): Promise<DetailedSegment> {
     if (this.closed) return Promise.reject(new Error('decoder pool closed'));
+    const dead = this.slots.every((slot) => slot.dead);
+    if (dead) return Promise.reject(this.slots[0].dead!);
     if (this.queue.length >= this.maxQueued) {
       this.totals.rejectedBusy++;
       return Promise.reject(new Error(`decoder busy: ${this.queue.length} segments already waiting`));
@@ -114,7 +118,13 @@ export class DecoderPool implements SegmentDecoder {
   }
 
   private dispatch(): void {
-    for (const slot of this.slots) {
+    const live = this.slots.filter((slot) => !slot.dead);
+    if (live.length === 0) {
+      const error = this.slots[0].dead!;
+      for (const job of this.queue.splice(0)) job.reject(error);
+      return;
+    }
+    for (const slot of live) {
       if (slot.busy || this.queue.length === 0) continue;
       const job = this.queue.shift()!;
       const id = this.nextId++;
@@ -154,12 +164,14 @@ export class DecoderPool implements SegmentDecoder {
   }
 
   private fail(slot: Slot, error: Error): void {
+    slot.dead = error;
+    slot.worker.terminate();
     if (slot.busy) {
       this.totals.failures++;
       slot.busy.job.reject(error);
       slot.busy = undefined;
     }
-    // A worker that cannot start fails every job that would go to it.
-    for (const job of this.queue.splice(0)) job.reject(error);
+    // The others take the queue; with none left, every queued job fails with this error.
+    this.dispatch();
   }
 }

@@ -1,0 +1,104 @@
+import { describe, expect, it } from 'vitest';
+import type { FromWorker, ToWorker } from './protocol';
+import { DecoderPool } from './pool';
+
+/** A stand-in for a decode worker: records requests, replies when told. */
+class ScriptedWorker {
+  onmessage: ((event: MessageEvent<FromWorker>) => void) | null = null;
+  onerror: ((event: ErrorEvent) => void) | null = null;
+  requests: ToWorker[] = [];
+  terminated = false;
+  postMessage(message: ToWorker): void {
+    this.requests.push(message);
+  }
+  terminate(): void {
+    this.terminated = true;
+  }
+  decoded(id: number, points: number[]): void {
+    const frames = points.map((count) => ({ count, positions: new Int16Array(count * 3), colors: new Uint8Array(count * 3) }));
+    this.onmessage!({ data: { type: 'decoded', id, frames, timing: { totalMs: 10, parseMs: 1, frameMs: points.map(() => 2), pictureMs: 1 } } } as MessageEvent<FromWorker>);
+  }
+  failed(id: number, message: string): void {
+    this.onmessage!({ data: { type: 'failed', id, message } } as MessageEvent<FromWorker>);
+  }
+}
+
+function pool(size: number, maxQueued: number) {
+  const workers: ScriptedWorker[] = [];
+  const p = new DecoderPool({
+    size, maxQueued,
+    createWorker: () => {
+      const w = new ScriptedWorker();
+      workers.push(w);
+      return w as unknown as Worker;
+    },
+  });
+  return { p, workers };
+}
+
+const job = (segment: number) => ({ objectId: 'a', segment, quality: 0, bytes: Uint8Array.of(segment) });
+
+describe('DecoderPool', () => {
+  it('runs one segment per worker and queues the rest in order', async () => {
+    const { p, workers } = pool(2, 4);
+    const results = [0, 1, 2].map((s) => p.decode(job(s)));
+    expect(workers.map((w) => w.requests.length)).toEqual([1, 1]);
+    expect(p.queued).toBe(1);
+    workers[0].decoded(workers[0].requests[0].id, [5, 6]);
+    expect((await results[0]).frames.map((f) => f.count)).toEqual([5, 6]);
+    // The freed worker took the queued segment.
+    expect(workers[0].requests[1].bytes).toEqual(Uint8Array.of(2));
+    workers[1].decoded(workers[1].requests[0].id, [7]);
+    workers[0].decoded(workers[0].requests[1].id, [8]);
+    expect((await results[2]).frames[0].count).toBe(8);
+    expect(p.stats()).toMatchObject({ segments: 3, frames: 4, failures: 0, meanFrameMs: 2 });
+  });
+
+  it('rejects at once when the queue is full (back-pressure), and keeps working', async () => {
+    const { p, workers } = pool(1, 1);
+    const running = p.decode(job(0));
+    const waiting = p.decode(job(1));
+    await expect(p.decode(job(2))).rejects.toThrow(/decoder busy: 1 segments already waiting/);
+    workers[0].decoded(workers[0].requests[0].id, [1]);
+    workers[0].decoded(workers[0].requests[1].id, [2]);
+    await expect(running).resolves.toBeDefined();
+    await expect(waiting).resolves.toBeDefined();
+    expect(p.stats().rejectedBusy).toBe(1);
+  });
+
+  it('passes decode errors through with their message', async () => {
+    const { p, workers } = pool(1, 2);
+    const result = p.decode(job(0));
+    workers[0].failed(workers[0].requests[0].id, 'vpcc: invalid bitstream: truncated');
+    await expect(result).rejects.toThrow('vpcc: invalid bitstream: truncated');
+    expect(p.stats().failures).toBe(1);
+  });
+
+  it('stops using a worker that failed; with none left every job fails with its error', async () => {
+    const { p, workers } = pool(2, 4);
+    const a = p.decode(job(0));
+    const b = p.decode(job(1));
+    const c = p.decode(job(2));
+    workers[0].onerror!({ message: '', preventDefault() {} } as ErrorEvent);
+    await expect(a).rejects.toThrow(/decode worker failed: could not start/);
+    expect(workers[0].terminated).toBe(true);
+    // The queued job waits for the live worker; the dead one gets nothing more.
+    expect(workers[0].requests.length).toBe(1);
+    expect(p.queued).toBe(1);
+    workers[1].onerror!({ message: 'boom', preventDefault() {} } as ErrorEvent);
+    await expect(b).rejects.toThrow(/decode worker failed: boom/);
+    await expect(c).rejects.toThrow(/decode worker failed/);
+    await expect(p.decode(job(3))).rejects.toThrow(/decode worker failed/);
+  });
+
+  it('rejects pending and queued jobs when closed', async () => {
+    const { p, workers } = pool(1, 2);
+    const a = p.decode(job(0));
+    const b = p.decode(job(1));
+    p.close();
+    await expect(a).rejects.toThrow(/closed/);
+    await expect(b).rejects.toThrow(/closed/);
+    expect(workers[0].terminated).toBe(true);
+    await expect(p.decode(job(2))).rejects.toThrow(/closed/);
+  });
+});
