@@ -12,9 +12,15 @@ const moduleUrl = new URL('../../wasm/build-wasm/vpcc.mjs', import.meta.url);
 const wasmUrl = new URL('../../wasm/build-wasm/vpcc.wasm', import.meta.url);
 
 const decoderReady: Promise<VpccDecoder> = (async () => {
-  const factory = (await import(/* @vite-ignore */ moduleUrl.href)).default as VpccModuleFactory;
-  return new VpccDecoder(await factory({ locateFile: () => wasmUrl.href }));
+  try {
+    const factory = (await import(/* @vite-ignore */ moduleUrl.href)).default as VpccModuleFactory;
+    return new VpccDecoder(await factory({ locateFile: () => wasmUrl.href }));
+  } catch (e) {
+    throw new Error(`cannot load the vpcc wasm module (${moduleUrl.pathname}): ${e instanceof Error ? e.message : String(e)}`);
+  }
 })();
+// Reported with the first request (each request awaits it); not an unhandled rejection here.
+decoderReady.catch(() => {});
 
 const scope = self as unknown as DedicatedWorkerGlobalScope;
 let queue: Promise<void> = Promise.resolve();
