@@ -1,0 +1,33 @@
+import { describe, expect, it } from 'vitest';
+import { playerOptionsFrom, readPageParams } from './automation';
+
+describe('readPageParams', () => {
+  it('defaults to the page origin, the demo manifest, qpr-fec, no autoplay, rendering on', () => {
+    const p = readPageParams('', 'https://player.example');
+    expect(p).toMatchObject({
+      origin: 'https://player.example', manifestUrl: 'https://player.example/content/demo/manifest.mpd',
+      mode: 'qpr-fec', poseConvention: 'webxr', autoplay: false, render: true,
+    });
+    expect(p.durationS).toBeUndefined();
+  });
+
+  it('reads every parameter of the headless contract', () => {
+    const p = readPageParams(
+      '?origin=https://10.77.0.1:4433&manifest=/content/s/manifest.mpd&mode=qpr&abr=hybrid&k=1&buffer=2&pose=/p.csv&poseConvention=unity&duration=30&autoplay=1&render=0',
+      'http://127.0.0.1:8080',
+    );
+    expect(p).toMatchObject({
+      origin: 'https://10.77.0.1:4433', manifestUrl: 'https://10.77.0.1:4433/content/s/manifest.mpd', mode: 'qpr',
+      abr: 'hybrid', reliableCount: 1, bufferTargetS: 2, pose: '/p.csv', poseConvention: 'unity', durationS: 30,
+      autoplay: true, render: false,
+    });
+    expect(playerOptionsFrom(p)).toMatchObject({ mode: 'qpr', reliableCount: 1, bufferTargetS: 2, durationS: 30 });
+  });
+
+  it('names the parameter that is malformed', () => {
+    expect(() => readPageParams('?mode=fast', 'http://x')).toThrow(/mode=fast/);
+    expect(() => readPageParams('?k=-1', 'http://x')).toThrow(/k=-1/);
+    expect(() => readPageParams('?buffer=abc', 'http://x')).toThrow(/buffer=abc/);
+    expect(() => readPageParams('?poseConvention=lefty', 'http://x')).toThrow(/poseConvention/);
+  });
+});
