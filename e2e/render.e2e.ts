@@ -1,0 +1,85 @@
+/**
+ * The renderer end to end: the demo app in real headless Chromium (WebGL on SwiftShader) playing
+ * the real packed demo scene from the real origin through the real wasm decoder. What was drawn
+ * is read back from the WebGL drawing buffer and compared with where the MPD puts each object:
+ * drawn pixels inside every object's projected bounding box, background everywhere else, and a
+ * picture that changes as the content plays.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Browser, launch } from './lib/browser';
+import { demoContentRoot } from './lib/content';
+import { type Origin, spkiHash, startOrigin } from './lib/processes';
+import { changedPixels, drawnIn, inRect, isDrawn, type Snapshot, snapshot } from './lib/view';
+
+let origin: Origin;
+let browser: Browser;
+
+async function until<T>(what: string, probe: () => Promise<T | null | undefined | false>, timeoutMs = 120_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}\n${browser.log.slice(-15).join('\n')}`);
+    await new Promise((r) => setTimeout(r, 500));
+  }
+}
+
+beforeAll(async () => {
+  const content = demoContentRoot();
+  origin = await startOrigin(content);
+  browser = await launch({ spki: await spkiHash('127.0.0.1', origin.quicPort) });
+  await browser.page.setViewportSize({ width: 960, height: 540 });
+  const query = new URLSearchParams({ origin: origin.httpsBase, manifest: '/content/demo/manifest.mpd', mode: 'qr', autoplay: '1' });
+  await browser.page.goto(`${origin.httpBase}/?${query}`);
+  // Every object has a decoded frame on the GPU.
+  await until('every object drawn', () => browser.page.evaluate(() => {
+    const element = document.querySelector('holoquic-player');
+    const stats = element?.getStats();
+    if (stats?.state === 'failed') throw new Error(`player failed: ${stats && element?.error}`);
+    return !!stats && stats.objects.length > 0 && stats.objects.every((o) => o.points > 0) && (stats.render?.pointsDrawn ?? 0) > 0;
+  }));
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await origin?.stop();
+});
+
+describe('the demo scene on screen', () => {
+  let first: Snapshot;
+
+  it('draws every object inside its projected bounding box and nothing outside them', async () => {
+    first = await snapshot(browser.page);
+    const ids = Object.keys(first.boxes);
+    expect(ids.length).toBeGreaterThan(1);
+    for (const id of ids) {
+      const box = first.boxes[id];
+      // The default camera sees every object whole.
+      expect(box.x0, id).toBeGreaterThanOrEqual(0);
+      expect(box.x1, id).toBeLessThanOrEqual(first.width);
+      const { drawn, area } = drawnIn(first, box);
+      expect(drawn, `${id}: ${drawn} of ${area} pixels drawn in its box`).toBeGreaterThan(Math.max(50, area * 0.02));
+    }
+    // A point is at most a few pixels wide here: outside every box (plus that margin) is background.
+    let outside = 0;
+    let stray = 0;
+    for (let y = 0; y < first.height; y++) {
+      for (let x = 0; x < first.width; x++) {
+        if (ids.some((id) => inRect(first.boxes[id], x, y, 4))) continue;
+        outside++;
+        if (isDrawn(first, x, y)) stray++;
+      }
+    }
+    expect(outside).toBeGreaterThan(first.width * first.height * 0.3);
+    expect(stray, `${stray} drawn pixels outside every bounding box`).toBeLessThan(outside * 0.0005);
+  });
+
+  it('changes the picture as the content plays', async () => {
+    const changed = await until('a changed picture', async () => {
+      const now = await snapshot(browser.page);
+      const n = changedPixels(first, now);
+      return n > 200 ? n : null;
+    }, 60_000);
+    expect(changed).toBeGreaterThan(200);
+  });
+});
