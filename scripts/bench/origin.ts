@@ -12,7 +12,7 @@
  *       planned FEC with the configured loss rate and burst length.
  *
  * Options for both: --origin BIN (default server/target/release/holoquic-origin), --web DIR
- * (default dist). Prints one JSON line per fetch, then a summary table (median, min–max).
+ * (default dist), --origin-args "…" (extra origin flags, e.g. "--loss-tolerance 0"). Prints one JSON line per fetch, then a summary table (median, min–max).
  */
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -47,6 +47,7 @@ const { values: args, positionals } = parseArgs({
     qlog: { type: 'string' },
     origin: { type: 'string', default: ORIGIN_BIN },
     web: { type: 'string', default: DIST },
+    'origin-args': { type: 'string', default: '' },
   },
 });
 
@@ -77,7 +78,7 @@ interface Origin extends Running {
 }
 
 async function startOrigin(content: string, cc: string, qlog?: string): Promise<Origin> {
-  const extra = ['--cc', cc, ...(qlog ? ['--qlog-dir', qlog] : [])];
+  const extra = ['--cc', cc, ...(qlog ? ['--qlog-dir', qlog] : []), ...args['origin-args']!.split(' ').filter(Boolean)];
   const { running, match } = await start(
     args.origin!,
     ['--listen', '127.0.0.1:0', '--http-listen', '127.0.0.1:0', '--content', content, '--web', args.web!, '--cors', ...extra],

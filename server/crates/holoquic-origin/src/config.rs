@@ -25,6 +25,9 @@ impl CongestionControl {
     }
 }
 
+/// Default of `--loss-tolerance`, chosen by measurement (docs/benchmarks.md → "Origin").
+pub const DEFAULT_LOSS_TOLERANCE: f32 = 0.5;
+
 /// Resource limits (docs/protocol.md §3.2).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Limits {
@@ -62,6 +65,9 @@ pub struct Config {
     pub allowed_origins: Vec<String>,
     pub cors: bool,
     pub cc: CongestionControl,
+    /// Loss rate per round trip that BBR2 takes for random (non-congestive) loss, which FEC
+    /// covers, rather than a congestion signal (see `quic::congestion`); 0 = quiche's defaults.
+    pub loss_tolerance: f32,
     pub qlog_dir: Option<PathBuf>,
     pub limits: Limits,
 }
@@ -108,6 +114,10 @@ struct Cli {
     /// Congestion control [default: bbr2].
     #[arg(long, value_enum)]
     cc: Option<CongestionControl>,
+    /// Loss rate per round trip BBR2 tolerates as random loss (0 … 0.5; 0 = quiche's defaults)
+    /// [default: 0.5].
+    #[arg(long)]
+    loss_tolerance: Option<f32>,
     /// Write a qlog per QUIC connection into this directory.
     #[arg(long)]
     qlog_dir: Option<PathBuf>,
@@ -140,6 +150,7 @@ struct FileConfig {
     allow_origin: Vec<String>,
     cors: Option<bool>,
     cc: Option<CongestionControl>,
+    loss_tolerance: Option<f32>,
     qlog_dir: Option<PathBuf>,
     max_requests_per_session: Option<usize>,
     max_object_bytes: Option<u64>,
@@ -176,6 +187,7 @@ impl Config {
             allowed_origins: if cli.allowed_origins.is_empty() { file.allow_origin } else { cli.allowed_origins },
             cors: cli.cors || file.cors.unwrap_or(false),
             cc: cli.cc.or(file.cc).unwrap_or(CongestionControl::Bbr2),
+            loss_tolerance: cli.loss_tolerance.or(file.loss_tolerance).unwrap_or(DEFAULT_LOSS_TOLERANCE),
             qlog_dir: cli.qlog_dir.or(file.qlog_dir),
             limits: Limits {
                 max_connections: cli.max_connections.or(file.max_connections).unwrap_or(defaults.max_connections),
@@ -196,6 +208,9 @@ impl Config {
         }
         if self.cert.is_some() != self.key.is_some() {
             bail!("--cert and --key go together");
+        }
+        if !(0.0..=0.5).contains(&self.loss_tolerance) {
+            bail!("--loss-tolerance must be between 0 and 0.5, got {}", self.loss_tolerance);
         }
         if self.limits.max_requests_per_session == 0 || self.limits.max_connections == 0 {
             bail!("limits must be positive");
@@ -249,6 +264,7 @@ mod tests {
         assert_eq!(c.listen, "[::]:4433".parse().unwrap());
         assert_eq!(c.wt_path, "/holoquic");
         assert_eq!(c.cc, CongestionControl::Bbr2);
+        assert_eq!(c.loss_tolerance, DEFAULT_LOSS_TOLERANCE);
         assert_eq!(c.limits, Limits::default());
         let c = Config::parse_from(["x", "--content", d.0.to_str().unwrap(), "--cc", "cubic", "--allow-origin", "https://a", "--allow-origin", "https://b"]).unwrap();
         assert_eq!(c.cc, CongestionControl::Cubic);
@@ -272,6 +288,8 @@ mod tests {
         let content = d.0.to_str().unwrap();
         assert!(Config::parse_from(["x", "--content", "/does/not/exist"]).unwrap_err().to_string().contains("does not exist"));
         assert!(Config::parse_from(["x", "--content", content, "--wt-path", "nope"]).unwrap_err().to_string().contains("--wt-path"));
+        assert!(Config::parse_from(["x", "--content", content, "--loss-tolerance", "0.9"]).unwrap_err().to_string().contains("--loss-tolerance"));
+        assert!(Config::parse_from(["x", "--content", content, "--loss-tolerance", "NaN"]).is_err());
         let file = d.0.join("bad.toml");
         std::fs::write(&file, "unknown-key = 1\n").unwrap();
         assert!(Config::parse_from(["x", "--config", file.to_str().unwrap()]).is_err());

@@ -73,8 +73,13 @@ struct DatagramSend {
     queue: VecDeque<Vec<u8>>,
     symbols_sent: u64,
     purged: u64,
-    /// A SENT is owed when the queue drains.
+    /// A SENT is owed once every queued datagram has left the connection.
     sent_owed: bool,
+    /// Connection-wide hand-off number of the last datagram given to QUIC (see `datagram_sent`).
+    last_handed: u64,
+    /// Prefix of every datagram of this request (quarter stream id + request id), to find them in
+    /// QUIC's own queue.
+    header: Vec<u8>,
 }
 
 pub struct RequestStream {
@@ -89,6 +94,8 @@ pub struct RequestStream {
     pub ending: Ending,
     state: State,
     outcome: Outcome,
+    /// Header of datagrams still sitting in QUIC's queue that must be dropped (request ended).
+    purge: Option<Vec<u8>>,
 }
 
 impl RequestStream {
@@ -105,6 +112,7 @@ impl RequestStream {
             ending: Ending::Open,
             state: State::AwaitRequest,
             outcome: Outcome::default(),
+            purge: None,
         }
     }
 
@@ -261,7 +269,16 @@ impl RequestStream {
         })
         .encode(&mut self.out);
         self.outcome.datagram = true;
-        self.state = State::Datagram(Box::new(DatagramSend { encoders, next_esi, queue, symbols_sent: 0, purged: 0, sent_owed: true }));
+        self.state = State::Datagram(Box::new(DatagramSend {
+            encoders,
+            next_esi,
+            queue,
+            symbols_sent: 0,
+            purged: 0,
+            sent_owed: true,
+            last_handed: 0,
+            header: prefix,
+        }));
     }
 
     fn datagram_header(&self, env: &RequestEnv<'_>) -> Vec<u8> {
@@ -295,6 +312,7 @@ impl RequestStream {
             send.purged += send.queue.len() as u64;
             self.outcome.purged += send.queue.len() as u64;
             send.queue.clear();
+            self.purge = Some(std::mem::take(&mut send.header));
             Message::End { reason, symbols_sent: send.symbols_sent, purged: send.purged }.encode(&mut self.out);
             self.ending = Ending::Fin;
             self.state = State::Ended;
@@ -385,17 +403,32 @@ impl RequestStream {
         }
     }
 
-    /// The datagram from `peek_datagram` was handed to QUIC; writes SENT when the batch is done.
-    pub fn datagram_sent(&mut self) {
+    /// The datagram from `peek_datagram` was handed to QUIC as the connection's `handed`-th.
+    pub fn datagram_sent(&mut self, handed: u64) {
         if let State::Datagram(send) = &mut self.state {
             send.queue.pop_front();
             send.symbols_sent += 1;
-            if send.queue.is_empty() && send.sent_owed {
+            send.last_handed = handed;
+        }
+    }
+
+    /// QUIC has put `departed` of the connection's handed-off datagrams on the wire (or dropped
+    /// them): once all of this request's have gone, SENT reports the batch. Waiting for the wire,
+    /// not for the hand-off, keeps the client's repair timer (about one RTT after SENT) from firing
+    /// while symbols still wait in QUIC's queue.
+    pub fn on_departed(&mut self, departed: u64) {
+        if let State::Datagram(send) = &mut self.state {
+            if send.queue.is_empty() && send.sent_owed && departed >= send.last_handed {
                 send.sent_owed = false;
                 let next_esi = send.next_esi.iter().copied().max().unwrap_or(0);
                 Message::Sent { symbols_sent: send.symbols_sent, next_esi: u64::from(next_esi) }.encode(&mut self.out);
             }
         }
+    }
+
+    /// The datagram header whose queued copies in QUIC must be dropped now (the request ended).
+    pub fn take_purge(&mut self) -> Option<Vec<u8>> {
+        self.purge.take()
     }
 }
 
@@ -494,7 +527,8 @@ mod tests {
                 result = result.or(decoder.decode(EncodingPacket::deserialize(dg.packet)));
             }
             n += 1;
-            s.datagram_sent();
+            s.datagram_sent(0);
+            s.on_departed(0);
         }
         assert_eq!(n, source_symbols);
         assert!(result.is_none());
@@ -505,7 +539,8 @@ mod tests {
         s.on_data(&repair, false, Instant::now(), &f.env());
         while let Some(d) = s.peek_datagram() {
             result = result.or(decoder.decode(EncodingPacket::deserialize(ObjectDatagram::decode(&d[1..]).unwrap().packet)));
-            s.datagram_sent();
+            s.datagram_sent(0);
+            s.on_departed(0);
         }
         assert_eq!(result.as_deref(), Some(&object[..]));
         assert_eq!(s.outcome().repair_requests, 1);
@@ -514,6 +549,28 @@ mod tests {
         let end = messages(&drain(&mut s));
         assert!(matches!(end[..], [Message::Sent { .. }, Message::End { reason: EndReason::Completed, .. }]), "{end:?}");
         assert!(s.is_done());
+    }
+
+    #[test]
+    fn sent_waits_until_the_datagrams_left_the_connection() {
+        let f = Fixture::new(&vec![3u8; 5000]);
+        let mut s = RequestStream::new(4, 0, Instant::now());
+        s.on_data(&request(Delivery::Datagram, FecMode::None, "/content/d/obj"), false, Instant::now(), &f.env());
+        drain(&mut s);
+        let mut handed = 100;
+        while s.peek_datagram().is_some() {
+            handed += 1;
+            s.datagram_sent(handed);
+        }
+        s.on_departed(handed - 1);
+        assert!(drain(&mut s).is_empty(), "the last datagram is still queued in QUIC");
+        s.on_departed(handed);
+        assert!(matches!(messages(&drain(&mut s))[..], [Message::Sent { .. }]));
+        // The end of the request asks for its leftovers in QUIC's queue to be dropped.
+        s.on_data(&[], true, Instant::now(), &f.env());
+        let header = s.take_purge().expect("purge after END");
+        assert_eq!(header, vec![0x00, 9]);
+        assert!(s.take_purge().is_none());
     }
 
     #[test]
@@ -526,7 +583,8 @@ mod tests {
         assert!(planned_repair >= 2, "5 % bursty loss needs repair");
         let mut count = 0;
         while s.peek_datagram().is_some() {
-            s.datagram_sent();
+            s.datagram_sent(0);
+            s.on_departed(0);
             count += 1;
         }
         assert_eq!(count, source_symbols + planned_repair);
@@ -563,7 +621,8 @@ mod tests {
             loss_ppm: 0, burst_milli: 0, overhead_permille: 0, path: "/content/d/obj".into() }).encode(&mut req);
         let t0 = Instant::now();
         s.on_data(&req, false, t0, &f.env());
-        s.datagram_sent();
+        s.datagram_sent(0);
+            s.on_departed(0);
         s.on_time(t0 + Duration::from_millis(50));
         assert!(s.has_datagrams());
         s.on_time(t0 + Duration::from_millis(150));

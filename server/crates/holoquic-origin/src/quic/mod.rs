@@ -2,6 +2,7 @@
 //! socket, the timers and pacing), with the WebTransport layer of `webtransport.rs` and the
 //! object delivery of `delivery.rs` on each connection.
 
+pub mod congestion;
 pub mod delivery;
 pub mod webtransport;
 
@@ -303,7 +304,7 @@ fn quiche_config(ctx: &QuicContext) -> Result<quiche::Config> {
     c.set_disable_active_migration(true);
     c.enable_dgram(true, 1024, 1024);
     c.grease(false);
-    c.set_cc_algorithm(ctx.config.cc.quiche());
+    congestion::configure(&mut c, ctx.config.cc, ctx.config.loss_tolerance);
     Ok(c)
 }
 

@@ -24,9 +24,13 @@ use crate::metrics::Metrics;
 const OUR_CONTROL_STREAM: u64 = 3;
 /// Bytes of a HEADERS frame we accept.
 const MAX_HEADERS: usize = 16 * 1024;
-/// Datagrams kept queued inside quiche: enough to fill a congestion window's burst, few enough
-/// that our scheduler (priority, deadline) decides the order and purges still work.
-const QUICHE_DATAGRAM_QUEUE: usize = 48;
+/// Datagram bytes kept queued inside quiche, at least. The queue is topped up to the congestion
+/// window when that is larger: quiche treats a sender whose queued bytes are below the window's
+/// free room as application-limited, and BBR2 then ignores its bandwidth samples (measured: with
+/// a fixed 48-datagram queue BBR2 was "app-limited" all along at 14–16 of 20 Mbit/s).
+/// Order and purging stay ours: at most one window waits in quiche, and an ended request's
+/// leftovers are purged from it.
+const QUICHE_DATAGRAM_QUEUE_MIN_BYTES: usize = 64 * 1024;
 
 /// What a client bidi stream turned out to be.
 enum Bidi {
@@ -63,6 +67,10 @@ pub struct Connection {
     bidi: BTreeMap<u64, Bidi>,
     uni: HashMap<u64, Uni>,
     sessions: HashMap<u64, Session>,
+    /// Datagrams handed to quiche so far, and those of them purged from its queue before sending:
+    /// with quiche's own sent count they tell which hand-offs have left (its queue is FIFO).
+    datagrams_handed: u64,
+    datagrams_dropped: u64,
     /// Set when the connection must close (error code, reason).
     pub close: Option<(u64, &'static str)>,
 }
@@ -75,7 +83,16 @@ impl Default for Connection {
 
 impl Connection {
     pub fn new() -> Self {
-        Self { control_opened: false, peer_control: None, bidi: BTreeMap::new(), uni: HashMap::new(), sessions: HashMap::new(), close: None }
+        Self {
+            control_opened: false,
+            peer_control: None,
+            bidi: BTreeMap::new(),
+            uni: HashMap::new(),
+            sessions: HashMap::new(),
+            datagrams_handed: 0,
+            datagrams_dropped: 0,
+            close: None,
+        }
     }
 
     pub fn session_count(&self) -> usize {
@@ -110,8 +127,10 @@ impl Connection {
                 request.on_time(now);
             }
         }
+        self.purge_ended(conn, ctx);
         self.write_streams(conn, ctx);
         self.send_datagrams(conn, ctx);
+        self.report_departed(conn);
         self.write_streams(conn, ctx);
         self.collect(conn, ctx);
     }
@@ -352,6 +371,9 @@ impl Connection {
             Some(Bidi::Request(_)) => {
                 if let Some(Bidi::Request(r)) = self.bidi.get_mut(&id) {
                     r.on_session_closing();
+                    if let Some(header) = r.take_purge() {
+                        self.datagrams_dropped += purge_queued(conn, ctx, &header);
+                    }
                 }
                 let _ = conn.stream_shutdown(id, quiche::Shutdown::Write, 0);
                 self.bidi.insert(id, Bidi::Done);
@@ -373,6 +395,10 @@ impl Connection {
         for (id, stream) in self.bidi.iter_mut() {
             if let Bidi::Request(r) = stream {
                 if r.session_id == session_id {
+                    r.on_session_closing();
+                    if let Some(header) = r.take_purge() {
+                        self.datagrams_dropped += purge_queued(conn, ctx, &header);
+                    }
                     let _ = conn.stream_shutdown(*id, quiche::Shutdown::Write, error_code::WEBTRANSPORT_SESSION_GONE);
                     let _ = conn.stream_shutdown(*id, quiche::Shutdown::Read, error_code::WEBTRANSPORT_SESSION_GONE);
                     *stream = Bidi::Done;
@@ -440,10 +466,12 @@ impl Connection {
         }
     }
 
-    /// Hands queued datagrams to quiche in (urgency, deadline, request id) order, keeping quiche's
-    /// own queue short so that order and purging stay ours.
+    /// Hands queued datagrams to quiche in (urgency, deadline, request id) order until its queue
+    /// holds a congestion window (or `QUICHE_DATAGRAM_QUEUE_MIN_BYTES`).
     fn send_datagrams(&mut self, conn: &mut quiche::Connection, ctx: &QuicContext) {
-        while conn.dgram_send_queue_len() < QUICHE_DATAGRAM_QUEUE {
+        let cwnd = conn.path_stats().find(|p| p.active).map_or(0, |p| p.cwnd);
+        let target = cwnd.max(QUICHE_DATAGRAM_QUEUE_MIN_BYTES);
+        while conn.dgram_send_queue_byte_size() < target && !conn.is_dgram_send_queue_full() {
             let next = self
                 .bidi
                 .iter()
@@ -458,12 +486,35 @@ impl Connection {
             let len = datagram.len() as u64;
             match conn.dgram_send(datagram) {
                 Ok(()) => {
-                    r.datagram_sent();
+                    self.datagrams_handed += 1;
+                    r.datagram_sent(self.datagrams_handed);
                     Metrics::inc(&ctx.metrics.symbols_sent_total);
                     Metrics::add(&ctx.metrics.bytes_datagram_total, len);
                 }
                 // Too big for the path (it shrank) or the queue is full: try again later.
                 Err(_) => return,
+            }
+        }
+    }
+
+    /// Tells datagram requests how many hand-offs have left quiche (sent or purged), so SENT
+    /// goes out when a batch is really on the wire.
+    fn report_departed(&mut self, conn: &quiche::Connection) {
+        let departed = conn.stats().dgram_sent as u64 + self.datagrams_dropped;
+        for stream in self.bidi.values_mut() {
+            if let Bidi::Request(r) = stream {
+                r.on_departed(departed);
+            }
+        }
+    }
+
+    /// Drops from quiche's queue the datagrams of requests that ended (deadline, cancel, FIN).
+    fn purge_ended(&mut self, conn: &mut quiche::Connection, ctx: &QuicContext) {
+        for stream in self.bidi.values_mut() {
+            if let Bidi::Request(r) = stream {
+                if let Some(header) = r.take_purge() {
+                    self.datagrams_dropped += purge_queued(conn, ctx, &header);
+                }
             }
         }
     }
@@ -498,6 +549,19 @@ impl Connection {
             Metrics::dec(&ctx.metrics.sessions_active);
         }
     }
+}
+
+/// Removes the queued datagrams starting with `header` (one request's) from quiche's queue;
+/// returns how many went.
+fn purge_queued(conn: &mut quiche::Connection, ctx: &QuicContext, header: &[u8]) -> u64 {
+    let purged = std::cell::Cell::new(0u64);
+    conn.dgram_purge_outgoing(|d: &[u8]| {
+        let hit = d.starts_with(header);
+        purged.set(purged.get() + u64::from(hit));
+        hit
+    });
+    Metrics::add(&ctx.metrics.datagrams_purged_total, purged.get());
+    purged.get()
 }
 
 /// Largest symbol (multiple of 8, RaptorQ's alignment) that fits one datagram after the quarter
