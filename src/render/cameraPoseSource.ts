@@ -22,9 +22,16 @@ export class CameraPoseSource implements PoseSource {
   publish(camera: THREE.Camera, tSeconds: number): void {
     if (this.listeners.size === 0) return;
     camera.matrixWorld.decompose(this.position, this.orientation, this.scale);
+    this.publishPose(this.position, this.orientation, tSeconds);
+  }
+
+  /**
+   * Emits a pose given as position and orientation (e.g. an `XRViewerPose` transform: three's XR
+   * camera sits a few millimetres behind the eyes to cover both frusta, the viewer pose does not).
+   */
+  publishPose(p: { x: number; y: number; z: number }, q: { x: number; y: number; z: number; w: number }, tSeconds: number): void {
+    if (this.listeners.size === 0) return;
     // A fresh object per pose: predictors keep a history, so a reused one would rewrite it.
-    const p = this.position;
-    const q = this.orientation;
     const pose: Pose = { t: tSeconds, position: [p.x, p.y, p.z], orientation: [q.x, q.y, q.z, q.w] };
     for (const emit of this.listeners) emit(pose);
   }

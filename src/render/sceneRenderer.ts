@@ -258,9 +258,20 @@ export class SceneRenderer {
     }
     this.renderer.render(this.scene, this.camera);
     this.renderRate.tick(started);
-    this.poseSource.publish(this.camera, started / 1000);
+    this.publishPose(started / 1000);
     this.reportProjection();
     this.frameMs = performance.now() - started;
+  }
+
+  /** The viewer pose in XR (from the frame), else the camera's. */
+  private publishPose(tSeconds: number): void {
+    const xr = this.renderer.xr;
+    if (xr.isPresenting) {
+      const space = xr.getReferenceSpace();
+      const viewer = space ? xr.getFrame()?.getViewerPose(space) : undefined;
+      if (viewer) return this.poseSource.publishPose(viewer.transform.position, viewer.transform.orientation, tSeconds);
+    }
+    this.poseSource.publish(this.camera, tSeconds);
   }
 
   private reportProjection(): void {
