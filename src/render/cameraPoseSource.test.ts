@@ -18,6 +18,7 @@ describe('CameraPoseSource', () => {
     rig.updateMatrixWorld();
     source.publish(camera, 1.5);
     source.publish(camera, 1.6);
+    source.publish(camera, 1.6); // same time again: dropped
     stop();
     source.publish(camera, 1.7);
     expect(got).toHaveLength(2);

@@ -12,6 +12,8 @@ export class CameraPoseSource implements PoseSource {
   private readonly position = new THREE.Vector3();
   private readonly orientation = new THREE.Quaternion();
   private readonly scale = new THREE.Vector3();
+  /** Time of the last pose emitted: consumers require strictly increasing times. */
+  private lastT = -Infinity;
 
   start(emit: (pose: Pose) => void): () => void {
     this.listeners.add(emit);
@@ -30,7 +32,10 @@ export class CameraPoseSource implements PoseSource {
    * camera sits a few millimetres behind the eyes to cover both frusta, the viewer pose does not).
    */
   publishPose(p: { x: number; y: number; z: number }, q: { x: number; y: number; z: number; w: number }, tSeconds: number): void {
-    if (this.listeners.size === 0) return;
+    // Two draws within the clock's resolution (an explicit render right after an animation frame)
+    // would repeat a time; the second pose adds nothing, and predictors reject it.
+    if (this.listeners.size === 0 || !(tSeconds > this.lastT)) return;
+    this.lastT = tSeconds;
     // A fresh object per pose: predictors keep a history, so a reused one would rewrite it.
     const pose: Pose = { t: tSeconds, position: [p.x, p.y, p.z], orientation: [q.x, q.y, q.z, q.w] };
     for (const emit of this.listeners) emit(pose);
