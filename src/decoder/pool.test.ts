@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { FromWorker, ToWorker } from './protocol';
 import { DecoderPool } from './pool';
 
@@ -23,10 +23,10 @@ class ScriptedWorker {
   }
 }
 
-function pool(size: number, maxQueued: number) {
+function pool(size: number, maxQueued: number, timeoutMs?: number) {
   const workers: ScriptedWorker[] = [];
   const p = new DecoderPool({
-    size, maxQueued,
+    size, maxQueued, timeoutMs,
     createWorker: () => {
       const w = new ScriptedWorker();
       workers.push(w);
@@ -100,5 +100,25 @@ describe('DecoderPool', () => {
     await expect(b).rejects.toThrow(/closed/);
     expect(workers[0].terminated).toBe(true);
     await expect(p.decode(job(2))).rejects.toThrow(/closed/);
+  });
+
+  it('fails a segment that takes too long and replaces its worker', async () => {
+    vi.useFakeTimers();
+    try {
+      const { p, workers } = pool(1, 2, 1000);
+      const stuck = p.decode(job(0));
+      const next = p.decode(job(1));
+      vi.advanceTimersByTime(1001);
+      await expect(stuck).rejects.toThrow(/longer than 1000 ms; decode worker restarted/);
+      expect(workers[0].terminated).toBe(true);
+      // A fresh worker took the queued segment; a late reply from the old one is ignored.
+      expect(workers.length).toBe(2);
+      workers[0].decoded(workers[0].requests[0].id, [1]);
+      workers[1].decoded(workers[1].requests[0].id, [9]);
+      expect((await next).frames[0].count).toBe(9);
+      p.close();
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

@@ -14,6 +14,11 @@ export interface DecoderPoolOptions {
   maxQueued?: number;
   /** Makes a worker (default: the module worker next to this file). */
   createWorker?: () => Worker;
+  /**
+   * A segment still not decoded after this long fails, and its worker is replaced by a fresh one
+   * (default 60 000 ms), so a stuck decoder cannot stall the player forever.
+   */
+  timeoutMs?: number;
 }
 
 /** A decoded segment with where its time went (and frame MD5s when asked for). */
@@ -44,7 +49,7 @@ interface Job {
 
 interface Slot {
   worker: Worker;
-  busy?: { id: number; job: Job; startedAt: number };
+  busy?: { id: number; job: Job; startedAt: number; timer: ReturnType<typeof setTimeout> };
   /** Set when the worker failed (e.g. its module or wasm could not load): it gets no more jobs. */
   dead?: Error;
 }
@@ -53,6 +58,8 @@ export class DecoderPool implements SegmentDecoder {
   private readonly slots: Slot[];
   private readonly queue: Job[] = [];
   private readonly maxQueued: number;
+  private readonly timeoutMs: number;
+  private readonly createWorker: () => Worker;
   private nextId = 1;
   private closed = false;
   private totals = { segments: 0, frames: 0, failures: 0, rejectedBusy: 0, segmentMs: 0, frameMs: 0 };
@@ -60,16 +67,26 @@ export class DecoderPool implements SegmentDecoder {
   constructor(options: DecoderPoolOptions = {}) {
     const size = Math.max(1, options.size ?? Math.min(2, globalThis.navigator?.hardwareConcurrency ?? 1));
     this.maxQueued = options.maxQueued ?? 8;
-    const create = options.createWorker ?? (() => new Worker(new URL('./worker.ts', import.meta.url), { type: 'module' }));
+    this.timeoutMs = options.timeoutMs ?? 60_000;
+    this.createWorker = options.createWorker ?? (() => new Worker(new URL('./worker.ts', import.meta.url), { type: 'module' }));
     this.slots = Array.from({ length: size }, () => {
-      const slot: Slot = { worker: create() };
-      slot.worker.onmessage = (event: MessageEvent<FromWorker>) => this.finish(slot, event.data);
-      slot.worker.onerror = (event) => {
-        event.preventDefault();
-        this.fail(slot, new Error(`decode worker failed: ${event.message || 'could not start (is the wasm module built?)'}`));
-      };
+      const slot = { worker: undefined as unknown as Worker } as Slot;
+      this.startWorker(slot);
       return slot;
     });
+  }
+
+  private startWorker(slot: Slot): void {
+    const worker = this.createWorker();
+    slot.worker = worker;
+    // Messages from a worker that was replaced meanwhile are ignored.
+    worker.onmessage = (event: MessageEvent<FromWorker>) => {
+      if (slot.worker === worker) this.finish(slot, event.data);
+    };
+    worker.onerror = (event) => {
+      event.preventDefault();
+      if (slot.worker === worker) this.fail(slot, new Error(`decode worker failed: ${event.message || 'could not start (is the wasm module built?)'}`));
+    };
   }
 
   decode(job: DecodeJob): Promise<DecodedSegment> {
@@ -111,6 +128,7 @@ export class DecoderPool implements SegmentDecoder {
     const error = new Error('decoder pool closed');
     for (const job of this.queue.splice(0)) job.reject(error);
     for (const slot of this.slots) {
+      if (slot.busy) clearTimeout(slot.busy.timer);
       slot.busy?.job.reject(error);
       slot.busy = undefined;
       slot.worker.terminate();
@@ -128,7 +146,8 @@ export class DecoderPool implements SegmentDecoder {
       if (slot.busy || this.queue.length === 0) continue;
       const job = this.queue.shift()!;
       const id = this.nextId++;
-      slot.busy = { id, job, startedAt: performance.now() };
+      const timer = setTimeout(() => this.timeOut(slot, id), this.timeoutMs);
+      slot.busy = { id, job, startedAt: performance.now(), timer };
       // The worker gets its own copy (the caller keeps its bytes) and owns it from then on.
       const bytes = job.bytes.slice();
       const message: ToWorker = { type: 'decode', id, bytes, md5: job.md5 };
@@ -139,6 +158,7 @@ export class DecoderPool implements SegmentDecoder {
   private finish(slot: Slot, reply: FromWorker): void {
     const busy = slot.busy;
     if (!busy || busy.id !== reply.id) return;
+    clearTimeout(busy.timer);
     slot.busy = undefined;
     if (reply.type === 'decoded') this.succeed(busy, reply);
     else {
@@ -163,10 +183,23 @@ export class DecoderPool implements SegmentDecoder {
     });
   }
 
+  /** The job took too long: fail it and give the slot a fresh worker. */
+  private timeOut(slot: Slot, id: number): void {
+    const busy = slot.busy;
+    if (!busy || busy.id !== id) return;
+    slot.busy = undefined;
+    this.totals.failures++;
+    busy.job.reject(new Error(`decoding took longer than ${this.timeoutMs} ms; decode worker restarted`));
+    slot.worker.terminate();
+    this.startWorker(slot);
+    this.dispatch();
+  }
+
   private fail(slot: Slot, error: Error): void {
     slot.dead = error;
     slot.worker.terminate();
     if (slot.busy) {
+      clearTimeout(slot.busy.timer);
       this.totals.failures++;
       slot.busy.job.reject(error);
       slot.busy = undefined;
