@@ -31,29 +31,55 @@ export interface PredictionError {
   samples: number;
 }
 
+/** Every single error of one predictor at one horizon, for means, percentiles and pooling. */
+export interface HorizonErrors {
+  horizonMs: number;
+  /** Metres, one per prediction. */
+  position: number[];
+  /** Degrees, one per prediction. */
+  orientationDeg: number[];
+}
+
 /**
- * Replays `trace` through a fresh predictor; after every sample it predicts `horizonMs` ahead and
- * compares with the interpolated true pose at that time (samples whose target lies past the end of
- * the trace are skipped).
+ * Replays `trace` through a fresh predictor; after every sample it predicts each horizon ahead and
+ * compares with the interpolated true pose at that time (targets past the end of the trace are
+ * skipped). One replay serves all horizons, so the predictor sees exactly the live sequence.
  */
-export function evaluatePredictor(trace: readonly Pose[], predictor: Predictor, horizonMs: number): PredictionError {
-  let positionSum = 0;
-  let angleSum = 0;
-  let n = 0;
+export function evaluateHorizons(trace: readonly Pose[], predictor: Predictor, horizonsMs: readonly number[]): HorizonErrors[] {
+  const out = horizonsMs.map((horizonMs) => ({ horizonMs, position: [] as number[], orientationDeg: [] as number[] }));
   for (let i = 0; i < trace.length; i++) {
     predictor.observe(trace[i]);
-    const target = trace[i].t + horizonMs / 1000;
-    const truth = poseAt(trace, target, i + 1);
-    if (!truth) continue;
-    const guess = predictor.predict(horizonMs);
-    positionSum += Math.hypot(
-      guess.position[0] - truth.position[0],
-      guess.position[1] - truth.position[1],
-      guess.position[2] - truth.position[2],
-    );
-    angleSum += angleBetween(guess.orientation, truth.orientation);
-    n++;
+    for (const e of out) {
+      const truth = poseAt(trace, trace[i].t + e.horizonMs / 1000, i + 1);
+      if (!truth) continue;
+      const guess = predictor.predict(e.horizonMs);
+      e.position.push(Math.hypot(
+        guess.position[0] - truth.position[0],
+        guess.position[1] - truth.position[1],
+        guess.position[2] - truth.position[2],
+      ));
+      e.orientationDeg.push(angleBetween(guess.orientation, truth.orientation) * (180 / Math.PI));
+    }
   }
-  if (n === 0) throw new Error(`evaluatePredictor: trace too short for a ${horizonMs} ms horizon`);
-  return { positionMae: positionSum / n, orientationMaeDeg: (angleSum / n) * (180 / Math.PI), samples: n };
+  return out;
+}
+
+/** Mean and 95th percentile (nearest rank) of a non-empty list. */
+export function meanAndP95(values: readonly number[]): { mean: number; p95: number } {
+  if (values.length === 0) throw new Error('meanAndP95: no values');
+  const sorted = Float64Array.from(values).sort();
+  let sum = 0;
+  for (const v of sorted) sum += v;
+  return { mean: sum / sorted.length, p95: sorted[Math.min(sorted.length - 1, Math.ceil(0.95 * sorted.length) - 1)] };
+}
+
+/** Mean errors of one predictor on one trace at one horizon. */
+export function evaluatePredictor(trace: readonly Pose[], predictor: Predictor, horizonMs: number): PredictionError {
+  const [e] = evaluateHorizons(trace, predictor, [horizonMs]);
+  if (e.position.length === 0) throw new Error(`evaluatePredictor: trace too short for a ${horizonMs} ms horizon`);
+  return {
+    positionMae: meanAndP95(e.position).mean,
+    orientationMaeDeg: meanAndP95(e.orientationDeg).mean,
+    samples: e.position.length,
+  };
 }

@@ -1,4 +1,6 @@
 import type { Pose, Vec3 } from './pose';
+import { DEFAULT_HORIZON_GAINS } from './defaultGains';
+import { HorizonGainPredictor } from './horizonGains';
 import { conjugate, fromAngularVelocity, multiply, normalize, toRotationVector } from './quaternion';
 
 /**
@@ -118,10 +120,11 @@ function effectiveSeconds(horizonMs: number, decayMs: number): number {
 }
 
 /**
- * The predictor the player should use: velocity regressed over 50 ms, angular velocity decaying with
- * a 300 ms time constant, linear velocity held constant. Chosen by a sweep over the 10 HHI HoloLens
- * traces (mean orientation MAE at 300 ms: 6.97° vs 8.16° undamped and 9.95° last value).
+ * The predictor the player should use: a constant-velocity Kalman filter whose extrapolation is
+ * shrunk per horizon by gains fitted on real head motion ({@link HorizonGainPredictor},
+ * {@link DEFAULT_HORIZON_GAINS}). The best of all predictors on both datasets at every horizon
+ * measured (docs/results.md, "Viewport prediction").
  */
 export function createDefaultPredictor(): Predictor {
-  return new ConstantVelocityPredictor({ windowMs: 50, orientationDecayMs: 300 });
+  return new HorizonGainPredictor(DEFAULT_HORIZON_GAINS);
 }
