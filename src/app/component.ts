@@ -23,6 +23,7 @@ import { SPLAT_SHAPES, type SplatShape } from '../render/pointMaterial';
 import { type RenderStats, SceneRenderer } from '../render/sceneRenderer';
 import type { XRMode } from '../render/xr';
 import type { PoseSource } from '../viewport/source';
+import { createViewportModel } from '../viewport/visibility';
 
 /** Player options an embedding page may set in code (attributes cover the common ones). */
 export type HoloquicPlayerOptions = Partial<Omit<PlayerOptions, 'manifestUrl'>>;
@@ -169,7 +170,7 @@ export class HoloquicPlayerElement extends HTMLElement {
     let player: Player;
     try {
       this.decoder = options.decoder ? null : createDecoderPool();
-      player = new Player({ ...options, manifestUrl: src, decoder: options.decoder ?? this.decoder! });
+      player = new Player({ viewport: defaultViewport, ...options, manifestUrl: src, decoder: options.decoder ?? this.decoder! });
     } catch (e) {
       throw this.failEarly(e instanceof Error ? e.message : String(e));
     }
@@ -234,6 +235,14 @@ export class HoloquicPlayerElement extends HTMLElement {
     this.dispatchEvent(new CustomEvent('error', { detail: { message } }));
     return new Error(`<holoquic-player>: ${message}`);
   }
+}
+
+/**
+ * The viewport model the element gives its player: predicted head pose → ray-cast visible screen
+ * fraction per object (src/viewport/visibility.ts), so the ranking follows the viewer.
+ */
+function defaultViewport(scene: SceneModel) {
+  return Object.assign(createViewportModel(scene), { predictorName: 'default' });
 }
 
 /** Registers `<holoquic-player>` (once; a second copy of the library does not throw). */
