@@ -33,6 +33,8 @@ export interface DecodedSegment {
 }
 
 export interface SegmentDecoder {
+  /** Segments it decodes at the same time (its workers); the playout loop budgets decode time by it. */
+  readonly parallelism?: number;
   /** Rejects with an Error whose message says what was wrong with the bytes. */
   decode(job: DecodeJob): Promise<DecodedSegment>;
 }

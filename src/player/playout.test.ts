@@ -161,6 +161,37 @@ describe('PlayoutSession', () => {
     expect(Math.max(...records.map((r) => r.index))).toBeGreaterThanOrEqual(7);
   });
 
+  it('keeps qualities within what the decoder can decode per segment', async () => {
+    const clock = new VirtualClock();
+    const link = new ScriptedLink(clock, () => 200e6);
+    // Decoding costs 1 ms per point per frame of the representation; one worker.
+    const slowDecoder: SegmentDecoder = {
+      parallelism: 1,
+      decode: async (job) => {
+        const points = scene(3).objects[0].representations[job.quality].pointsPerFrame;
+        await clock.sleep(points / 1000);
+        return { frames: [], decodeMs: points };
+      },
+    };
+    const ladderScene = scene(3);
+    for (const o of ladderScene.objects) o.representations.forEach((r, q) => (r.pointsPerFrame = 100 * (q + 1)));
+    const session = new PlayoutSession({
+      scene: ladderScene, contentBase: '/c/', transports: { webtransport: link, http2: link }, decoder: slowDecoder, viewport,
+      policy: new FixedModePolicy('qr', knapsackRule), clock, durationS: 10,
+    });
+    const done = session.run();
+    await clock.run(11);
+    session.close();
+    await clock.run();
+    await done;
+    // 800 ms of decoding per second (headroom 0.8): the 200 Mbit/s link alone would allow 3 × 500.
+    const bySegment = new Map<number, number>();
+    for (const r of session.segmentRecords()) bySegment.set(r.index, (bySegment.get(r.index) ?? 0) + 100 * (r.quality + 1));
+    const late = [...bySegment.entries()].filter(([k]) => k >= 3);
+    expect(late.length).toBeGreaterThan(0);
+    for (const [k, points] of late) expect(points, `segment ${k}`).toBeLessThanOrEqual(800);
+  });
+
   it('abandons a late high-quality reliable request for the lowest quality', async () => {
     const events: string[] = [];
     const clock = new VirtualClock();

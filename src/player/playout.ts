@@ -12,6 +12,7 @@
 import type { ObjectResult, ObjectTransport, TransportState } from '../transport/types';
 import type { QoeSegment } from '../qoe/schema';
 import type { Clock } from './clock';
+import { DECODE_HEADROOM, DecodeCostModel, fitDecodeBudget } from './decodeBudget';
 import type { DecodedSegment, SegmentDecoder } from './decoder';
 import type { LossModel } from './fecModel';
 import { FreezeTracker } from './freezes';
@@ -97,6 +98,7 @@ export class PlayoutSession {
   private readonly throughput = new ThroughputEstimator(5);
   private readonly tasks = new Map<number, ObjectTask[]>();
   private readonly lastQuality = new Map<string, number>();
+  private readonly decodeCost = new DecodeCostModel();
   private readonly records: QoeSegment[] = [];
   private loss: LossModel = { rate: 0, meanBurst: 1 };
   private lossWeight = 0;
@@ -258,12 +260,16 @@ export class PlayoutSession {
         previousQuality: this.lastQuality.get(r.objectId) ?? -1,
       };
     });
-    const plans = this.policy.plan({
+    const networkPlans = this.policy.plan({
       segment: k, segmentDurationS: scene.segmentDuration, objects,
       throughputBps: this.throughput.estimate(), loss: this.loss, rttS: this.rttS,
       timeToDeadlineS: deadline - clock.now(), bufferS: Math.max(0, deadline - clock.now() - scene.segmentDuration),
       bufferTargetS: this.bufferTargetS,
     });
+    const decodeCapacityMs = (this.cfg.decoder.parallelism ?? 1) * scene.segmentDuration * 1000 * DECODE_HEADROOM;
+    const plans = fitDecodeBudget(networkPlans, scene.objects.map((o) => ({
+      objectId: o.id, pointsPerFrame: o.representations.map((r) => r.pointsPerFrame),
+    })), this.decodeCost, decodeCapacityMs);
     const list = plans.map((plan) => {
       const object = scene.objects.find((o) => o.id === plan.objectId)!;
       const r = objects.find((o) => o.objectId === plan.objectId)!;
@@ -317,6 +323,7 @@ export class PlayoutSession {
         if (task.result.bytes && !task.abandoned) {
           try {
             task.decoded = await this.cfg.decoder.decode({ objectId: object.id, segment: index, quality, bytes: task.result.bytes });
+            this.decodeCost.observe(object.representations[quality].pointsPerFrame, task.decoded.decodeMs);
           } catch (e) {
             task.decodeError = e instanceof Error ? e.message : String(e);
           }
@@ -486,6 +493,7 @@ export class PlayoutSession {
       symbolSize: s?.symbolSize, sourceSymbols: s?.sourceSymbols, symbolsSent: s?.symbolsSent,
       symbolsReceived: s?.symbolsReceived, repairRequests: s?.repairRequests,
       recovered: !!t.result?.bytes, abandoned: t.abandoned, decoded: !!t.decoded, decodeMs: t.decoded?.decodeMs,
+      decodeError: t.decodeError,
       onTime: !!t.shownOnTime,
     });
   }

@@ -71,6 +71,8 @@ export interface QoeSegment {
   abandoned: boolean;
   /** The V-PCC decoder produced frames from it. */
   decoded: boolean;
+  /** Why it was not decoded although its bytes arrived (decoder error or decoder busy). */
+  decodeError?: string;
   decodeMs?: number;
   /** Its frames were shown at their playout time (recovered and decoded before the deadline). */
   onTime: boolean;
