@@ -2,7 +2,7 @@ import * as THREE from 'three';
 import { describe, expect, it } from 'vitest';
 import type { PointFrame } from '../player/decoder';
 import type { SceneObject } from '../player/mpd';
-import { grownCapacity, localBoundingSphere, ObjectLayer } from './objectLayer';
+import { grownCapacity, localBoundingSphere, ObjectLayer, sparseness } from './objectLayer';
 import { createPointMaterial } from './pointMaterial';
 
 const object = (pointsPerFrame: number): SceneObject => ({
@@ -85,5 +85,24 @@ describe('grownCapacity', () => {
     expect(grownCapacity(10_000, 10_001)).toBe(20_000);
     expect(grownCapacity(10_000, 50_000)).toBe(80_000);
     expect(grownCapacity(0, 1)).toBe(4096);
+  });
+});
+
+describe('sparseness', () => {
+  it('grows points as the square root of the density ratio, within 1…4', () => {
+    expect(sparseness(72_000, 18_000)).toBe(2);
+    expect(sparseness(72_000, 72_000)).toBe(1);
+    expect(sparseness(72_000, 90_000)).toBe(1);
+    expect(sparseness(72_000, 100)).toBe(4);
+    expect(sparseness(0, 100)).toBe(1);
+  });
+
+  it('sets the layer point size for the frame shown', () => {
+    const material = createPointMaterial({ pointSizeM: 0.003 });
+    const layer = new ObjectLayer(object(20_000), material);
+    layer.show(frame(5000));
+    expect(material.uniforms.pointSize.value).toBeCloseTo(0.006);
+    layer.show(frame(20_000));
+    expect(material.uniforms.pointSize.value).toBeCloseTo(0.003);
   });
 });

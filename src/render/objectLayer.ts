@@ -36,8 +36,13 @@ export class ObjectLayer {
   uploads = 0;
   growths = 0;
 
-  constructor(readonly object: SceneObject, material: THREE.ShaderMaterial) {
+  private readonly largest: number;
+  private readonly basePointSizeM: number;
+
+  constructor(readonly object: SceneObject, private readonly material: THREE.ShaderMaterial) {
     const largest = Math.max(0, ...object.representations.map((r) => r.pointsPerFrame));
+    this.largest = largest;
+    this.basePointSizeM = material.uniforms.pointSize.value as number;
     this.capacity = grownCapacity(0, Math.ceil(largest * 1.1));
     this.localBounds = localBoundingSphere(object);
     this.geometry = this.allocate(this.capacity);
@@ -78,6 +83,7 @@ export class ObjectLayer {
     this.upload(this.geometry.getAttribute('position') as THREE.BufferAttribute, frame.positions, values, this.positionRange);
     this.upload(this.geometry.getAttribute('rgb') as THREE.BufferAttribute, frame.colors, values, this.colorRange);
     this.geometry.setDrawRange(0, frame.count);
+    this.material.uniforms.pointSize.value = this.basePointSizeM * sparseness(this.largest, frame.count);
     this.points.visible = true;
     this.uploads++;
     return true;
@@ -117,6 +123,16 @@ export class ObjectLayer {
     geometry.boundingSphere = this.localBounds.clone();
     return geometry;
   }
+}
+
+/**
+ * How much larger points must be to close the gaps of a sparser representation: lower rungs of
+ * the ladder sample the same surface with fewer points (level-of-detail patches), so spacing
+ * grows as √(densest / this) — the surface is 2-D. Clamped to 1…4.
+ */
+export function sparseness(densestPoints: number, points: number): number {
+  if (!(densestPoints > 0) || !(points > 0)) return 1;
+  return Math.min(4, Math.max(1, Math.sqrt(densestPoints / points)));
 }
 
 /** The MPD's scene-metre bounding box as a sphere in the object's voxel coordinates. */
