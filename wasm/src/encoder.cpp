@@ -342,14 +342,47 @@ void fillPatch(EncPatch& p) {
 
 // ------------------------------------------------------------------ packing
 
-/// First-fit packing in raster order of 16×16 blocks, largest patches first, trying the default
-/// and the swapped orientation. Returns the used height in blocks.
-uint32_t packPatches(std::vector<EncPatch>& patches, uint32_t widthBlocks) {
+/// For each patch of `current`, the patch of `previous` that shows the same surface, or −1: same
+/// projection plane and the largest overlap of their tangent-plane rectangles (at least a third
+/// of the smaller one). Each previous patch matches at most one current patch, larger first.
+std::vector<int> matchPatches(const std::vector<EncPatch>& previous, const std::vector<EncPatch>& current) {
+  std::vector<int> match(current.size(), -1);
+  std::vector<bool> taken(previous.size(), false);
+  std::vector<size_t> order(current.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return current[a].pixels > current[b].pixels; });
+  auto overlap = [](const EncPatch& a, const EncPatch& b) {
+    const int64_t u = int64_t(std::min(a.tangentMin + a.width, b.tangentMin + b.width)) - std::max(a.tangentMin, b.tangentMin);
+    const int64_t v = int64_t(std::min(a.bitangentMin + a.height, b.bitangentMin + b.height)) - std::max(a.bitangentMin, b.bitangentMin);
+    return u > 0 && v > 0 ? u * v : 0;
+  };
+  for (size_t c : order) {
+    int64_t best = 0;
+    for (size_t p = 0; p < previous.size(); ++p) {
+      if (taken[p] || previous[p].plane != current[c].plane) continue;
+      const int64_t o = overlap(previous[p], current[c]);
+      const int64_t smaller = std::min(int64_t(previous[p].width) * previous[p].height, int64_t(current[c].width) * current[c].height);
+      if (3 * o >= smaller && o > best) best = o, match[c] = int(p);
+    }
+    if (match[c] >= 0) taken[size_t(match[c])] = true;
+  }
+  return match;
+}
+
+/// Packing of one frame in 16×16 blocks. A patch matched to one of the previous frame first tries
+/// that patch's place and orientation, so the same surface stays at the same atlas position and
+/// the videos predict it from the previous picture; everything else (and what no longer fits
+/// there) goes first-fit in raster order, largest first, default or swapped orientation.
+/// Returns the used height in blocks.
+uint32_t packPatches(std::vector<EncPatch>& patches, const std::vector<EncPatch>* previous, uint32_t widthBlocks) {
+  const std::vector<int> match = previous ? matchPatches(*previous, patches) : std::vector<int>(patches.size(), -1);
   std::vector<size_t> order(patches.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  auto bigness = [&](size_t i) { return std::max(patches[i].width, patches[i].height) * 4096 + patches[i].width * patches[i].height; };
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    return std::max(patches[a].width, patches[a].height) * 4096 + patches[a].width * patches[a].height >
-           std::max(patches[b].width, patches[b].height) * 4096 + patches[b].width * patches[b].height;
+    if ((match[a] >= 0) != (match[b] >= 0)) return match[a] >= 0;  // matched patches claim their places first
+    return bigness(a) > bigness(b);
   });
   std::vector<uint8_t> used;  // widthBlocks × rows
   uint32_t rows = 0, usedRows = 0;
@@ -362,32 +395,42 @@ uint32_t packPatches(std::vector<EncPatch>& patches, uint32_t widthBlocks) {
     }
     return true;
   };
+  auto place = [&](EncPatch& p, uint32_t x, uint32_t y, bool swap) {
+    const uint32_t bw = p.width / kBlock, bh = p.height / kBlock;
+    const uint32_t w = swap ? bh : bw, h = swap ? bw : bh;
+    if (y + h > rows) {
+      rows = y + h;
+      used.resize(size_t(rows) * widthBlocks, 0);
+    }
+    for (uint32_t j = 0; j < h; ++j)
+      for (uint32_t i = 0; i < w; ++i) used[size_t(y + j) * widthBlocks + x + i] = 1;
+    p.placement.u0 = x;
+    p.placement.v0 = y;
+    p.placement.sizeU0 = bw;
+    p.placement.sizeV0 = bh;
+    p.placement.orientation = uint8_t(swap ? kSwap : kDefault);
+    usedRows = std::max(usedRows, y + h);
+  };
   for (size_t index : order) {
     EncPatch& p = patches[index];
     const uint32_t bw = p.width / kBlock, bh = p.height / kBlock;
     if (std::min(bw, bh) > widthBlocks) throw std::invalid_argument("patch wider than the atlas");
-    bool placed = false;
-    for (uint32_t y = 0; !placed; ++y) {
-      for (uint32_t x = 0; x < widthBlocks && !placed; ++x) {
-        for (int orientation = 0; orientation < 2 && !placed; ++orientation) {
-          const uint32_t w = orientation ? bh : bw, h = orientation ? bw : bh;
-          if (!fits(x, y, w, h)) continue;
-          if (y + h > rows) {
-            rows = y + h;
-            used.resize(size_t(rows) * widthBlocks, 0);
-          }
-          for (uint32_t j = 0; j < h; ++j)
-            for (uint32_t i = 0; i < w; ++i) used[size_t(y + j) * widthBlocks + x + i] = 1;
-          p.placement.u0 = x;
-          p.placement.v0 = y;
-          p.placement.sizeU0 = bw;
-          p.placement.sizeV0 = bh;
-          p.placement.orientation = uint8_t(orientation ? kSwap : kDefault);
-          usedRows = std::max(usedRows, y + h);
-          placed = true;
-        }
+    if (match[index] >= 0) {
+      const Patch& before = (*previous)[size_t(match[index])].placement;
+      const bool swap = before.orientation == kSwap;
+      if (fits(before.u0, before.v0, swap ? bh : bw, swap ? bw : bh)) {
+        place(p, before.u0, before.v0, swap);
+        continue;
       }
     }
+    bool placed = false;
+    for (uint32_t y = 0; !placed; ++y)
+      for (uint32_t x = 0; x < widthBlocks && !placed; ++x)
+        for (int orientation = 0; orientation < 2 && !placed; ++orientation)
+          if (fits(x, y, orientation ? bh : bw, orientation ? bw : bh)) {
+            place(p, x, y, orientation != 0);
+            placed = true;
+          }
   }
   return usedRows;
 }
@@ -671,7 +714,8 @@ std::vector<uint8_t> encodeSequence(const std::vector<InputFrame>& frames, const
   }
   if (width % kBlock || width < widest) throw std::invalid_argument("atlas width must be a multiple of 16 and fit the widest patch");
   uint32_t heightBlocks = 1;
-  for (auto& fp : framePatches) heightBlocks = std::max(heightBlocks, packPatches(fp.patches, width / kBlock));
+  for (size_t f = 0; f < framePatches.size(); ++f)
+    heightBlocks = std::max(heightBlocks, packPatches(framePatches[f].patches, f ? &framePatches[f - 1].patches : nullptr, width / kBlock));
   const uint32_t height = heightBlocks * kBlock;
   for (const auto& fp : framePatches) {
     st.coveredPoints += fp.covered;
