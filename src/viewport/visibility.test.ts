@@ -32,6 +32,8 @@ describe('createViewportModel', () => {
   it('before any pose, looks from the default viewpoint at the origin (figure-0 in front, most visible)', () => {
     const model = createViewportModel(scene, { now: () => 0 });
     const ranked = rankObjects(IDS, model, 0);
+    expect(model.predictorName).toBe('default');
+    expect(createViewportModel(scene, { predictor: new LastValuePredictor() }).predictorName).toBe('LastValuePredictor');
     expect(ranked[0].objectId).toBe('figure-0');
     expect(ranked[0].visibleArea).toBeGreaterThan(0);
   });

@@ -33,6 +33,8 @@ import { checkProjection, proxiesFromScene, visibleFractions, type ObjectProxy, 
 export interface ViewportModelOptions {
   /** Head-pose predictor (default {@link createDefaultPredictor}). */
   predictor?: Predictor;
+  /** Name reported in stats and QoE logs (default: `default` for the default predictor, else the predictor's class name). */
+  predictorName?: string;
   /** Initial camera projection (default 60° vertical, 16:9). */
   projection?: Projection;
   /** Ray count, FoV margin and occlusion switch (see {@link RaycastOptions}). */
@@ -44,6 +46,8 @@ export interface ViewportModelOptions {
 }
 
 export interface PredictiveViewportModel extends ViewportModel {
+  /** Which predictor drives the model, for stats and QoE logs. */
+  readonly predictorName: string;
   /** Feeds one pose from the pose source (in the source's time order). */
   observe(pose: Pose): void;
   setProjection(projection: Projection): void;
@@ -89,6 +93,7 @@ export function createViewportModel(scene: SceneModel, options: ViewportModelOpt
   };
 
   return {
+    predictorName: options.predictorName ?? (options.predictor ? options.predictor.constructor.name : 'default'),
     observe(pose: Pose): void {
       if (latest && !(pose.t > latest.t)) {
         throw new Error(`viewport model: pose time ${pose.t} s is not after ${latest.t} s (sources must emit in time order)`);
