@@ -33,7 +33,7 @@ describe('createViewportModel', () => {
     const model = createViewportModel(scene, { now: () => 0 });
     const ranked = rankObjects(IDS, model, 0);
     expect(model.predictorName).toBe('default');
-    expect(createViewportModel(scene, { predictor: new LastValuePredictor() }).predictorName).toBe('LastValuePredictor');
+    expect(createViewportModel(scene, { createPredictor: () => new LastValuePredictor() }).predictorName).toBe('LastValuePredictor');
     expect(ranked[0].objectId).toBe('figure-0');
     expect(ranked[0].visibleArea).toBeGreaterThan(0);
   });
@@ -41,7 +41,7 @@ describe('createViewportModel', () => {
   it('aligns source time to the session clock by the least-delayed arrival and predicts that far ahead', () => {
     let session = 50_000; // ms; the source clock starts at 10 s
     const predictor = new RecordingPredictor();
-    const model = createViewportModel(scene, { predictor, now: () => session });
+    const model = createViewportModel(scene, { createPredictor: () => predictor, now: () => session });
     model.observe({ ...FRONT, t: 10 }); // arrives 0 ms late → offset 40 000 ms
     session += 30; // the next one arrives 13 ms late
     model.observe({ ...FRONT, t: 10.017 });
@@ -60,7 +60,7 @@ describe('createViewportModel', () => {
 
   it('computes one ray pass per time and pose, shared by all objects', () => {
     const predictor = new RecordingPredictor();
-    const model = createViewportModel(scene, { predictor, now: () => 0 });
+    const model = createViewportModel(scene, { createPredictor: () => predictor, now: () => 0 });
     model.observe(FRONT);
     const ranked = rankObjects(IDS, model, 1000);
     expect(predictor.horizons).toHaveLength(1);
@@ -101,8 +101,28 @@ describe('createViewportModel', () => {
     expect(() => model.visibleArea('figure-0', NaN)).toThrow(/not finite/);
     expect(() => model.setProjection({ fovYDeg: 200, aspect: 1 })).toThrow(/invalid projection/);
     expect(() => createViewportModel(scene, { projection: { fovYDeg: 60, aspect: 0 } })).toThrow(/invalid projection/);
-    model.observe({ ...FRONT, t: 1 });
-    expect(() => model.observe({ ...FRONT, t: 1 })).toThrow(/not after/);
+    expect(() => model.observe({ ...FRONT, t: NaN })).toThrow(/not finite/);
+  });
+
+  it('starts over when the pose source restarts (time goes back), drops exact repeats', () => {
+    let session = 100_000;
+    const made: RecordingPredictor[] = [];
+    const model = createViewportModel(scene, {
+      now: () => session,
+      createPredictor: () => {
+        made.push(new RecordingPredictor());
+        return made[made.length - 1];
+      },
+    });
+    model.observe({ ...FRONT, t: 50 });
+    model.observe({ ...FRONT, t: 50 }); // repeat: ignored
+    session += 10;
+    model.observe({ ...FRONT, t: 0 }); // a new trace replay from 0 s
+    expect(made).toHaveLength(2);
+    // The offset is re-learned from the new source alone: t = 0 ≙ session 100 010 ms.
+    model.visibleArea('figure-0', 100_310);
+    expect(made[1].horizons).toEqual([300]);
+    expect(made[0].horizons).toEqual([]);
   });
 });
 

@@ -17,6 +17,10 @@
  * is re-aligned within a second. The prediction horizon is then timeMs − (latest t + offset),
  * at least 0. The predictor itself sees only source times, so their true spacing drives it.
  *
+ * A pose whose time is not after the latest one means the source was replaced or restarted (a new
+ * trace replay, another camera): the model starts over with a fresh predictor and clock offset
+ * rather than failing — except an exact repeat of the latest time, which is dropped.
+ *
  * Before the first pose the model assumes the scene's default viewpoint (docs/mpd.md: outside the
  * objects' boxes, looking at the origin), overridable with `options.initialPose`.
  *
@@ -31,8 +35,8 @@ import { createDefaultPredictor, type Predictor } from './predictors';
 import { checkProjection, proxiesFromScene, visibleFractions, type ObjectProxy, type Projection, type RaycastOptions } from './raycast';
 
 export interface ViewportModelOptions {
-  /** Head-pose predictor (default {@link createDefaultPredictor}). */
-  predictor?: Predictor;
+  /** Makes the head-pose predictor, again after a source restart (default {@link createDefaultPredictor}). */
+  createPredictor?: () => Predictor;
   /** Name reported in stats and QoE logs (default: `default` for the default predictor, else the predictor's class name). */
   predictorName?: string;
   /** Initial camera projection (default 60° vertical, 16:9). */
@@ -62,7 +66,8 @@ const OFFSET_WINDOW_MS = 1000;
 
 export function createViewportModel(scene: SceneModel, options: ViewportModelOptions = {}): PredictiveViewportModel {
   const proxies = proxiesFromScene(scene);
-  const predictor = options.predictor ?? createDefaultPredictor();
+  const createPredictor = options.createPredictor ?? createDefaultPredictor;
+  let predictor = createPredictor();
   const now = options.now ?? (() => performance.now());
   const raycast = { ...options.raycast };
   let projection = options.projection ?? { fovYDeg: 60, aspect: 16 / 9 };
@@ -93,10 +98,13 @@ export function createViewportModel(scene: SceneModel, options: ViewportModelOpt
   };
 
   return {
-    predictorName: options.predictorName ?? (options.predictor ? options.predictor.constructor.name : 'default'),
+    predictorName: options.predictorName ?? (options.createPredictor ? predictor.constructor.name : 'default'),
     observe(pose: Pose): void {
-      if (latest && !(pose.t > latest.t)) {
-        throw new Error(`viewport model: pose time ${pose.t} s is not after ${latest.t} s (sources must emit in time order)`);
+      if (!Number.isFinite(pose.t)) throw new Error(`viewport model: pose time ${pose.t} is not finite`);
+      if (latest && pose.t === latest.t) return;
+      if (latest && pose.t < latest.t) {
+        predictor = createPredictor();
+        arrivals.length = 0;
       }
       predictor.observe(pose);
       latest = pose;
