@@ -1,0 +1,173 @@
+/**
+ * The player end to end, per delivery mode: the real origin serving the real packed demo scene,
+ * real headless Chromium running the app page in its headless mode (`render=0`: request → FEC →
+ * wasm/WebCodecs decode, no drawing), and the page's automation contract (docs/qoe.md). Each run
+ * plays 10 s and its holoquic-qoe/1 log is checked for what the mode promises. Then the faults:
+ * bursty loss on the datagram path, the link cut for a few seconds, the origin restarting.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { PlayerMode } from '../src/player/policy';
+import { type QoeLog, type QoeSegment, validateQoeLog } from '../src/qoe/schema';
+import { type Browser, launch } from './lib/browser';
+import { demoContentRoot } from './lib/content';
+import { type Origin, spkiHash, startOrigin, startRelay } from './lib/processes';
+
+const MANIFEST = '/content/demo/manifest.mpd';
+const PLAY_S = 10;
+
+let content: string;
+let origin: Origin;
+let browser: Browser;
+
+interface Played {
+  state: string;
+  error: string | null;
+  qoe: QoeLog;
+}
+
+/** Opens the app page in headless mode with `params`, waits for the run to end, returns its log. */
+async function play(params: Record<string, string>, timeoutS = PLAY_S + 60): Promise<Played> {
+  const query = new URLSearchParams({
+    // The page reads /config.json (WebTransport URL, certificate hashes) and the manifest here.
+    origin: origin.httpsBase, manifest: MANIFEST, autoplay: '1', render: '0', duration: String(PLAY_S), ...params,
+  });
+  const page = browser.page;
+  await page.goto(`${origin.httpBase}/?${query}`);
+  const deadline = Date.now() + timeoutS * 1000;
+  let state = 'loading';
+  while (Date.now() < deadline) {
+    state = await page.evaluate(() => window.holoquic?.state() ?? 'loading');
+    if (state === 'ended' || state === 'failed') break;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  const error = await page.evaluate(() => window.holoquic?.error() ?? null);
+  const qoe = await page.evaluate(() => window.holoquic?.qoe() ?? null);
+  expect(state, `player did not end: ${error}\n${browser.log.slice(-10).join('\n')}`).toBe('ended');
+  return { state, error, qoe: validateQoeLog(JSON.parse(JSON.stringify(qoe))) };
+}
+
+/** Records that are outcomes (an abandoned request was replaced by another record). */
+function outcomes(log: QoeLog): QoeSegment[] {
+  return log.segments.filter((s) => !s.abandoned);
+}
+
+function describeRecord(s: QoeSegment): string {
+  return `seg ${s.index} ${s.object} q${s.quality} ${s.delivery}/${s.fec} rank ${s.rank} recovered=${s.recovered} decoded=${s.decoded}${s.decodeError ? ` (${s.decodeError})` : ''}`;
+}
+
+/** Checks every mode shares: it played past startup, and everything that arrived was decoded. */
+function expectPlayedAndDecoded(log: QoeLog): void {
+  const records = outcomes(log);
+  const story = `freezes ${JSON.stringify(log.freezes)}; startup ${log.playback.startupS} s; ` +
+    records.map((s) => `${describeRecord(s)} req ${s.requestedAtS.toFixed(2)} done ${s.completedAtS?.toFixed(2)} decode ${s.decodeMs?.toFixed(0)} ms`).join('\n');
+  // Past startup and on (how far depends on the machine's decoding speed: not asserted here).
+  expect(Math.max(...records.map((s) => s.index)), story).toBeGreaterThanOrEqual(2);
+  const undecoded = records.filter((s) => s.recovered && !s.decoded);
+  expect(undecoded.map(describeRecord)).toEqual([]);
+  expect(records.filter((s) => s.decoded).length).toBeGreaterThan(0);
+}
+
+beforeAll(async () => {
+  content = demoContentRoot();
+  origin = await startOrigin(content);
+  browser = await launch({ spki: await spkiHash('127.0.0.1', origin.quicPort) });
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await origin?.stop();
+});
+
+describe('each delivery mode does what it says', () => {
+  const reliableCount = 2; // default k = half of the 4 demo objects
+
+  const checks: Record<PlayerMode, (records: QoeSegment[]) => void> = {
+    h2: (records) => {
+      expect(records.every((s) => s.transport === 'http2' && s.delivery === 'reliable')).toBe(true);
+    },
+    qr: (records) => {
+      expect(records.every((s) => s.transport === 'webtransport' && s.delivery === 'reliable')).toBe(true);
+    },
+    qpr: (records) => {
+      // Exactly the top-k objects of each segment's ranking travel reliably; the rest as plain datagrams.
+      const wrong = records.filter((s) => (s.rank < reliableCount) !== (s.delivery === 'reliable') || (s.delivery === 'datagram' && s.fec !== 'none'));
+      expect(wrong.map(describeRecord)).toEqual([]);
+      expect(records.some((s) => s.delivery === 'datagram')).toBe(true);
+    },
+    'qpr-fec': (records) => {
+      const wrong = records.filter((s) => (s.rank < reliableCount) !== (s.delivery === 'reliable') || (s.delivery === 'datagram' && s.fec !== 'planned'));
+      expect(wrong.map(describeRecord)).toEqual([]);
+      expect(records.some((s) => s.delivery === 'datagram')).toBe(true);
+    },
+    'q100-fec': (records) => {
+      expect(records.filter((s) => s.delivery !== 'datagram' || s.fec !== 'planned').map(describeRecord)).toEqual([]);
+    },
+    adaptive: (records) => {
+      expect(records.every((s) => s.transport === 'webtransport')).toBe(true);
+    },
+  };
+
+  for (const mode of Object.keys(checks) as PlayerMode[]) {
+    it(`${mode}: plays ${PLAY_S} s with the mode's delivery and decodes what arrives`, async () => {
+      const { qoe } = await play({ mode });
+      expect(qoe.config.mode).toBe(mode);
+      expect(qoe.config.transport).toBe(mode === 'h2' ? 'http2' : 'webtransport');
+      expectPlayedAndDecoded(qoe);
+      checks[mode](outcomes(qoe));
+    });
+  }
+});
+
+describe('faults', () => {
+  it('q100-fec: objects whose datagrams were lost in bursts are recovered by FEC and decoded', async () => {
+    // ~5 % Gilbert–Elliott loss (docs/qoe.md) on every QUIC packet between browser and origin.
+    const relay = await startRelay(origin.quicPort, ['--ge', '0.7538,10,70,0.1', '--seed', '11']);
+    try {
+      const { qoe } = await play({ mode: 'q100-fec', wt: `https://127.0.0.1:${relay.port}/holoquic` });
+      expect(qoe.config.transport).toBe('webtransport');
+      const lossy = outcomes(qoe).filter((s) => s.symbolsSent !== undefined && s.symbolsReceived !== undefined && s.symbolsReceived < s.symbolsSent);
+      expect(lossy.length, 'the relay should have dropped some symbols').toBeGreaterThan(0);
+      expect(lossy.filter((s) => s.recovered && s.decoded).length).toBeGreaterThan(0);
+      expectPlayedAndDecoded(qoe);
+    } finally {
+      await relay.stop();
+    }
+  });
+
+  it('qr: a cut link stalls playback; the freeze is counted and playback resumes', async () => {
+    const relay = await startRelay(origin.quicPort, []);
+    try {
+      const run = play({ mode: 'qr', wt: `https://127.0.0.1:${relay.port}/holoquic`, duration: '20' }, 90);
+      // Cut: the relay stops forwarding for 4 s (its process is stopped), then continues.
+      await new Promise((r) => setTimeout(r, 6000));
+      relay.process.kill('SIGSTOP');
+      await new Promise((r) => setTimeout(r, 4000));
+      relay.process.kill('SIGCONT');
+      const { qoe } = await run;
+      expect(qoe.freezes.length).toBeGreaterThanOrEqual(1);
+      expect(qoe.freezes.reduce((a, f) => a + f.durationS, 0)).toBeGreaterThan(1);
+      const lastFreeze = qoe.freezes[qoe.freezes.length - 1];
+      const after = outcomes(qoe).filter((s) => s.requestedAtS > lastFreeze.atS + lastFreeze.durationS && s.decoded);
+      expect(after.length, 'segments decoded after the freeze').toBeGreaterThan(0);
+    } finally {
+      await relay.stop();
+    }
+  });
+
+  it('qr: the origin restarting mid-play is an outage freeze, then the player reconnects and plays on', async () => {
+    // A restarted origin has a new self-signed certificate: the page learns its hash again from
+    // /config.json, read over the plain-HTTP listener, which restarts on the same port.
+    const [port, httpPort] = [origin.quicPort, new URL(origin.httpBase).port];
+    const run = play({ mode: 'qr', duration: '16', origin: origin.httpBase }, 90);
+    await new Promise((r) => setTimeout(r, 5000));
+    await origin.stop();
+    await new Promise((r) => setTimeout(r, 1500));
+    const restartedAt = Date.now();
+    origin = await startOrigin(content, [], `127.0.0.1:${port}`, `127.0.0.1:${httpPort}`);
+    const { qoe } = await run;
+    expect(qoe.freezes.some((f) => f.cause === 'outage'), JSON.stringify(qoe.freezes)).toBe(true);
+    const wallAtRestart = qoe.playback.wallS - (Date.now() - restartedAt) / 1000;
+    const after = outcomes(qoe).filter((s) => s.requestedAtS > wallAtRestart && s.decoded);
+    expect(after.length, 'segments decoded after the restart').toBeGreaterThan(0);
+  });
+});
