@@ -86,9 +86,9 @@ export class KinematicFilter {
 
   /**
    * Measurement update with innovation `y` (measured value minus predicted value, per axis):
-   * x ← x + K y, P ← (I − K H) P. Returns the gain so callers can see how much was taken.
+   * x ← x + K y, P ← (I − K H) P.
    */
-  update(y: readonly [number, number, number]): number[] {
+  update(y: readonly [number, number, number]): void {
     const n = this.order;
     const s = this.P[0] + this.noise.measurementSigma ** 2;
     const K = Array.from({ length: n }, (_, r) => this.P[r * n] / s);
@@ -103,7 +103,6 @@ export class KinematicFilter {
         this.P[c * n + r] = m;
       }
     }
-    return K;
   }
 }
 
