@@ -101,6 +101,7 @@ describe('createViewportModel', () => {
     expect(() => model.visibleArea('figure-0', NaN)).toThrow(/not finite/);
     expect(() => model.setProjection({ fovYDeg: 200, aspect: 1 })).toThrow(/invalid projection/);
     expect(() => createViewportModel(scene, { projection: { fovYDeg: 60, aspect: 0 } })).toThrow(/invalid projection/);
+    expect(() => createViewportModel(scene, { raycast: { marginDeg: -1 } })).toThrow(/marginDeg/);
     expect(() => model.observe({ ...FRONT, t: NaN })).toThrow(/not finite/);
   });
 

@@ -26,7 +26,7 @@
  *
  * Cost: one ray pass over all objects per (time, pose, projection), cached, so ranking N objects
  * at one time costs one pass; about 2k rays against a handful of ellipsoids is well under 1 ms
- * (measured in docs/results.md).
+ * (measured in docs/benchmarks.md, "Viewport model").
  */
 import type { SceneModel } from '../player/mpd';
 import type { ViewportModel } from '../player/ranking';
@@ -73,6 +73,8 @@ export function createViewportModel(scene: SceneModel, options: ViewportModelOpt
   let projection = options.projection ?? { fovYDeg: 60, aspect: 16 / 9 };
   checkProjection(projection);
   const fallback = options.initialPose ?? defaultViewpoint(proxies);
+  // One pass now, so bad ray-cast options fail here rather than at the first ranking.
+  visibleFractions(proxies, fallback, projection, raycast);
 
   let latest: Pose | undefined;
   /** Recent arrivals: session ms and offset (arrival − source t) in ms. */
