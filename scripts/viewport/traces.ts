@@ -1,10 +1,11 @@
 /** Loads the head-pose traces of ../shared/data/pose (both datasets, Unity frame → WebXR frame). */
 import { readFileSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { Pose } from '../../src/viewport/pose';
 import { parseTrace } from '../../src/viewport/trace';
 
-export const POSE_DIR = process.env.HOLOQUIC_POSE_DIR ?? '/work/shared/data/pose';
+/** The traces beside the repository (`../shared`, as in CI), or where HOLOQUIC_POSE_DIR says. */
+export const POSE_DIR = process.env.HOLOQUIC_POSE_DIR ?? resolve(import.meta.dirname, '../../../shared/data/pose');
 
 export type Dataset = 'hhi' | 'cwi';
 

@@ -8,6 +8,7 @@ import type { Pose } from './pose';
 import { ConstantVelocityPredictor, createDefaultPredictor } from './predictors';
 import { angleBetween, fromAngularVelocity, fromRotationVector, multiply, type Quat } from './quaternion';
 import { parseTrace } from './trace';
+import { POSE_DIR } from '../../scripts/viewport/traces';
 
 const START: Quat = [0.05, 0.3, -0.02, Math.sqrt(1 - 0.0929)];
 const OMEGA: [number, number, number] = [0.2, -0.9, 0.1];
@@ -103,7 +104,7 @@ describe('HorizonGainPredictor', () => {
   });
 
   it('the default predictor beats constant velocity and the plain Kalman filter on a real HHI trace', () => {
-    const file = '/work/shared/data/pose/hhi_hololens/hololens_trace_03.csv';
+    const file = POSE_DIR + '/hhi_hololens/hololens_trace_03.csv';
     const trace = parseTrace(readFileSync(file, 'utf8'), { convention: 'unity-left-handed', source: file });
     expect(DEFAULT_HORIZON_GAINS.length).toBeGreaterThan(3);
     for (const h of [200, 500]) {

@@ -5,8 +5,9 @@ import type { Pose } from './pose';
 import { ConstantVelocityPredictor, LastValuePredictor, createDefaultPredictor } from './predictors';
 import { angleBetween, fromAngularVelocity, multiply, type Quat } from './quaternion';
 import { parseTrace } from './trace';
+import { POSE_DIR } from '../../scripts/viewport/traces';
 
-const HHI_FILE = '/work/shared/data/pose/hhi_hololens/hololens_trace_01.csv';
+const HHI_FILE = POSE_DIR + '/hhi_hololens/hololens_trace_01.csv';
 
 const START: Quat = [0.1, 0.2, -0.1, Math.sqrt(1 - 0.06)];
 const OMEGA: [number, number, number] = [0.4, -1.2, 0.3]; // rad/s

@@ -2,8 +2,9 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { multiply, conjugate } from './quaternion';
 import { parseTrace } from './trace';
+import { POSE_DIR } from '../../scripts/viewport/traces';
 
-const CWI_FILE = '/work/shared/data/pose/cwi_8i_unity/longdress_P01_V1.csv';
+const CWI_FILE = POSE_DIR + '/cwi_8i_unity/longdress_P01_V1.csv';
 
 /** Camera forward vector: the local forward axis rotated by the orientation. */
 function rotate(q: readonly [number, number, number, number], v: [number, number, number]) {

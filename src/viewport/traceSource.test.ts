@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { Pose } from './pose';
 import { TracePoseSource, type ReplayClock } from './traceSource';
+import { POSE_DIR } from '../../scripts/viewport/traces';
 
 /** A clock that only moves when the test advances it, firing due timers in order. */
 class ManualClock implements ReplayClock {
@@ -111,7 +112,7 @@ describe('TracePoseSource', () => {
   });
 
   it('replays a real HHI trace in order at its native rate', () => {
-    const file = '/work/shared/data/pose/hhi_hololens/hololens_trace_01.csv';
+    const file = POSE_DIR + '/hhi_hololens/hololens_trace_01.csv';
     const clock = new ManualClock();
     const real = TracePoseSource.fromCsv(readFileSync(file, 'utf8'), { convention: 'unity-left-handed', clock });
     let n = 0;
