@@ -1,0 +1,53 @@
+/**
+ * The QoE harness end to end (issue: QoE experiments, CI smoke): `npm run qoe -- --smoke` on the
+ * packed demo — two network namespaces, the NFQUEUE Gilbert–Elliott impairer, tbf replaying a 5G
+ * trace, the real origin, headless Chromium playing in headless mode — must produce a QoE log per
+ * run, impairer counters near the configured loss, and the report. Needs root (namespaces);
+ * CI runs as root.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { measuredLossPct, type RunRecord } from '../src/qoe/aggregate';
+import { validateQoeLog } from '../src/qoe/schema';
+import { demoContentRoot } from './lib/content';
+import { ROOT } from './lib/processes';
+
+const isRoot = process.getuid?.() === 0;
+const NAME = 'e2e-smoke';
+const OUT = join(ROOT, 'results/qoe', NAME);
+const MODES = ['qr', 'qpr-fec'];
+const LOSS_PCT = 2;
+
+describe.skipIf(!isRoot)('QoE experiment smoke run', () => {
+  it('produces a QoE log per run, impairer counters near the configured loss, and the report', () => {
+    rmSync(OUT, { recursive: true, force: true });
+    const run = spawnSync(join(ROOT, 'node_modules/.bin/tsx'), [
+      join(ROOT, 'scripts/qoe/run.ts'), '--smoke', '--name', NAME, '--modes', MODES.join(','), '--loss', String(LOSS_PCT),
+      '--duration', '25', '--content', demoContentRoot(),
+    ], { cwd: ROOT, encoding: 'utf8', timeout: 600_000 });
+    expect(run.status, `${run.stdout}\n${run.stderr}`).toBe(0);
+
+    const runs = readdirSync(join(OUT, 'runs')).filter((f) => f.endsWith('.json'));
+    expect(runs.length).toBe(MODES.length);
+    for (const file of runs) {
+      const record = JSON.parse(readFileSync(join(OUT, 'runs', file), 'utf8')) as RunRecord;
+      expect(record.error, `${file}: ${record.error}`).toBeUndefined();
+      const log = validateQoeLog(record.qoe);
+      expect(log.config.mode).toBe(record.run.mode);
+      expect(log.segments.length).toBeGreaterThan(0);
+      expect(log.segments.some((s) => s.decoded)).toBe(true);
+      // The impairer saw the run's packets and dropped about the configured share of them
+      // (Gilbert–Elliott losses come in bursts, so a 25-s sample is allowed a wide margin).
+      const toClient = record.impairer?.toClient;
+      expect(toClient?.seen ?? 0).toBeGreaterThan(1000);
+      const measured = measuredLossPct(toClient);
+      expect(measured).toBeGreaterThan(LOSS_PCT * 0.4);
+      expect(measured).toBeLessThan(LOSS_PCT * 2);
+    }
+    for (const output of ['runs.csv', 'cells.json', 'report.html']) expect(existsSync(join(OUT, output)), output).toBe(true);
+    const report = readFileSync(join(OUT, 'report.html'), 'utf8');
+    for (const mode of MODES) expect(report).toContain(mode);
+  }, 700_000);
+});
