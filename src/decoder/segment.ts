@@ -17,10 +17,11 @@ export interface DecodedFrames {
 }
 
 /** Sample layout of a VideoFrame pixel format: bytes per sample, bit depth, 4:4:4 or 4:2:0. */
-function formatOf(format: VideoPixelFormat | null): { bytes: 1 | 2; bits: number; chroma444: boolean } {
+function formatOf(format: VideoPixelFormat | null): { bytes: 1 | 2; bits: number; chroma444: boolean; interleaved?: boolean } {
   // TypeScript's DOM types list only the 8-bit formats; Chromium also outputs the high-bit-depth ones.
   switch (format as string | null) {
     case 'I420': return { bytes: 1, bits: 8, chroma444: false };
+    case 'NV12': return { bytes: 1, bits: 8, chroma444: false, interleaved: true };
     case 'I420P10': return { bytes: 2, bits: 10, chroma444: false };
     case 'I420P12': return { bytes: 2, bits: 12, chroma444: false };
     case 'I444': return { bytes: 1, bits: 8, chroma444: true };
@@ -85,18 +86,19 @@ export async function decodeSegment(decoder: VpccDecoder, bytes: Uint8Array, opt
 }
 
 async function putPicture(decoder: VpccDecoder, stream: VideoStream, index: number, frame: VideoFrame): Promise<void> {
-  const { bytes, bits, chroma444 } = formatOf(frame.format);
+  const { bytes, bits, chroma444, interleaved } = formatOf(frame.format);
   const size = frame.allocationSize();
   const ptr = decoder.pictureBuffer(size);
   // Straight into wasm memory (the view is made after pictureBuffer, which may grow the heap).
   const layout = await frame.copyTo(new Uint8Array(decoder.module.HEAPU8.buffer, ptr, size));
-  const plane = (i: number) => ({ ptr: ptr + layout[i].offset, stride: layout[i].stride / bytes });
+  const plane = (i: number) => ({ ptr: ptr + layout[Math.min(i, layout.length - 1)].offset, stride: layout[Math.min(i, layout.length - 1)].stride / bytes });
   decoder.putPicture(stream.index, index, {
     width: frame.visibleRect?.width ?? frame.codedWidth,
     height: frame.visibleRect?.height ?? frame.codedHeight,
     bytesPerSample: bytes,
     decodedBitDepth: bits,
     chroma444,
+    chromaInterleaved: interleaved,
     planes: [plane(0), plane(1), plane(2)],
   });
 }

@@ -22,7 +22,12 @@ export async function decodeVideoStream(
   onPicture: (frame: VideoFrame) => void,
 ): Promise<void> {
   if (typeof VideoDecoder === 'undefined') throw new CodecUnavailableError(`${codec} (no WebCodecs in this context)`);
-  const config: VideoDecoderConfig = { codec: codecString(codec, lengthPrefixed) };
+  const config: VideoDecoderConfig = {
+    codec: codecString(codec, lengthPrefixed),
+    // H.264 in software everywhere: fast enough for these picture sizes, and always I420 in
+    // system memory. HEVC mostly exists only in hardware (whose NV12 output is handled too).
+    hardwareAcceleration: codec === 'avc' ? 'prefer-software' : 'no-preference',
+  };
   const support = await VideoDecoder.isConfigSupported(config);
   if (!support.supported) throw new CodecUnavailableError(config.codec);
   const units = accessUnits(codec, lengthPrefixed);

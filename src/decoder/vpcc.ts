@@ -23,7 +23,7 @@ export interface VpccModule {
   _vpcc_picture_buffer(d: number, size: number): number;
   _vpcc_put_picture(
     d: number, stream: number, index: number, width: number, height: number, bytesPerSample: number,
-    decodedBitDepth: number, chroma444: number, y: number, yStride: number, u: number, uStride: number,
+    decodedBitDepth: number, chromaLayout: number, y: number, yStride: number, u: number, uStride: number,
     v: number, vStride: number,
   ): number;
   _vpcc_frame_ready(d: number, frame: number): number;
@@ -94,6 +94,11 @@ export interface PictureInWasm {
   bytesPerSample: 1 | 2;
   decodedBitDepth: number;
   chroma444: boolean;
+  /**
+   * 4:2:0 chroma as one plane of U,V pairs (NV12, what hardware decoders give): planes[1] is that
+   * plane (stride in samples, a pair counting two), planes[2] is ignored.
+   */
+  chromaInterleaved?: boolean;
   /** Address and stride (in samples) of Y, U, V. */
   planes: [{ ptr: number; stride: number }, { ptr: number; stride: number }, { ptr: number; stride: number }];
 }
@@ -168,7 +173,7 @@ export class VpccDecoder {
     const [y, u, v] = p.planes;
     this.check(
       this.module._vpcc_put_picture(
-        this.live(), stream, index, p.width, p.height, p.bytesPerSample, p.decodedBitDepth, p.chroma444 ? 1 : 0,
+        this.live(), stream, index, p.width, p.height, p.bytesPerSample, p.decodedBitDepth, p.chroma444 ? 1 : p.chromaInterleaved ? 2 : 0,
         y.ptr, y.stride, u.ptr, u.stride, v.ptr, v.stride,
       ),
     );

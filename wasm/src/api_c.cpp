@@ -110,18 +110,20 @@ uint8_t* vpcc_picture_buffer(vpcc_decoder* d, size_t size) {
 }
 
 int vpcc_put_picture(vpcc_decoder* d, uint32_t stream, uint32_t index, uint32_t width, uint32_t height,
-                     uint32_t bytes_per_sample, uint32_t decoded_bit_depth, uint32_t chroma444, const void* y,
+                     uint32_t bytes_per_sample, uint32_t decoded_bit_depth, uint32_t chroma_layout, const void* y,
                      uint32_t y_stride, const void* u, uint32_t u_stride, const void* v, uint32_t v_stride) {
   if (d && bytes_per_sample != 1 && bytes_per_sample != 2)
     return fail(d, VPCC_ERR_ARGUMENT, "bytes per sample must be 1 or 2");
   if (d && decoded_bit_depth > 16) return fail(d, VPCC_ERR_ARGUMENT, "decoded bit depth above 16");
+  if (d && chroma_layout > VPCC_CHROMA_420_INTERLEAVED) return fail(d, VPCC_ERR_ARGUMENT, "unknown chroma layout");
   return guarded(d, [&] {
     vpcc::PictureInput in;
     in.width = width;
     in.height = height;
     in.sixteenBitSamples = bytes_per_sample == 2;
     in.decodedBitDepth = uint8_t(decoded_bit_depth);
-    in.chroma444 = chroma444 != 0;
+    in.chroma444 = chroma_layout == VPCC_CHROMA_444;
+    in.chromaInterleaved = chroma_layout == VPCC_CHROMA_420_INTERLEAVED;
     in.planes[0] = y;
     in.planes[1] = u;
     in.planes[2] = v;

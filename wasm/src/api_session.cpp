@@ -143,20 +143,26 @@ void DecodeSession::putPicture(uint32_t stream, uint32_t index, const PictureInp
   pic.height = in.height;
   pic.bitDepth = info.bitDepth;
   pic.chroma444 = in.chroma444;
+  if (in.chromaInterleaved && in.chroma444) throw ParseError("interleaved chroma is 4:2:0 only");
   for (int c = 0; c < 3; ++c) {
     Plane& plane = pic.planes[c];
     plane.width = c == 0 || in.chroma444 ? in.width : (in.width + 1) / 2;
     plane.height = c == 0 || in.chroma444 ? in.height : (in.height + 1) / 2;
-    if (!in.planes[c] || in.strides[c] < plane.width) throw ParseError("picture plane missing or stride too small");
+    // Interleaved chroma: U and V from the one plane of pairs, every other sample.
+    const bool pairs = c > 0 && in.chromaInterleaved;
+    const void* source = pairs ? in.planes[1] : in.planes[c];
+    const uint32_t stride = pairs ? in.strides[1] : in.strides[c];
+    const uint32_t step = pairs ? 2 : 1, first = pairs ? c - 1 : 0;
+    if (!source || stride < plane.width * step) throw ParseError("picture plane missing or stride too small");
     plane.samples.resize(size_t(plane.width) * plane.height);
     for (uint32_t y = 0; y < plane.height; ++y) {
       uint16_t* out = plane.samples.data() + size_t(y) * plane.width;
       if (in.sixteenBitSamples) {
-        const uint16_t* row = static_cast<const uint16_t*>(in.planes[c]) + size_t(y) * in.strides[c];
-        for (uint32_t x = 0; x < plane.width; ++x) out[x] = convert(row[x]);
+        const uint16_t* row = static_cast<const uint16_t*>(source) + size_t(y) * stride + first;
+        for (uint32_t x = 0; x < plane.width; ++x) out[x] = convert(row[x * step]);
       } else {
-        const uint8_t* row = static_cast<const uint8_t*>(in.planes[c]) + size_t(y) * in.strides[c];
-        for (uint32_t x = 0; x < plane.width; ++x) out[x] = convert(row[x]);
+        const uint8_t* row = static_cast<const uint8_t*>(source) + size_t(y) * stride + first;
+        for (uint32_t x = 0; x < plane.width; ++x) out[x] = convert(row[x * step]);
       }
     }
   }

@@ -49,8 +49,11 @@ export function dumpPictures(dumpTool: string, stream: string): DumpedPicture[] 
   }
 }
 
-/** Copies a dumped picture into the decoder's scratch buffer and hands it over. */
-export function putDumpedPicture(decoder: VpccDecoder, p: DumpedPicture): void {
+/**
+ * Copies a dumped picture into the decoder's scratch buffer and hands it over — planar, or with
+ * `nv12` (4:2:0 only) its chroma rewritten as one plane of U,V pairs, as hardware decoders give it.
+ */
+export function putDumpedPicture(decoder: VpccDecoder, p: DumpedPicture, options: { nv12?: boolean } = {}): void {
   const bytes = p.samples;
   const bytesPerSample = p.bitDepth > 8 ? 2 : 1;
   const chromaWidth = p.chroma444 ? p.width : Math.ceil(p.width / 2);
@@ -58,6 +61,22 @@ export function putDumpedPicture(decoder: VpccDecoder, p: DumpedPicture): void {
   const lumaBytes = p.width * p.height * bytesPerSample, chromaBytes = chromaWidth * chromaHeight * bytesPerSample;
   if (bytes.length !== lumaBytes + 2 * chromaBytes) throw new Error(`picture ${p.stream}/${p.index}: ${bytes.length} bytes, expected ${lumaBytes + 2 * chromaBytes}`);
   const ptr = decoder.pictureBuffer(bytes.length);
+  if (options.nv12 && !p.chroma444) {
+    if (bytesPerSample !== 1) throw new Error('NV12 is 8-bit');
+    const heap = decoder.module.HEAPU8;
+    heap.set(bytes.subarray(0, lumaBytes), ptr);
+    const u = bytes.subarray(lumaBytes, lumaBytes + chromaBytes), v = bytes.subarray(lumaBytes + chromaBytes);
+    for (let i = 0; i < chromaBytes; i++) {
+      heap[ptr + lumaBytes + 2 * i] = u[i];
+      heap[ptr + lumaBytes + 2 * i + 1] = v[i];
+    }
+    const pairs = { ptr: ptr + lumaBytes, stride: 2 * chromaWidth };
+    decoder.putPicture(p.stream, p.index, {
+      width: p.width, height: p.height, bytesPerSample, decodedBitDepth: p.bitDepth, chroma444: false, chromaInterleaved: true,
+      planes: [{ ptr, stride: p.width }, pairs, pairs],
+    });
+    return;
+  }
   decoder.module.HEAPU8.set(bytes, ptr);
   decoder.putPicture(p.stream, p.index, {
     width: p.width, height: p.height, bytesPerSample, decodedBitDepth: p.bitDepth, chroma444: p.chroma444,
@@ -70,11 +89,11 @@ export function putDumpedPicture(decoder: VpccDecoder, p: DumpedPicture): void {
 }
 
 /** Hands over every picture frame `frame` needs: picture f·k … f·k+k−1 of each stream (k maps per picture). */
-export function putFramePictures(decoder: VpccDecoder, streams: VideoStream[], pictures: DumpedPicture[], frame: number): void {
+export function putFramePictures(decoder: VpccDecoder, streams: VideoStream[], pictures: DumpedPicture[], frame: number, options: { nv12?: boolean } = {}): void {
   for (const s of streams) {
     const local = frame - s.firstFrame;
     for (const p of pictures) {
-      if (p.stream === s.index && Math.floor(p.index / s.picturesPerFrame) === local) putDumpedPicture(decoder, p);
+      if (p.stream === s.index && Math.floor(p.index / s.picturesPerFrame) === local) putDumpedPicture(decoder, p, options);
     }
   }
 }

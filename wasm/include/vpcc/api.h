@@ -46,6 +46,11 @@ struct vpcc_stream_info {
   uint32_t size;               /* their size in bytes */
 };
 
+/* Chroma layouts of vpcc_put_picture. */
+#define VPCC_CHROMA_420 0u            /* U and V planes, ceil(w/2) × ceil(h/2) */
+#define VPCC_CHROMA_444 1u            /* U and V planes, w × h */
+#define VPCC_CHROMA_420_INTERLEAVED 2u /* one plane of U,V pairs (NV12), ceil(w/2) pairs × ceil(h/2); v unused */
+
 /* Reconstruct flags. */
 #define VPCC_SKIP_POSTPROCESSING 1u
 
@@ -64,9 +69,9 @@ const struct vpcc_stream_info* vpcc_stream(vpcc_decoder* d, uint32_t stream);
 
 uint8_t* vpcc_picture_buffer(vpcc_decoder* d, size_t size);
 /* bytes_per_sample 1 or 2 (little-endian, value in the low decoded_bit_depth bits); strides in
- * samples; 4:2:0 chroma planes are ceil(width/2) × ceil(height/2). */
+ * samples (an interleaved U,V pair counts two); chroma_layout one of VPCC_CHROMA_*. */
 int vpcc_put_picture(vpcc_decoder* d, uint32_t stream, uint32_t index, uint32_t width, uint32_t height,
-                     uint32_t bytes_per_sample, uint32_t decoded_bit_depth, uint32_t chroma444, const void* y,
+                     uint32_t bytes_per_sample, uint32_t decoded_bit_depth, uint32_t chroma_layout, const void* y,
                      uint32_t y_stride, const void* u, uint32_t u_stride, const void* v, uint32_t v_stride);
 int vpcc_frame_ready(vpcc_decoder* d, uint32_t frame); /* 1 ready, 0 not, -1 error */
 int vpcc_reconstruct(vpcc_decoder* d, uint32_t frame, uint32_t flags);

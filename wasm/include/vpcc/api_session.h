@@ -36,12 +36,14 @@ struct VideoStreamInfo {
 
 /// Decoded samples of one picture as a video decoder produced them: three planes of 8-bit or
 /// 16-bit (little-endian, in the low bits) containers at `decodedBitDepth`, with strides in
-/// samples. 4:2:0 chroma planes are ceil(width/2) × ceil(height/2).
+/// samples. 4:2:0 chroma planes are ceil(width/2) × ceil(height/2); with `chromaInterleaved`
+/// (NV12, what hardware decoders give) planes[1] holds U,V pairs and planes[2] is unused.
 struct PictureInput {
   uint32_t width = 0, height = 0;
   bool sixteenBitSamples = false;
   uint8_t decodedBitDepth = 8;
   bool chroma444 = false;
+  bool chromaInterleaved = false;
   const void* planes[3] = {nullptr, nullptr, nullptr};
   uint32_t strides[3] = {0, 0, 0};
 };
