@@ -131,6 +131,19 @@ async function loopback(): Promise<void> {
   const browser = await openPage(origin);
   const rows: string[] = [];
   try {
+    await runLoopback();
+  } catch (e) {
+    console.error(`origin output (tail):\n${origin.output().slice(-3000)}`);
+    throw e;
+  } finally {
+    await browser.close();
+    await origin.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+  console.log('\n| path | object × runs | Mbit/s median (min–max) | origin CPU s per GB median (min–max) |\n|---|---|---|---|');
+  console.log(rows.join('\n'));
+
+  async function runLoopback(): Promise<void> {
     for (const via of list(args.paths, 'reliable,datagram,http2') as Via[]) {
       const fec = via === 'datagram' ? { kind: 'planned', lossRate: 0 } : undefined;
       await fetchObject(browser, path, via, fec); // warm-up (page caches nothing: fresh request each time)
@@ -146,13 +159,7 @@ async function loopback(): Promise<void> {
       }
       rows.push(`| ${via} | ${mb} MB × ${runs} | ${spread(mbits, 0)} | ${spread(cpuPerGb, 2)} |`);
     }
-  } finally {
-    await browser.close();
-    await origin.stop();
-    rmSync(dir, { recursive: true, force: true });
   }
-  console.log('\n| path | object × runs | Mbit/s median (min–max) | origin CPU s per GB median (min–max) |\n|---|---|---|---|');
-  console.log(rows.join('\n'));
 }
 
 async function lossy(): Promise<void> {
