@@ -22,6 +22,7 @@ describe('readPageParams', () => {
       autoplay: true, render: false,
     });
     expect(playerOptionsFrom(p)).toMatchObject({ mode: 'qpr', reliableCount: 1, bufferTargetS: 2, durationS: 30 });
+    expect(readPageParams('?reliability=q75', 'http://x').reliability).toBe('Q75');
   });
 
   it('names the parameter that is malformed', () => {
@@ -29,5 +30,6 @@ describe('readPageParams', () => {
     expect(() => readPageParams('?k=-1', 'http://x')).toThrow(/k=-1/);
     expect(() => readPageParams('?buffer=abc', 'http://x')).toThrow(/buffer=abc/);
     expect(() => readPageParams('?poseConvention=lefty', 'http://x')).toThrow(/poseConvention/);
+    expect(() => readPageParams('?reliability=Q101', 'http://x')).toThrow(/reliability=Q101/);
   });
 });

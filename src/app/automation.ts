@@ -20,6 +20,8 @@ export interface PageParams {
   mode: PlayerMode;
   abr?: string;
   reliableCount?: number;
+  /** Degree of reliability `Q0` … `Q100` (wins over `k`). */
+  reliability?: string;
   bufferTargetS?: number;
   /** URL of a pose trace to replay instead of the camera. */
   pose?: string;
@@ -52,6 +54,7 @@ export function readPageParams(search: string, pageOrigin: string): PageParams {
     mode,
     abr: q.get('abr') ?? undefined,
     reliableCount: number('k', (v) => Number.isInteger(v) && v >= 0),
+    reliability: reliabilityDegree(q.get('reliability')),
     bufferTargetS: number('buffer', (v) => v > 0),
     pose: q.get('pose') ?? undefined,
     poseConvention: convention,
@@ -61,11 +64,18 @@ export function readPageParams(search: string, pageOrigin: string): PageParams {
   };
 }
 
+function reliabilityDegree(text: string | null): string | undefined {
+  if (text === null || text === '') return undefined;
+  const m = /^Q(\d{1,3})$/i.exec(text);
+  if (!m || Number(m[1]) > 100) throw new Error(`URL parameter reliability=${text} is not Q0 … Q100`);
+  return text.toUpperCase();
+}
+
 /** The Player options the parameters ask for (the caller adds the decoder and viewport). */
 export function playerOptionsFrom(params: PageParams): Omit<PlayerOptions, 'decoder'> {
   return {
     manifestUrl: params.manifestUrl, origin: params.origin, webtransportUrl: params.webtransportUrl, mode: params.mode, abr: params.abr,
-    reliableCount: params.reliableCount, bufferTargetS: params.bufferTargetS, durationS: params.durationS,
+    reliableCount: params.reliableCount, reliability: params.reliability, bufferTargetS: params.bufferTargetS, durationS: params.durationS,
   };
 }
 

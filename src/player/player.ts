@@ -17,7 +17,7 @@ import { realClock } from './clock';
 import type { DecodedSegment, PointFrame, SegmentDecoder } from './decoder';
 import { parseManifest, type SceneModel } from './mpd';
 import { PlayoutSession, type PlayoutEvent, type ShownObject } from './playout';
-import { type DeliveryPolicy, FixedModePolicy, PLAYER_MODES, type PlayerMode } from './policy';
+import { type DeliveryPolicy, FixedModePolicy, PLAYER_MODES, type PlayerMode, reliableCountFromDegree } from './policy';
 import type { ViewportModel } from './ranking';
 import { abrRule, knapsackRule } from './rules';
 
@@ -42,6 +42,8 @@ export interface PlayerOptions {
   abr?: string;
   /** Objects sent reliably in `qpr` / `qpr-fec` (default: half, rounded up). */
   reliableCount?: number;
+  /** The same as a degree of reliability `Q0` … `Q100` (share of objects sent reliably); wins over `reliableCount`. */
+  reliability?: string;
   /** Seconds of content requested ahead of the playhead (default 1). */
   bufferTargetS?: number;
   /** Stop after this many seconds of wall time from play() (default: never). */
@@ -126,6 +128,7 @@ export class Player extends EventTarget {
     this.mode = options.mode ?? DEFAULT_MODE;
     if (!PLAYER_MODES.includes(this.mode)) throw new Error(`unknown mode "${this.mode}" (${PLAYER_MODES.join(', ')})`);
     if (options.abr !== undefined) abrRule(options.abr); // fail early on a typo
+    if (options.reliability !== undefined) reliableCountFromDegree(options.reliability, 1);
   }
 
   get state(): PlayerState {
@@ -301,7 +304,7 @@ export class Player extends EventTarget {
         mode: this.mode,
         abr: this.mode === 'adaptive' ? 'adaptive' : (this.options.abr ?? knapsackRule.name),
         bufferTargetS: this.options.bufferTargetS ?? 1,
-        reliableCount: this.options.reliableCount,
+        reliableCount: this.reliableCount(),
         manifest: this.options.manifestUrl,
         transport: this.transports?.webtransport && this.mode !== 'h2' ? 'webtransport' : 'http2',
         predictor: this.viewport?.predictorName ?? 'none',
@@ -321,7 +324,13 @@ export class Player extends EventTarget {
 
   private policy(): DeliveryPolicy {
     if (this.mode === 'adaptive') return new AdaptivePolicy();
-    return new FixedModePolicy(this.mode, abrRule(this.options.abr ?? knapsackRule.name), this.options.reliableCount);
+    return new FixedModePolicy(this.mode, abrRule(this.options.abr ?? knapsackRule.name), this.reliableCount());
+  }
+
+  private reliableCount(): number | undefined {
+    const objects = this.sceneModel?.objects.length;
+    if (this.options.reliability === undefined || objects === undefined) return this.options.reliableCount;
+    return reliableCountFromDegree(this.options.reliability, objects);
   }
 
   private start(): void {
