@@ -89,6 +89,11 @@ export class DecoderPool implements SegmentDecoder {
     };
   }
 
+  /** Segments decoded at the same time: the workers still alive (the playout loop budgets by it). */
+  get parallelism(): number {
+    return Math.max(1, this.slots.filter((slot) => !slot.dead).length);
+  }
+
   decode(job: DecodeJob): Promise<DecodedSegment> {
     return this.decodeDetailed(job.bytes);
   }
