@@ -21,6 +21,8 @@ const app: UserConfig = {
 // `vite build --mode lib` (npm run build:lib): the <holoquic-player> library as one ES module
 // with its workers and wasm beside it in dist-lib/; tsc adds the .d.ts files.
 const library: UserConfig = {
+  // Relative asset URLs (resolved against the module's own URL): the library works wherever it is served from.
+  base: './',
   publicDir: false,
   build: {
     outDir: 'dist-lib',
