@@ -127,3 +127,14 @@ describe('an emulated headset', () => {
     }
   });
 });
+
+describe('leaving VR', () => {
+  it('returns to the screen camera, and immersive-ar starts the same way', async () => {
+    await browser.page.evaluate(() => document.querySelector('holoquic-player')!.renderer!.exitXR());
+    await until('not presenting', () => browser.page.evaluate(() => document.querySelector('holoquic-player')!.getStats()!.render!.presenting === null));
+    const offered = await browser.page.evaluate(() => document.querySelector('holoquic-player')!.xrModes());
+    expect(offered).toContain('immersive-ar'); // the emulated Quest 3 has passthrough AR
+    await browser.page.evaluate(() => document.querySelector('holoquic-player')!.enterXR('immersive-ar'));
+    await until('presenting AR', () => browser.page.evaluate(() => document.querySelector('holoquic-player')!.getStats()!.render!.presenting === 'immersive-ar'));
+  });
+});
