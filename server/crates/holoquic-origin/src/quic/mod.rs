@@ -4,9 +4,10 @@
 
 pub mod congestion;
 pub mod delivery;
+pub mod udp;
 pub mod webtransport;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::net::{SocketAddr, UdpSocket};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -49,13 +50,14 @@ pub fn spawn(ctx: QuicContext, shutdown: Arc<AtomicBool>) -> Result<(SocketAddr,
 struct Client {
     conn: quiche::Connection,
     wt: webtransport::Connection,
-    /// A packet quiche asked to send later (pacing), with its destination and time.
-    paced: Option<(Vec<u8>, SocketAddr, Instant)>,
+    /// Packets produced but not sent yet, oldest first, each batch with the time it may leave:
+    /// quiche's pacing time, or a retry time when the socket's buffer was full.
+    held: VecDeque<(udp::Batch, Instant)>,
 }
 
 struct Server {
     ctx: QuicContext,
-    socket: UdpSocket,
+    out: udp::UdpOut,
     local: SocketAddr,
     quiche_config: quiche::Config,
     cert_generation: u64,
@@ -73,7 +75,7 @@ impl Server {
         let quiche_config = quiche_config(&ctx)?;
         Ok(Self {
             ctx,
-            socket,
+            out: udp::UdpOut::new(socket),
             local,
             quiche_config,
             cert_generation,
@@ -86,14 +88,14 @@ impl Server {
 
     fn run(&mut self, shutdown: &AtomicBool) -> Result<()> {
         let mut buf = vec![0u8; 65_536];
-        self.socket.set_nonblocking(true)?;
+        self.out.socket.set_nonblocking(true)?;
         while !shutdown.load(Ordering::Relaxed) {
             let wait = self.next_wake().saturating_duration_since(Instant::now());
-            wait_for_socket(&self.socket, wait, self.send_blocked)?;
+            wait_for_socket(&self.out.socket, wait, self.send_blocked)?;
             self.send_blocked = false;
             // Drain everything queued, then run timers, the WebTransport layer and sending.
             loop {
-                match self.socket.recv_from(&mut buf) {
+                match self.out.socket.recv_from(&mut buf) {
                     Ok((n, from)) => self.on_packet(&mut buf[..n], from),
                     Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => break,
                     Err(e) => {
@@ -128,7 +130,7 @@ impl Server {
             if let Some(t) = c.conn.timeout() {
                 wake = wake.min(now + t);
             }
-            if let Some((_, _, at)) = &c.paced {
+            if let Some((_, at)) = c.held.front() {
                 wake = wake.min(*at);
             }
         }
@@ -148,7 +150,7 @@ impl Server {
             if !quiche::version_is_supported(header.version) {
                 let mut out = [0u8; MAX_UDP_PAYLOAD];
                 if let Ok(n) = quiche::negotiate_version(&header.scid, &header.dcid, &mut out) {
-                    let _ = self.socket.send_to(&out[..n], from);
+                    let _ = self.out.socket.send_to(&out[..n], from);
                 }
                 return;
             }
@@ -167,7 +169,7 @@ impl Server {
                     return;
                 }
             };
-            let mut client = Client { conn, wt: webtransport::Connection::new(), paced: None };
+            let mut client = Client { conn, wt: webtransport::Connection::new(), held: VecDeque::new() };
             if let Some(dir) = &self.ctx.config.qlog_dir {
                 attach_qlog(&mut client.conn, dir);
             }
@@ -184,23 +186,40 @@ impl Server {
         }
     }
 
-    /// Sends what every connection has, honouring quiche's pacing times.
+    /// Sends what every connection has, honouring quiche's pacing times, in GSO batches.
     fn flush(&mut self) {
-        let mut out = [0u8; MAX_UDP_PAYLOAD];
+        let mut packet = [0u8; MAX_UDP_PAYLOAD];
         let now = Instant::now();
-        for client in self.clients.values_mut() {
-            if let Some((packet, to, at)) = client.paced.take() {
-                if at > now + PACING_SLACK {
-                    client.paced = Some((packet, to, at));
-                    continue;
+        'clients: for client in self.clients.values_mut() {
+            while let Some((batch, at)) = client.held.front() {
+                if *at > now + PACING_SLACK {
+                    continue 'clients;
                 }
-                if !send_or_keep(&self.socket, &packet, to, client, &mut self.send_blocked) {
-                    continue;
+                match self.out.send(batch) {
+                    Ok(()) => {
+                        client.held.pop_front();
+                    }
+                    Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                        self.send_blocked = true;
+                        continue 'clients;
+                    }
+                    Err(e) => {
+                        tracing::debug!("send: {e}");
+                        client.held.pop_front();
+                    }
                 }
             }
+            let mut batch = udp::Batch::default();
+            let mut refilled = false;
             loop {
-                let (n, info) = match client.conn.send(&mut out) {
+                let (n, info) = match client.conn.send(&mut packet) {
                     Ok(v) => v,
+                    // quiche has nothing more: top its queues up from ours once, then try again.
+                    Err(quiche::Error::Done) if !refilled => {
+                        client.wt.process(&mut client.conn, &self.ctx, now);
+                        refilled = true;
+                        continue;
+                    }
                     Err(quiche::Error::Done) => break,
                     Err(e) => {
                         tracing::debug!("send: {e}");
@@ -208,15 +227,30 @@ impl Server {
                         break;
                     }
                 };
+                refilled = false;
                 if info.at > now + PACING_SLACK {
-                    client.paced = Some((out[..n].to_vec(), info.to, info.at));
+                    let mut later = udp::Batch::default();
+                    later.push(&packet[..n], info.to);
+                    client.held.push_back((later, info.at));
                     break;
                 }
-                if !send_or_keep(&self.socket, &out[..n], info.to, client, &mut self.send_blocked) {
+                if !batch.accepts(n, info.to) && !transmit(&mut self.out, &mut batch, client, &mut self.send_blocked) {
+                    // Blocked: this packet waits behind the batch.
+                    let mut rest = udp::Batch::default();
+                    rest.push(&packet[..n], info.to);
+                    client.held.push_back((rest, Instant::now() + SEND_RETRY));
                     break;
                 }
-                // More datagrams may fit now that a packet left: keep quiche's queue topped up.
-                client.wt.process(&mut client.conn, &self.ctx, now);
+                batch.push(&packet[..n], info.to);
+                if batch.is_full() && !transmit(&mut self.out, &mut batch, client, &mut self.send_blocked) {
+                    break;
+                }
+            }
+            // A paced packet may sit behind this batch in `held`: the batch is older and goes first.
+            if !batch.is_empty() {
+                let paced = client.held.pop_back();
+                transmit(&mut self.out, &mut batch, client, &mut self.send_blocked);
+                client.held.extend(paced);
             }
         }
     }
@@ -247,23 +281,25 @@ impl Server {
     }
 }
 
-/// Sends one packet; when the socket's buffer is full the packet is kept as the client's next one
-/// (quiche already counts it as sent, so dropping it would be a self-inflicted loss). Returns
-/// whether the caller may go on sending.
-fn send_or_keep(socket: &UdpSocket, packet: &[u8], to: SocketAddr, client: &mut Client, blocked: &mut bool) -> bool {
-    match socket.send_to(packet, to) {
-        Ok(_) => true,
-        Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
-            // Retried when the socket turns writable (POLLOUT) or after a short back-off.
-            client.paced = Some((packet.to_vec(), to, Instant::now() + SEND_RETRY));
-            *blocked = true;
-            false
-        }
-        Err(e) => {
-            tracing::debug!("send_to {to}: {e}");
-            true
+/// Sends `batch` now (it is emptied); when the socket's buffer is full it is kept, in order, as
+/// the client's next packets to retry (quiche already counts them as sent, so dropping them would
+/// be a self-inflicted loss). Returns whether the caller may go on sending.
+fn transmit(out: &mut udp::UdpOut, batch: &mut udp::Batch, client: &mut Client, blocked: &mut bool) -> bool {
+    let batch = std::mem::take(batch);
+    if client.held.is_empty() {
+        match out.send(&batch) {
+            Ok(()) => return true,
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
+            Err(e) => {
+                tracing::debug!("send: {e}");
+                return true;
+            }
         }
     }
+    // Retried when the socket turns writable (POLLOUT) or after a short back-off.
+    client.held.push_back((batch, Instant::now() + SEND_RETRY));
+    *blocked = true;
+    false
 }
 
 /// Waits until the socket is readable (or writable, when `writable` is asked for) or `timeout`
