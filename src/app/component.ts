@@ -120,8 +120,8 @@ export class HoloquicPlayerElement extends HTMLElement {
 
   setMode(mode: PlayerMode): void {
     if (!PLAYER_MODES.includes(mode)) throw new Error(`unknown mode "${mode}" (${PLAYER_MODES.join(', ')})`);
+    // The attribute is the one source: attributeChangedCallback hands it to a running player.
     this.setAttribute('mode', mode);
-    this.playerInstance?.setMode(mode);
   }
 
   /**
