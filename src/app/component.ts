@@ -14,7 +14,7 @@
  * `close`) forwards to the `Player`; the player's events (`statechange`, `segment`, `freeze`,
  * `error`, `modechange`, …) are re-dispatched on the element as the same `CustomEvent`s.
  */
-import { createDecoderPool } from '../decoder';
+import { createDecoderPool, type DecoderPoolStats } from '../decoder';
 import type { SceneModel } from '../player/mpd';
 import { Player, type PlayerOptions, type PlayerStats, type PlayerState } from '../player/player';
 import { PLAYER_MODES, type PlayerMode } from '../player/policy';
@@ -31,6 +31,8 @@ export type HoloquicPlayerOptions = Partial<Omit<PlayerOptions, 'manifestUrl'>>;
 export interface HoloquicStats extends PlayerStats {
   /** Null when the element does not draw (`render="off"`) or has not loaded. */
   render: RenderStats | null;
+  /** The element's decode worker pool (null when the page supplied its own decoder). */
+  decoder: DecoderPoolStats | null;
 }
 
 /** Events the element dispatches (all `CustomEvent`s with the player's detail). */
@@ -136,7 +138,7 @@ export class HoloquicPlayerElement extends HTMLElement {
   getStats(): HoloquicStats | null {
     const player = this.playerInstance;
     if (!player) return null;
-    return { ...player.getStats(), render: this.view?.stats() ?? null };
+    return { ...player.getStats(), render: this.view?.stats() ?? null, decoder: this.decoder?.stats() ?? null };
   }
 
   qoe(): QoeLog | null {

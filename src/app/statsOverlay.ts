@@ -33,6 +33,8 @@ export class StatsOverlay {
     render: new LiveChart('render', 'fps', '#f3c86b'),
   };
   private timer: ReturnType<typeof setInterval> | null = null;
+  /** Decoded-frame counter at the previous update, for frames decoded per second. */
+  private lastDecoded: { frames: number; atMs: number } | null = null;
 
   constructor(private readonly read: () => HoloquicStats | null) {
     const style = document.createElement('style');
@@ -58,6 +60,17 @@ export class StatsOverlay {
     this.timer = null;
   }
 
+  /** Frames the decode workers finished per second since the last update, and failures. */
+  private decodeRate(s: HoloquicStats): string {
+    if (!s.decoder) return '–';
+    const now = performance.now();
+    const last = this.lastDecoded;
+    this.lastDecoded = { frames: s.decoder.frames, atMs: now };
+    const failures = s.decoder.failures ? `, ${s.decoder.failures} failed` : '';
+    if (!last || now <= last.atMs) return `${s.decoder.frames}${failures}`;
+    return `${(((s.decoder.frames - last.frames) * 1000) / (now - last.atMs)).toFixed(0)} / s${failures}`;
+  }
+
   update(): void {
     const s = this.read();
     if (!s) return;
@@ -72,6 +85,7 @@ export class StatsOverlay {
       ['RTT', `${(s.rttS * 1000).toFixed(0)} ms`],
       ['FEC overhead', pct(s.fecOverhead)],
       ['decode', s.meanDecodeMs === null ? '–' : `${s.meanDecodeMs.toFixed(0)} ms / segment`],
+      ['decoded frames', this.decodeRate(s)],
       ['content / render', r ? `${r.contentFps.toFixed(0)} / ${r.renderFps.toFixed(0)} fps` : 'not drawing'],
       ['points drawn', r ? r.pointsDrawn.toLocaleString('en') : '–'],
       ['freezes', `${s.freezes} (${s.freezeTotalS.toFixed(1)} s)`],
