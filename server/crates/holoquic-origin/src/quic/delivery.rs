@@ -15,8 +15,8 @@ use holoquic_proto::fec::{plan_repair, LossReport};
 use holoquic_proto::h3::webtransport_error_to_h3;
 use holoquic_proto::object::{EndReason, MAX_MESSAGE_BODY, MAX_REQUEST_LEN};
 use holoquic_proto::{DecodeError, Delivery, FecMode, Message, ObjectDatagram, Request, Response, ResponseBody};
-use raptorq::{ObjectTransmissionInformation, SourceBlockEncoder};
 
+use super::symbols::{ObjectSymbols, SymbolRef};
 use crate::content::{ContentError, ContentStore};
 
 /// WebTransport application error code of a reliable response cut at its deadline.
@@ -67,10 +67,13 @@ enum State {
 }
 
 struct DatagramSend {
-    encoders: Vec<SourceBlockEncoder>,
-    /// Next repair ESI per source block (ESIs ≥ K are repair symbols).
+    symbols: ObjectSymbols,
+    /// Next repair symbol index per source block (indices ≥ K are repair symbols).
     next_esi: Vec<u32>,
-    queue: VecDeque<Vec<u8>>,
+    /// Symbols still to send, in order; their datagrams are built when they are sent.
+    queue: VecDeque<SymbolRef>,
+    /// The datagram of the queue's front, once built by `peek_datagram`.
+    front: Vec<u8>,
     symbols_sent: u64,
     purged: u64,
     /// A SENT is owed once every queued datagram has left the connection.
@@ -178,7 +181,7 @@ impl RequestStream {
         match (&mut self.state, message) {
             (State::AwaitRequest, Message::Request(request)) => self.start(request, now, env),
             (State::AwaitRequest, _) => self.fail(400, "the first message must be REQUEST"),
-            (State::Datagram(_), Message::Repair { symbols }) => self.repair(symbols, now, env),
+            (State::Datagram(_), Message::Repair { symbols }) => self.repair(symbols, now),
             (State::Datagram(_), Message::Cancel) => self.end_datagram(EndReason::Cancelled),
             (State::Reliable { .. }, Message::Cancel) => {
                 self.state = State::Ended;
@@ -191,21 +194,20 @@ impl RequestStream {
     }
 
     /// REPAIR: `symbols` fresh repair symbols per source block, then a new SENT.
-    fn repair(&mut self, symbols: u64, now: Instant, env: &RequestEnv<'_>) {
+    fn repair(&mut self, symbols: u64, now: Instant) {
         if self.deadline.is_some_and(|d| now >= d) {
             return; // after the deadline REPAIR is ignored
         }
-        let prefix = self.datagram_header(env);
         let State::Datagram(send) = &mut self.state else { return };
         let symbols = symbols.clamp(1, 65_535) as u32;
-        for (block, encoder) in send.encoders.iter().enumerate() {
-            let packets = encoder.repair_packets(send.next_esi[block], symbols);
+        for block in 0..send.symbols.block_count() {
+            let first = send.next_esi[block];
+            send.queue.extend((first..first + symbols).map(|index| SymbolRef { block: block as u8, index }));
             send.next_esi[block] += symbols;
-            send.queue.extend(packets.iter().map(|p| [&prefix[..], &p.serialize()].concat()));
         }
         send.sent_owed = true;
         self.outcome.repair_requests += 1;
-        self.outcome.repair_symbols += u64::from(symbols) * send.encoders.len() as u64;
+        self.outcome.repair_symbols += u64::from(symbols) * send.symbols.block_count() as u64;
     }
 
     fn start(&mut self, request: Request, now: Instant, env: &RequestEnv<'_>) {
@@ -241,17 +243,15 @@ impl RequestStream {
         if object.is_empty() {
             return self.fail(400, "empty objects cannot be sent as datagrams");
         }
-        let oti = ObjectTransmissionInformation::with_defaults(object.len() as u64, env.symbol_size);
-        let encoder = raptorq::Encoder::new(&object, oti);
-        let encoders = encoder.get_block_encoders().clone();
+        let symbols = ObjectSymbols::new(object, env.symbol_size);
+        let oti = symbols.oti();
         let prefix = self.datagram_header(env);
         let mut queue = VecDeque::new();
-        let mut next_esi = Vec::with_capacity(encoders.len());
+        let mut next_esi = Vec::with_capacity(symbols.block_count());
         let mut total_source = 0u64;
         let mut planned = 0u64;
-        for block in &encoders {
-            let source = block.source_packets();
-            let k = source.len() as u64;
+        for block in 0..symbols.block_count() {
+            let k = u64::from(symbols.source_symbols(block));
             total_source += k;
             let repair = match request.fec_mode {
                 FecMode::None => 0,
@@ -259,20 +259,21 @@ impl RequestStream {
                 FecMode::Fixed => ((k * u64::from(request.overhead_permille)).div_ceil(1000)).min(2 * k),
             };
             planned = planned.max(repair);
-            queue.extend(source.iter().map(|p| [&prefix[..], &p.serialize()].concat()));
-            queue.extend(block.repair_packets(k as u32, repair as u32).iter().map(|p| [&prefix[..], &p.serialize()].concat()));
+            queue.extend((0..(k + repair) as u32).map(|index| SymbolRef { block: block as u8, index }));
             next_esi.push((k + repair) as u32);
         }
+        let object_length = oti.transfer_length();
         Message::Response(Response {
             status: 200,
-            body: ResponseBody::Datagram { object_length: object.len() as u64, oti: oti.serialize(), source_symbols: total_source, planned_repair: planned },
+            body: ResponseBody::Datagram { object_length, oti: oti.serialize(), source_symbols: total_source, planned_repair: planned },
         })
         .encode(&mut self.out);
         self.outcome.datagram = true;
         self.state = State::Datagram(Box::new(DatagramSend {
-            encoders,
+            symbols,
             next_esi,
             queue,
+            front: Vec::new(),
             symbols_sent: 0,
             purged: 0,
             sent_owed: true,
@@ -312,6 +313,7 @@ impl RequestStream {
             send.purged += send.queue.len() as u64;
             self.outcome.purged += send.queue.len() as u64;
             send.queue.clear();
+            send.front.clear();
             self.purge = Some(std::mem::take(&mut send.header));
             Message::End { reason, symbols_sent: send.symbols_sent, purged: send.purged }.encode(&mut self.out);
             self.ending = Ending::Fin;
@@ -396,17 +398,21 @@ impl RequestStream {
     }
 
     /// The next datagram to send (already prefixed); call `datagram_sent` once QUIC took it.
-    pub fn peek_datagram(&self) -> Option<&[u8]> {
-        match &self.state {
-            State::Datagram(send) => send.queue.front().map(Vec::as_slice),
-            _ => None,
+    pub fn peek_datagram(&mut self) -> Option<&[u8]> {
+        let State::Datagram(send) = &mut self.state else { return None };
+        let symbol = *send.queue.front()?;
+        if send.front.is_empty() {
+            send.front.extend_from_slice(&send.header);
+            send.symbols.write_packet(symbol, &mut send.front);
         }
+        Some(&send.front)
     }
 
     /// The datagram from `peek_datagram` was handed to QUIC as the connection's `handed`-th.
     pub fn datagram_sent(&mut self, handed: u64) {
         if let State::Datagram(send) = &mut self.state {
             send.queue.pop_front();
+            send.front.clear();
             send.symbols_sent += 1;
             send.last_handed = handed;
         }
@@ -435,7 +441,7 @@ impl RequestStream {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use raptorq::{Decoder, EncodingPacket};
+    use raptorq::{Decoder, EncodingPacket, ObjectTransmissionInformation};
 
     struct Fixture {
         dir: std::path::PathBuf,

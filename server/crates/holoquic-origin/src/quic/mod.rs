@@ -4,6 +4,7 @@
 
 pub mod congestion;
 pub mod delivery;
+pub mod symbols;
 pub mod udp;
 pub mod webtransport;
 
