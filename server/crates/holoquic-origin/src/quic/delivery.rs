@@ -243,7 +243,7 @@ impl RequestStream {
         if object.is_empty() {
             return self.fail(400, "empty objects cannot be sent as datagrams");
         }
-        let symbols = ObjectSymbols::new(object, env.symbol_size);
+        let mut symbols = ObjectSymbols::new(object, env.symbol_size);
         let oti = symbols.oti();
         let prefix = self.datagram_header(env);
         let mut queue = VecDeque::new();
@@ -263,6 +263,9 @@ impl RequestStream {
             next_esi.push((k + repair) as u32);
         }
         let object_length = oti.transfer_length();
+        if planned > 0 {
+            symbols.prepare_repair();
+        }
         Message::Response(Response {
             status: 200,
             body: ResponseBody::Datagram { object_length, oti: oti.serialize(), source_symbols: total_source, planned_repair: planned },

@@ -3,7 +3,12 @@
 //! repair symbols from a block encoder built only when a repair symbol of that block is first
 //! needed. Building an encoder (the intermediate symbols) is most of the cost of datagram delivery
 //! (~12 s of CPU per GB of object on this machine), and a request without planned repair that is
-//! never asked for any pays nothing for it.
+//! never asked for any pays nothing for it. When repair is planned, `prepare_repair` builds the
+//! encoders on a helper thread while the source symbols go out, so the QUIC thread (which paces
+//! every connection) never stalls on them.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::thread::JoinHandle;
 
 use bytes::Bytes;
 use raptorq::{calculate_block_offsets, ObjectTransmissionInformation, PayloadId, SourceBlockEncoder};
@@ -16,6 +21,11 @@ pub struct SymbolRef {
     pub index: u32,
 }
 
+/// Encoder-building threads running at once; beyond this, encoders are built when first needed
+/// (on the QUIC thread), so a burst of requests cannot spawn threads without bound.
+const MAX_PREPARING: usize = 4;
+static PREPARING: AtomicUsize = AtomicUsize::new(0);
+
 pub struct ObjectSymbols {
     object: Bytes,
     oti: ObjectTransmissionInformation,
@@ -23,6 +33,9 @@ pub struct ObjectSymbols {
     /// padding).
     blocks: Vec<(usize, usize)>,
     encoders: Vec<Option<SourceBlockEncoder>>,
+    /// Encoders of every block being built by `prepare_repair`'s thread (a request that ends
+    /// early detaches it; it holds only a `Bytes` clone of the object).
+    preparing: Option<JoinHandle<Vec<SourceBlockEncoder>>>,
 }
 
 impl ObjectSymbols {
@@ -30,7 +43,27 @@ impl ObjectSymbols {
         let oti = ObjectTransmissionInformation::with_defaults(object.len() as u64, symbol_size);
         let blocks = calculate_block_offsets(&object, &oti);
         let encoders = blocks.iter().map(|_| None).collect();
-        Self { object, oti, blocks, encoders }
+        Self { object, oti, blocks, encoders, preparing: None }
+    }
+
+    /// Starts building every block's encoder on a helper thread (repair symbols will be needed).
+    pub fn prepare_repair(&mut self) {
+        if self.preparing.is_some() || PREPARING.fetch_add(1, Ordering::Relaxed) >= MAX_PREPARING {
+            PREPARING.fetch_sub(1, Ordering::Relaxed);
+            return;
+        }
+        let (object, oti, blocks) = (self.object.clone(), self.oti, self.blocks.clone());
+        let spawned = std::thread::Builder::new().name("raptorq-encode".into()).spawn(move || {
+            let encoders = (0..blocks.len()).map(|b| build_encoder(&object, &oti, blocks[b], b)).collect();
+            PREPARING.fetch_sub(1, Ordering::Relaxed);
+            encoders
+        });
+        match spawned {
+            Ok(handle) => self.preparing = Some(handle),
+            Err(_) => {
+                PREPARING.fetch_sub(1, Ordering::Relaxed);
+            }
+        }
     }
 
     pub fn oti(&self) -> ObjectTransmissionInformation {
@@ -66,19 +99,28 @@ impl ObjectSymbols {
     }
 
     fn encoder(&mut self, block: usize) -> &SourceBlockEncoder {
-        let (start, end) = self.blocks[block];
-        let (object, oti) = (&self.object, &self.oti);
-        self.encoders[block].get_or_insert_with(|| {
-            let data: std::borrow::Cow<[u8]> = if end > object.len() {
-                let mut padded = object[start..].to_vec();
-                padded.resize(end - start, 0);
-                padded.into()
-            } else {
-                object[start..end].into()
-            };
-            SourceBlockEncoder::new2(block as u8, oti, &data)
-        })
+        if self.encoders[block].is_none() {
+            if let Some(handle) = self.preparing.take() {
+                // Normally long finished: the source symbols went out first.
+                if let Ok(built) = handle.join() {
+                    self.encoders = built.into_iter().map(Some).collect();
+                }
+            }
+        }
+        let (object, oti, range) = (&self.object, &self.oti, self.blocks[block]);
+        self.encoders[block].get_or_insert_with(|| build_encoder(object, oti, range, block))
     }
+}
+
+fn build_encoder(object: &[u8], oti: &ObjectTransmissionInformation, (start, end): (usize, usize), block: usize) -> SourceBlockEncoder {
+    let data: std::borrow::Cow<[u8]> = if end > object.len() {
+        let mut padded = object[start..].to_vec();
+        padded.resize(end - start, 0);
+        padded.into()
+    } else {
+        object[start..end].into()
+    };
+    SourceBlockEncoder::new2(block as u8, oti, &data)
 }
 
 #[cfg(test)]
@@ -108,6 +150,21 @@ mod tests {
                 }
                 assert_eq!(got, expected, "object of {len} bytes, block {b}");
             }
+        }
+    }
+
+    #[test]
+    fn prepared_encoders_give_the_same_repair_symbols() {
+        let data = object(300_000);
+        let mut lazy = ObjectSymbols::new(data.clone(), 1200);
+        let mut prepared = ObjectSymbols::new(data, 1200);
+        prepared.prepare_repair();
+        for block in 0..lazy.block_count() {
+            let index = lazy.source_symbols(block) + 5;
+            let (mut a, mut b) = (Vec::new(), Vec::new());
+            lazy.write_packet(SymbolRef { block: block as u8, index }, &mut a);
+            prepared.write_packet(SymbolRef { block: block as u8, index }, &mut b);
+            assert_eq!(a, b);
         }
     }
 
