@@ -103,4 +103,33 @@ describe('<holoquic-player> in a plain page', () => {
     expect(after.mode).toBe('qr');
     expect(after.events.filter((e) => e.startsWith('modechange:'))).toEqual(['modechange:{"mode":"qr"}']);
   });
+
+  it('reports bad input as an error event and the failed state, without throwing past load()', async () => {
+    const outcomes = await browser.page.evaluate(async () => {
+      const attempt = async (attributes: Record<string, string>) => {
+        const element = document.createElement('holoquic-player');
+        for (const [k, v] of Object.entries(attributes)) element.setAttribute(k, v);
+        const events: string[] = [];
+        element.addEventListener('error', (e) => events.push((e as unknown as CustomEvent<{ message: string }>).detail.message));
+        document.body.append(element);
+        const rejected = await element.load().then(() => null, (e: Error) => e.message);
+        const result = { rejected, state: element.state, error: element.error, events };
+        element.remove();
+        return result;
+      };
+      return {
+        noSrc: await attempt({}),
+        badMode: await attempt({ src: '/content/demo/manifest.mpd', mode: 'fastest' }),
+        missing: await attempt({ src: '/content/no-such-scene/manifest.mpd' }),
+      };
+    });
+    expect(outcomes.noSrc.rejected).toMatch(/src attribute .* is missing/);
+    expect(outcomes.badMode.rejected).toMatch(/mode="fastest" is not one of/);
+    expect(outcomes.missing.rejected).toMatch(/HTTP 404/);
+    for (const o of Object.values(outcomes)) {
+      expect(o.state).toBe('failed');
+      expect(o.error).toBeTruthy();
+      expect(o.events.length).toBeGreaterThan(0);
+    }
+  });
 });
