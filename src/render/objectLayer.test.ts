@@ -65,7 +65,8 @@ describe('ObjectLayer', () => {
   it('hides the object without a frame and rejects a frame shorter than its count', () => {
     const layer = layerFor(100);
     layer.show(frame(10));
-    layer.show(null);
+    expect(layer.show(null)).toBe(true); // the picture changed
+    expect(layer.show(null)).toBe(false);
     expect(layer.points.visible).toBe(false);
     expect(layer.drawnPoints).toBe(0);
     expect(() => layer.show({ count: 10, positions: new Int16Array(9), colors: new Uint8Array(30) })).toThrow(/10 points has 3 positions/);

@@ -66,14 +66,15 @@ export class ObjectLayer {
 
   /**
    * Makes `frame` the drawn frame (null hides the object). Uploads only when it differs from the
-   * frame already on the GPU; returns whether it uploaded.
+   * frame already on the GPU; returns whether the object's picture changed.
    */
   show(frame: PointFrame | null): boolean {
     if (frame === this.shown) return false;
     this.shown = frame;
     if (!frame || frame.count === 0) {
+      const wasVisible = this.points.visible;
       this.points.visible = false;
-      return false;
+      return wasVisible;
     }
     if (frame.positions.length < frame.count * 3 || frame.colors.length < frame.count * 3) {
       throw new Error(`object ${this.object.id}: frame of ${frame.count} points has ${frame.positions.length / 3} positions and ${frame.colors.length / 3} colours`);

@@ -33,11 +33,11 @@ export interface SceneRendererOptions {
 }
 
 export interface RenderStats {
-  /** Animation frames drawn per second. */
+  /** Frames drawn per second (a still scene under a still camera is not redrawn). */
   renderFps: number;
   /** Distinct content frames uploaded per second, averaged over the objects shown. */
   contentFps: number;
-  /** Milliseconds spent in one animation frame's CPU work (frame lookup, uploads, draw calls). */
+  /** Milliseconds the last drawn frame took on the CPU (frame lookup, uploads, draw calls). */
   frameMs: number;
   pointsDrawn: number;
   /** Live GPU resources as three counts them (flat over a session when pools work). */
@@ -62,6 +62,9 @@ export class SceneRenderer {
   private focusDistance = 3;
   private readonly viewport = new THREE.Vector4();
   private lastFrameAt = NaN;
+  /** Something changed that the next animation frame must draw (scene, size, splat). */
+  private dirty = true;
+  private readonly lastCameraMatrix = new THREE.Matrix4();
   private readonly renderRate = new RateMeter();
   private readonly uploadRate = new RateMeter();
   private readonly resizeObserver: ResizeObserver;
@@ -122,6 +125,7 @@ export class SceneRenderer {
       this.orbit.update();
     }
     if (this.fly) this.fly.movementSpeed = framing.radius / 2;
+    this.dirty = true;
   }
 
   setFrameSource(source: FrameSource | null): void {
@@ -148,6 +152,7 @@ export class SceneRenderer {
   setSplat(splat: SplatShape): void {
     for (const material of this.materials) setSplat(material, splat);
     this.options.splat = splat;
+    this.dirty = true;
   }
 
   /** Orbit: drag to turn around the scene centre, wheel to zoom. Fly: WASD/RF to move, drag to look, QE to roll. */
@@ -197,6 +202,7 @@ export class SceneRenderer {
     session.addEventListener('end', () => {
       this.xrMode = null;
       this.scene.background = background;
+      this.dirty = true;
     });
   }
 
@@ -206,7 +212,7 @@ export class SceneRenderer {
 
   /** Draws one frame now (outside the animation loop: benchmarks and tests). */
   renderOnce(): void {
-    this.frame();
+    this.frame(true);
   }
 
   stats(): RenderStats {
@@ -243,24 +249,39 @@ export class SceneRenderer {
     this.renderer.domElement.remove();
   }
 
-  private frame(): void {
+  /**
+   * One animation frame. Draws only when something visible changed — a new content frame, the
+   * camera, the size — or always while presenting XR (the headset needs every frame): a paused or
+   * frozen scene under a still camera then costs next to nothing, which matters with software GL.
+   */
+  private frame(force = false): void {
     const started = performance.now();
     const delta = Number.isFinite(this.lastFrameAt) ? Math.min(0.1, (started - this.lastFrameAt) / 1000) : 0;
     this.lastFrameAt = started;
     const frames = this.frameSource?.();
+    let changed = force || this.dirty || this.renderer.xr.isPresenting;
     for (const layer of this.layers) {
-      const current = frames?.get(layer.object.id) ?? null;
-      if (layer.show(current?.frame ?? null)) this.uploadRate.tick(started);
+      const uploads = layer.uploads;
+      if (layer.show(frames?.get(layer.object.id)?.frame ?? null)) changed = true;
+      if (layer.uploads !== uploads) this.uploadRate.tick(started);
     }
     if (!this.renderer.xr.isPresenting) {
       this.orbit?.update();
       this.fly?.update(delta);
+      this.camera.updateMatrixWorld();
+      if (!this.camera.matrixWorld.equals(this.lastCameraMatrix)) {
+        this.lastCameraMatrix.copy(this.camera.matrixWorld);
+        changed = true;
+      }
     }
-    this.renderer.render(this.scene, this.camera);
-    this.renderRate.tick(started);
+    if (changed) {
+      this.dirty = false;
+      this.renderer.render(this.scene, this.camera);
+      this.renderRate.tick(started);
+      this.frameMs = performance.now() - started;
+    }
     this.publishPose(started / 1000);
     this.reportProjection();
-    this.frameMs = performance.now() - started;
   }
 
   /** The viewer pose in XR (from the frame), else the camera's. */
@@ -299,5 +320,6 @@ export class SceneRenderer {
     this.renderer.setSize(width, height, false);
     this.camera.aspect = width / height;
     this.camera.updateProjectionMatrix();
+    this.dirty = true;
   }
 }
