@@ -4,7 +4,7 @@ import { VirtualClock } from './clock';
 import type { SegmentDecoder } from './decoder';
 import type { SceneModel } from './mpd';
 import { FixedModePolicy } from './policy';
-import { PlayoutSession } from './playout';
+import { type PlayoutConfig, PlayoutSession } from './playout';
 import { knapsackRule } from './rules';
 
 const LADDER = [1e6, 2e6, 4e6, 8e6, 16e6];
@@ -95,20 +95,25 @@ class ScriptedLink implements ObjectTransport {
 const decoder: SegmentDecoder = { decode: async () => ({ frames: [], decodeMs: 5 }) };
 const viewport = { visibleArea: (id: string) => (id === 'o0' ? 0.5 : 0.1) };
 
-async function play(rate: (t: number) => number, durationS: number, objects = 2) {
-  const clock = new VirtualClock();
-  const link = new ScriptedLink(clock, rate);
+/** Plays `durationS` of the `qr` mode on a virtual clock over `link`, then stops the session. */
+async function playOn(clock: VirtualClock, link: ScriptedLink, durationS: number, options: Partial<PlayoutConfig> = {}) {
   const session = new PlayoutSession({
-    scene: scene(objects), contentBase: '/content/test/', transports: { webtransport: link, http2: link }, decoder, viewport,
-    policy: new FixedModePolicy('qr', knapsackRule), clock, durationS,
+    scene: scene(2), contentBase: '/content/test/', transports: { webtransport: link, http2: link }, decoder, viewport,
+    policy: new FixedModePolicy('qr', knapsackRule), clock, durationS, ...options,
   });
-  const shownSegments: number[] = [];
   const done = session.run();
   await clock.run(durationS + 1);
   session.close();
   await clock.run();
   await done;
-  return { session, link, shownSegments };
+  return session;
+}
+
+async function play(rate: (t: number) => number, durationS: number, objects = 2) {
+  const clock = new VirtualClock();
+  const link = new ScriptedLink(clock, rate);
+  const session = await playOn(clock, link, durationS, { scene: scene(objects) });
+  return { session, link };
 }
 
 describe('PlayoutSession', () => {
@@ -139,15 +144,7 @@ describe('PlayoutSession', () => {
     const clock = new VirtualClock();
     const link = new ScriptedLink(clock, () => 20e6);
     link.loseSession(4.2, 7);
-    const session = new PlayoutSession({
-      scene: scene(2), contentBase: '/c/', transports: { webtransport: link, http2: link }, decoder, viewport,
-      policy: new FixedModePolicy('qr', knapsackRule), clock, durationS: 12,
-    });
-    const done = session.run();
-    await clock.run(13);
-    session.close();
-    await clock.run();
-    await done;
+    const session = await playOn(clock, link, 12);
     const { freezes } = session.freezeSummary();
     expect(freezes.map((f) => f.cause)).toEqual(['outage']);
     // Roughly the outage minus the buffer that was already in.
@@ -175,15 +172,7 @@ describe('PlayoutSession', () => {
     };
     const ladderScene = scene(3);
     for (const o of ladderScene.objects) o.representations.forEach((r, q) => (r.pointsPerFrame = 100 * (q + 1)));
-    const session = new PlayoutSession({
-      scene: ladderScene, contentBase: '/c/', transports: { webtransport: link, http2: link }, decoder: slowDecoder, viewport,
-      policy: new FixedModePolicy('qr', knapsackRule), clock, durationS: 10,
-    });
-    const done = session.run();
-    await clock.run(11);
-    session.close();
-    await clock.run();
-    await done;
+    const session = await playOn(clock, link, 10, { scene: ladderScene, decoder: slowDecoder });
     // 800 ms of decoding per second (headroom 0.8): the 200 Mbit/s link alone would allow 3 × 500.
     const bySegment = new Map<number, number>();
     for (const r of session.segmentRecords()) bySegment.set(r.index, (bySegment.get(r.index) ?? 0) + 100 * (r.quality + 1));
@@ -197,16 +186,7 @@ describe('PlayoutSession', () => {
     const clock = new VirtualClock();
     // Fast enough to climb the ladder, then a sudden drop to 2 Mbit/s.
     const link = new ScriptedLink(clock, (t) => (t < 5 ? 60e6 : 2e6));
-    const session = new PlayoutSession({
-      scene: scene(1), contentBase: '/c/', transports: { webtransport: link, http2: link }, decoder, viewport,
-      policy: new FixedModePolicy('qr', knapsackRule), clock, durationS: 9,
-      onEvent: (e) => events.push(e.type),
-    });
-    const done = session.run();
-    await clock.run(10);
-    session.close();
-    await clock.run();
-    await done;
+    const session = await playOn(clock, link, 9, { scene: scene(1), onEvent: (e) => events.push(e.type) });
     expect(events).toContain('abandoned');
     const abandoned = session.segmentRecords().filter((r) => r.abandoned);
     expect(abandoned.length).toBeGreaterThan(0);
