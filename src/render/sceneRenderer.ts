@@ -40,6 +40,8 @@ export interface RenderStats {
   /** Milliseconds the last drawn frame took on the CPU (frame lookup, uploads, draw calls). */
   frameMs: number;
   pointsDrawn: number;
+  /** `performance.now()` when the last draw finished (ms). */
+  lastDrawAt: number;
   /** Live GPU resources as three counts them (flat over a session when pools work). */
   geometries: number;
   textures: number;
@@ -72,6 +74,7 @@ export class SceneRenderer {
   private fly: FlyControls | null = null;
   private frameSource: FrameSource | null = null;
   private frameMs = 0;
+  private lastDrawAt = NaN;
   private xrMode: XRMode | null = null;
   private projectionListener: ((p: { fovYDeg: number; aspect: number }) => void) | null = null;
   private lastProjection = { fovYDeg: 0, aspect: 0 };
@@ -223,6 +226,7 @@ export class SceneRenderer {
       contentFps: shown ? this.uploadRate.perSecond() / shown : 0,
       frameMs: this.frameMs,
       pointsDrawn: this.layers.reduce((a, l) => a + l.drawnPoints, 0),
+      lastDrawAt: this.lastDrawAt,
       geometries: info.memory.geometries,
       textures: info.memory.textures,
       drawCalls: info.render.calls,
@@ -278,7 +282,8 @@ export class SceneRenderer {
       this.dirty = false;
       this.renderer.render(this.scene, this.camera);
       this.renderRate.tick(started);
-      this.frameMs = performance.now() - started;
+      this.lastDrawAt = performance.now();
+      this.frameMs = this.lastDrawAt - started;
     }
     this.publishPose(started / 1000);
     this.reportProjection();
