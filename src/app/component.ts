@@ -168,7 +168,8 @@ export class HoloquicPlayerElement extends HTMLElement {
   private async createAndLoad(): Promise<SceneModel> {
     const src = this.getAttribute('src');
     if (!src) throw this.failEarly('the src attribute (manifest URL) is missing');
-    const options = { ...this.attributeOptions(), ...this.options };
+    // Options set in code win over attributes, but an option left undefined does not erase one.
+    const options = { ...this.attributeOptions(), ...definedOnly(this.options) };
     let player: Player;
     try {
       this.decoder = options.decoder ? null : createDecoderPool();
@@ -183,7 +184,12 @@ export class HoloquicPlayerElement extends HTMLElement {
     const scene = await player.load();
     if (this.getAttribute('render') !== 'off') {
       const splat = this.getAttribute('splat');
-      this.view = new SceneRenderer(this.viewHost, { splat: SPLAT_SHAPES.includes(splat as SplatShape) ? (splat as SplatShape) : undefined });
+      try {
+        this.view = new SceneRenderer(this.viewHost, { splat: SPLAT_SHAPES.includes(splat as SplatShape) ? (splat as SplatShape) : undefined });
+      } catch (e) {
+        player.close();
+        throw this.failEarly(`cannot draw (WebGL2 unavailable?): ${e instanceof Error ? e.message : String(e)}`);
+      }
       this.view.setScene(scene);
       this.view.setFrameSource(() => player.currentFrames());
       this.view.onProjectionChange((p) => player.setViewport(p));
@@ -237,6 +243,10 @@ export class HoloquicPlayerElement extends HTMLElement {
     this.dispatchEvent(new CustomEvent('error', { detail: { message } }));
     return new Error(`<holoquic-player>: ${message}`);
   }
+}
+
+function definedOnly<T extends object>(options: T): Partial<T> {
+  return Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
 /**
