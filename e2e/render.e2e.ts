@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Browser, launch } from './lib/browser';
 import { demoContentRoot } from './lib/content';
 import { type Origin, spkiHash, startOrigin } from './lib/processes';
-import { changedPixels, drawnIn, inRect, isDrawn, type Snapshot, snapshot } from './lib/view';
+import { changedPixels, drawnIn, inRect, isDrawn, snapshot } from './lib/view';
 
 let origin: Origin;
 let browser: Browser;
@@ -46,10 +46,8 @@ afterAll(async () => {
 });
 
 describe('the demo scene on screen', () => {
-  let first: Snapshot;
-
   it('draws every object inside its projected bounding box and nothing outside them', async () => {
-    first = await snapshot(browser.page);
+    const first = await snapshot(browser.page);
     const ids = Object.keys(first.boxes);
     expect(ids.length).toBeGreaterThan(1);
     for (const id of ids) {
@@ -75,9 +73,10 @@ describe('the demo scene on screen', () => {
   });
 
   it('changes the picture as the content plays', async () => {
+    const before = await snapshot(browser.page);
     const changed = await until('a changed picture', async () => {
       const now = await snapshot(browser.page);
-      const n = changedPixels(first, now);
+      const n = changedPixels(before, now);
       return n > 200 ? n : null;
     }, 60_000);
     expect(changed).toBeGreaterThan(200);
