@@ -8,6 +8,9 @@ pub mod symbols;
 pub mod udp;
 pub mod webtransport;
 
+#[cfg(test)]
+mod limits_tests;
+
 use std::collections::{HashMap, VecDeque};
 use std::net::{SocketAddr, UdpSocket};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -323,7 +326,7 @@ fn wait_for_socket(socket: &UdpSocket, timeout: Duration, writable: bool) -> Res
     Ok(())
 }
 
-fn quiche_config(ctx: &QuicContext) -> Result<quiche::Config> {
+pub(crate) fn quiche_config(ctx: &QuicContext) -> Result<quiche::Config> {
     let pair = ctx.certs.current();
     let mut c = quiche::Config::new(quiche::PROTOCOL_VERSION)?;
     c.load_cert_chain_from_pem_file(pair.cert_pem.to_str().context("certificate path is not UTF-8")?)?;

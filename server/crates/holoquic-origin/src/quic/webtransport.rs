@@ -24,10 +24,7 @@ use crate::metrics::Metrics;
 const OUR_CONTROL_STREAM: u64 = 3;
 /// Bytes of a HEADERS frame we accept.
 const MAX_HEADERS: usize = 16 * 1024;
-/// Largest incomplete frame we buffer on the peer's control stream, and largest incomplete capsule
-/// on a session stream: both carry only small messages, and without a bound a peer announcing a
-/// huge frame could make us buffer whatever flow control lets through.
-const MAX_PENDING_FRAME: usize = 64 * 1024;
+
 /// Datagram bytes kept queued inside quiche, at least. The queue is topped up to the congestion
 /// window when that is larger: quiche treats a sender whose queued bytes are below the window's
 /// free room as application-limited, and BBR2 then ignores its bandwidth samples (measured: with
@@ -212,11 +209,8 @@ impl Connection {
                         }
                         buf.drain(..used);
                     }
-                    Err(DecodeError::Incomplete) if buf.len() <= MAX_PENDING_FRAME => return,
-                    Err(DecodeError::Incomplete) => {
-                        self.close = Some((error_code::H3_EXCESSIVE_LOAD, "oversized frame on the control stream"));
-                        return;
-                    }
+                    // Incomplete frames stay bounded: `Frame::decode` refuses payloads over 64 KiB.
+                    Err(DecodeError::Incomplete) => return,
                     Err(_) => {
                         self.close = Some((error_code::H3_FRAME_ERROR, "malformed frame on the control stream"));
                         return;
@@ -277,8 +271,8 @@ impl Connection {
                             // DRAIN and unknown capsules need nothing from us.
                             buf.drain(..used);
                         }
-                        Err(DecodeError::Incomplete) if buf.len() <= MAX_PENDING_FRAME => break,
-                        // Malformed or oversized capsules end the session.
+                        Err(DecodeError::Incomplete) => break,
+                        // Malformed or oversized (> 64 KiB) capsules end the session.
                         Err(_) => {
                             Metrics::inc(&ctx.metrics.protocol_errors_total);
                             closing = Some(0);

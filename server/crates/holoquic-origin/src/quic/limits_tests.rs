@@ -1,0 +1,206 @@
+//! The WebTransport layer against a misbehaving client, in process: quiche's own test pipe
+//! connects a raw quiche client to a server connection configured exactly as the origin's
+//! (`quiche_config`), and `webtransport::Connection` runs on the server side. The client speaks
+//! just enough HTTP/3 to open a session, then floods datagrams, opens too many requests or sends an
+//! oversized capsule; the origin must answer with the documented errors and keep bounded state.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use holoquic_proto::h3::{frame_type, stream_type, Frame, Settings, WEBTRANSPORT_BIDI_SIGNAL};
+use holoquic_proto::{Delivery, FecMode, Message, Request};
+use quiche::h3::qpack;
+use quiche::h3::Header;
+use quiche::test_utils::Pipe;
+
+use super::{quiche_config, webtransport, QuicContext};
+use crate::config::Config;
+use crate::content::ContentStore;
+use crate::metrics::Metrics;
+use crate::tls::CertStore;
+
+struct Harness {
+    dir: std::path::PathBuf,
+    ctx: QuicContext,
+    pipe: Pipe,
+    wt: webtransport::Connection,
+}
+
+impl Drop for Harness {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+impl Harness {
+    /// A connected client with an open WebTransport session (stream 0).
+    fn with_session() -> Self {
+        let dir = std::env::temp_dir().join(format!("holoquic-limits-{}-{}", std::process::id(), rand::random::<u64>()));
+        std::fs::create_dir_all(dir.join("content/d")).unwrap();
+        std::fs::write(dir.join("content/d/obj"), vec![5u8; 4000]).unwrap();
+        let config = Config::parse_from(["x", "--content", dir.join("content").to_str().unwrap()]).unwrap();
+        let ctx = QuicContext {
+            certs: Arc::new(CertStore::generate(&dir.join("tls"), &[]).unwrap()),
+            content: Arc::new(ContentStore::open(&dir.join("content"), 1 << 20).unwrap()),
+            metrics: Arc::new(Metrics::default()),
+            config: Arc::new(config),
+        };
+        let mut server = quiche_config(&ctx).unwrap();
+        let mut client = quiche::Config::new(quiche::PROTOCOL_VERSION).unwrap();
+        client.verify_peer(false);
+        client.set_application_protos(&[b"h3"]).unwrap();
+        client.set_initial_max_data(1 << 24);
+        client.set_initial_max_stream_data_bidi_local(1 << 20);
+        client.set_initial_max_stream_data_bidi_remote(1 << 20);
+        client.set_initial_max_stream_data_uni(1 << 20);
+        client.set_initial_max_streams_bidi(100);
+        client.set_initial_max_streams_uni(100);
+        client.enable_dgram(true, 10_000, 10_000);
+        let mut pipe = Pipe::with_client_and_server_config(&mut client, &mut server).unwrap();
+        pipe.handshake().unwrap();
+        let mut h = Self { dir, ctx, pipe, wt: webtransport::Connection::new() };
+
+        let mut control = Vec::new();
+        holoquic_proto::varint::put(&mut control, stream_type::CONTROL);
+        Settings(vec![(0x33, 1), (0x2b603742, 1)]).encode_frame(&mut control);
+        h.pipe.client.stream_send(2, &control, false).unwrap();
+        let headers = [
+            Header::new(b":method", b"CONNECT"),
+            Header::new(b":protocol", b"webtransport"),
+            Header::new(b":scheme", b"https"),
+            Header::new(b":authority", b"localhost"),
+            Header::new(b":path", b"/holoquic"),
+            Header::new(b"origin", b"https://localhost"),
+        ];
+        let mut block = vec![0u8; 1024];
+        let n = qpack::Encoder::new().encode(&headers, &mut block).unwrap();
+        let mut connect = Vec::new();
+        Frame::encode(frame_type::HEADERS, &block[..n], &mut connect);
+        h.pipe.client.stream_send(0, &connect, false).unwrap();
+        h.turn();
+        assert_eq!(h.wt.session_count(), 1, "session should be open");
+        h
+    }
+
+    /// Moves packets both ways and lets the WebTransport layer run, a few times.
+    fn turn(&mut self) {
+        for _ in 0..4 {
+            self.pipe.advance().unwrap();
+            self.wt.process(&mut self.pipe.server, &self.ctx, Instant::now());
+            if let Some((code, reason)) = self.wt.close.take() {
+                let _ = self.pipe.server.close(true, code, reason.as_bytes());
+            }
+        }
+        self.pipe.advance().unwrap();
+    }
+
+    /// Everything the client can read from `stream` now.
+    fn read(&mut self, stream: u64) -> (Vec<u8>, bool) {
+        let mut all = Vec::new();
+        let mut buf = [0u8; 65_536];
+        let mut fin = false;
+        while let Ok((n, f)) = self.pipe.client.stream_recv(stream, &mut buf) {
+            all.extend_from_slice(&buf[..n]);
+            fin |= f;
+        }
+        (all, fin)
+    }
+
+    fn open_request(&mut self, stream: u64, request_id: u64) {
+        let mut bytes = Vec::new();
+        holoquic_proto::varint::put(&mut bytes, WEBTRANSPORT_BIDI_SIGNAL);
+        holoquic_proto::varint::put(&mut bytes, 0);
+        Message::Request(Request {
+            request_id,
+            delivery: Delivery::Datagram,
+            urgency: 3,
+            deadline_ms: 0,
+            fec_mode: FecMode::None,
+            loss_ppm: 0,
+            burst_milli: 0,
+            overhead_permille: 0,
+            path: "/content/d/obj".into(),
+        })
+        .encode(&mut bytes);
+        self.pipe.client.stream_send(stream, &bytes, false).unwrap();
+    }
+}
+
+fn status(bytes: &[u8]) -> u16 {
+    match Message::decode(bytes) {
+        Ok((Message::Response(r), _)) => r.status,
+        other => panic!("expected a RESPONSE, got {other:?}"),
+    }
+}
+
+#[test]
+fn a_datagram_flood_is_counted_and_dropped() {
+    let mut h = Harness::with_session();
+    let mut sent = 0u64;
+    for _ in 0..20 {
+        while h.pipe.client.dgram_send(&[0x00, 0x01, 0x02, 0x03]).is_ok() {
+            sent += 1;
+            if h.pipe.client.dgram_send_queue_len() >= 500 {
+                break;
+            }
+        }
+        h.turn();
+    }
+    let dropped = h.ctx.metrics.client_datagrams_dropped_total.load(std::sync::atomic::Ordering::Relaxed);
+    assert!(sent >= 10_000 && dropped > 0, "sent {sent}, dropped {dropped}");
+    assert!(!h.pipe.server.is_closed() && h.wt.session_count() == 1, "a flood neither closes the session nor is buffered");
+    assert_eq!(h.pipe.server.dgram_recv_queue_len(), 0, "every datagram was read and dropped");
+}
+
+#[test]
+fn requests_beyond_the_session_limit_get_429() {
+    let mut h = Harness::with_session();
+    let limit = h.ctx.config.limits.max_requests_per_session as u64;
+    // Datagram requests stay open until the client ends them, so they count against the limit.
+    let streams: Vec<u64> = (0..limit + 3).map(|i| 4 + 4 * i).collect();
+    for (i, &stream) in streams.iter().enumerate() {
+        h.open_request(stream, i as u64 + 1);
+        if i % 50 == 49 {
+            h.turn();
+        }
+    }
+    h.turn();
+    let statuses: Vec<u16> = streams.iter().map(|&s| status(&h.read(s).0)).collect();
+    assert_eq!(statuses.iter().filter(|&&s| s == 200).count() as u64, limit);
+    assert_eq!(&statuses[limit as usize..], &[429, 429, 429]);
+}
+
+#[test]
+fn an_oversized_capsule_ends_the_session() {
+    let mut h = Harness::with_session();
+    let (response, _) = h.read(0);
+    assert!(!response.is_empty(), "CONNECT answered");
+    // A capsule announcing 1 MB: refused once its header is read, never buffered.
+    let mut capsule = Vec::new();
+    holoquic_proto::varint::put(&mut capsule, 0x1234);
+    holoquic_proto::varint::put(&mut capsule, 1 << 20);
+    capsule.extend(std::iter::repeat(0u8).take(100_000));
+    h.pipe.client.stream_send(0, &capsule, false).unwrap();
+    for _ in 0..10 {
+        h.turn();
+    }
+    assert_eq!(h.wt.session_count(), 0, "session ended");
+    let (_, fin) = h.read(0);
+    assert!(fin, "the session stream is finished by the origin");
+    assert!(!h.pipe.server.is_closed(), "only the session ends, not the connection");
+}
+
+#[test]
+fn an_oversized_control_frame_closes_the_connection() {
+    let mut h = Harness::with_session();
+    let mut frame = Vec::new();
+    holoquic_proto::varint::put(&mut frame, 0x21); // reserved frame type
+    holoquic_proto::varint::put(&mut frame, 1 << 20);
+    frame.extend(std::iter::repeat(0u8).take(100_000));
+    h.pipe.client.stream_send(2, &frame, false).unwrap();
+    for _ in 0..10 {
+        h.turn();
+    }
+    let error = h.pipe.client.peer_error().expect("the origin closed the connection");
+    assert_eq!(error.error_code, holoquic_proto::h3::error_code::H3_FRAME_ERROR);
+}
