@@ -141,25 +141,33 @@ std::vector<Source> plySources(const Options& o) {
 }
 
 /// Animated glTF models sampled at 30 fps onto a voxel grid that holds the whole animation.
-/// Without --seconds an object lasts its animation rounded up to whole seconds (at least one);
-/// the animation loops.
+/// Without --seconds the scene lasts the longest animation rounded up to whole seconds (at least
+/// one); every animation loops.
 std::vector<Source> gltfSources(const Options& o) {
-  std::vector<Source> sources;
+  std::vector<std::shared_ptr<const GltfModel>> models;
+  unsigned longest = 1;  // whole seconds of the longest animation: every object loops to it
   for (const auto& [id, file] : o.objects) {
-    std::shared_ptr<const GltfModel> model;
     try {
-      model = std::make_shared<const GltfModel>(loadGltf(file));
+      models.push_back(std::make_shared<const GltfModel>(loadGltf(file)));
     } catch (const std::exception& e) {
       fail(e.what());
     }
+    const auto& animations = models.back()->animations;
+    if (!animations.empty() && o.animation >= 0 && size_t(o.animation) < animations.size())
+      longest = std::max(longest, unsigned(std::ceil(animations[size_t(o.animation)].end - animations[size_t(o.animation)].start - 1e-6)));
+  }
+  std::vector<Source> sources;
+  for (size_t m = 0; m < models.size(); ++m) {
+    const std::string& id = o.objects[m].first;
+    const std::string& file = o.objects[m].second;
+    const std::shared_ptr<const GltfModel> model = models[m];
     const int animation = model->animations.empty() ? -1 : o.animation;
     if (animation >= int(model->animations.size()))
       fail(file + ": no animation " + std::to_string(o.animation) + " (it has " + std::to_string(model->animations.size()) + ")");
-    const double length = animation >= 0 ? model->animations[size_t(animation)].end - model->animations[size_t(animation)].start : 0;
     Source s;
     s.id = id;
     s.bits = o.bits;
-    s.segments = o.secondsGiven ? o.seconds : std::max(1u, unsigned(std::ceil(length - 1e-6)));
+    s.segments = o.secondsGiven ? o.seconds : longest;
     std::array<double, 6> box = {1e300, 1e300, 1e300, -1e300, -1e300, -1e300};
     for (unsigned f = 0; f < s.segments * kFramesPerSegment; ++f)
       growBox(poseModel(*model, animation, f / double(kFramesPerSegment)), box);
@@ -276,6 +284,11 @@ int main(int argc, char** argv) {
   } else {
     fail("unknown mode '" + o.mode + "' (demo, ply, gltf or sample)");
   }
+  // One scene length: checked before any encoding starts.
+  for (const auto& s : sources)
+    if (s.segments != sources.front().segments)
+      fail("objects have different lengths (" + sources.front().id + ": " + std::to_string(sources.front().segments) + " s, " + s.id +
+           ": " + std::to_string(s.segments) + " s)");
   const std::string scene = fs::path(o.out).filename().string();
   const fs::path staging = o.out + ".partial";
   fs::remove_all(staging);
@@ -414,8 +427,6 @@ int main(int argc, char** argv) {
     objects[s].bbox = bbox;
   }
   const unsigned segments = sources.front().segments;
-  for (const auto& s : sources)
-    if (s.segments != segments) fail("objects have different lengths (" + s.id + ": " + std::to_string(s.segments) + " s)");
   std::ofstream(staging / "manifest.mpd") << writeMpd(scene, objects, segments);
 
   // Quality report (first segment, frames 0 and 15) next to the manifest.
