@@ -10,10 +10,11 @@
  *       RaptorQ encoding; e.g. 0.05 plans repair and pays for the encoder). Keep objects ≤ 8 MB:
  *       a 12 MB object over datagrams failed to decode in the browser (not yet diagnosed).
  *   npx tsx scripts/bench/origin.ts lossy [--cc cubic,bbr2] [--loss 0,1,5] [--rate-mbit 20]
- *       [--delay-ms 10] [--mb 5] [--runs 3] [--paths datagram,reliable] [--qlog DIR]
+ *       [--delay-ms 10] [--mb 5] [--runs 3] [--paths datagram,reliable] [--qlog DIR] [--lossless-upstream]
  *       Goodput through `holoquic-impair relay` (rate limit, one-way delay, Gilbert–Elliott loss in
  *       both directions, docs/qoe.md) per congestion control and loss level. Datagram requests use
- *       planned FEC with the configured loss rate and burst length.
+ *       planned FEC with the configured loss rate and burst length. --lossless-upstream keeps the
+ *       client → origin direction (ACKs) free of loss.
  *
  * Options for both: --origin BIN (default server/target/release/holoquic-origin), --web DIR
  * (default dist), --origin-args "…" (extra origin flags, e.g. "--loss-tolerance 0"). Prints one JSON line per fetch, then a summary table (median, min–max).
@@ -53,6 +54,7 @@ const { values: args, positionals } = parseArgs({
     web: { type: 'string', default: DIST },
     'origin-args': { type: 'string', default: '' },
     'fec-loss': { type: 'string', default: '0' },
+    'lossless-upstream': { type: 'boolean', default: false },
   },
 });
 
@@ -189,6 +191,7 @@ async function lossy(): Promise<void> {
         const statsFile = join(dir, `relay-${cc}-${loss}.json`);
         const impairment = ['--rate-mbit', rate, '--delay-ms', args['delay-ms']!, '--seed', '7', '--stats-file', statsFile];
         if (loss !== '0') impairment.push('--ge', GE[loss].ge);
+        if (args['lossless-upstream']) impairment.push('--lossless-upstream');
         const { running: relay, match } = await start(IMPAIR_BIN, ['relay', '--listen', '127.0.0.1:0', '--upstream', `127.0.0.1:${origin.quicPort}`, ...impairment], /relaying \S+:(\d+) ->/);
         let browser: Browser | undefined;
         try {

@@ -50,6 +50,12 @@ struct RelayArgs {
     /// Address of the real server, e.g. 127.0.0.1:4433.
     #[arg(long)]
     upstream: SocketAddr,
+    /// Lose packets only towards the client: the client → upstream direction (for a download,
+    /// mostly ACKs) keeps its delay and rate limit but loses nothing. A per-packet loss chain on a
+    /// sparse ACK stream stays in its Bad state for seconds of wall time (docs/benchmarks.md →
+    /// "Origin"); this isolates the loss the data sees.
+    #[arg(long)]
+    lossless_upstream: bool,
     /// Rewrite the JSON counters to this file every second.
     #[arg(long)]
     stats_file: Option<PathBuf>,
@@ -80,7 +86,12 @@ struct Impairment {
 
 impl Impairment {
     fn shaper(&self, seed: u64) -> Result<Shaper> {
+        self.shaper_with_loss(seed, true)
+    }
+
+    fn shaper_with_loss(&self, seed: u64, lossy: bool) -> Result<Shaper> {
         let loss = match (&self.ge, self.loss) {
+            _ if !lossy => LossModel::None,
             (Some(ge), _) => LossModel::gilbert_elliott(GeParams::parse_percent(ge)?, seed),
             (None, Some(percent)) => LossModel::uniform(percent, seed)?,
             (None, None) => LossModel::None,
@@ -124,7 +135,7 @@ fn shutdown_signal() -> Result<impl std::future::Future<Output = ()>> {
 async fn relay(args: RelayArgs) -> Result<()> {
     let seed = args.impairment.seed;
     let shapers = (
-        args.impairment.shaper(seed)?,
+        args.impairment.shaper_with_loss(seed, !args.lossless_upstream)?,
         args.impairment.shaper(seed + 1)?,
     );
     let relay = Relay::start(args.listen, args.upstream, shapers.0, shapers.1).await?;
