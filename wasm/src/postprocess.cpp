@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 #include "vpcc/color.h"
@@ -31,6 +32,7 @@ class NeighbourTree {
     for (size_t i = 0; i < count; ++i) {
       Item& it = items_[i];
       for (int d = 0; d < 3; ++d) it.c[d] = positions[i * 3 + d];
+      it.c[3] = 0;
       it.index = uint32_t(i);
     }
     nodes_.reserve(1024);
@@ -71,8 +73,9 @@ class NeighbourTree {
  private:
   // A point with its original index; the list of them is permuted in place while splitting,
   // so that every node owns a contiguous range.
+  // c[3] is always 0: it pads the coordinates to one 8-byte lane group for extent().
   struct Item {
-    int16_t c[3];
+    int16_t c[4];
     uint32_t index;
   };
   struct Box {
@@ -109,16 +112,26 @@ class NeighbourTree {
 
   static double sq(double v) { return v * v; }
 
+  // Min and max per axis of a node's points, on all axes at once (four 16-bit lanes: one SIMD
+  // min and max per point where the target has them). This pass over every node's points is a
+  // large part of building the tree.
   void extent(Node& node) const {
+    typedef int16_t Lanes __attribute__((vector_size(8)));
     const Item* items = items_.data() + node.left;
     const size_t count = node.right - node.left;
-    for (int d = 0; d < 3; ++d) node.minV[d] = node.maxV[d] = items[0].c[d];
-    for (size_t i = 1; i < count; ++i)
-      for (int d = 0; d < 3; ++d) {
-        const int16_t v = items[i].c[d];
-        node.minV[d] = v < node.minV[d] ? v : node.minV[d];
-        node.maxV[d] = v > node.maxV[d] ? v : node.maxV[d];
-      }
+    Lanes low, high;
+    std::memcpy(&low, items[0].c, sizeof low);
+    high = low;
+    for (size_t i = 1; i < count; ++i) {
+      Lanes v;
+      std::memcpy(&v, items[i].c, sizeof v);
+      low = v < low ? v : low;
+      high = v > high ? v : high;
+    }
+    for (int d = 0; d < 3; ++d) {
+      node.minV[d] = low[d];
+      node.maxV[d] = high[d];
+    }
   }
 
   void split(uint32_t id) {
@@ -479,8 +492,8 @@ PointCloudFrame postProcess(const CodedSequence& seq, const DecodedAtlasFrame& f
   PointCloudFrame out = input;
   PostProcessReport local;
   GridSmoothingParams params;
+  std::vector<uint8_t> moved;
   if (gridSmoothingFor(seq, frame, params) && input.boundary.size() == input.size()) {
-    std::vector<uint8_t> moved;
     local.geometrySmoothed = true;
     local.movedPoints = smoothGeometryGrid(out, params, moved);
     if (local.movedPoints) transferColors(input, out, moved);
@@ -488,7 +501,11 @@ PointCloudFrame postProcess(const CodedSequence& seq, const DecodedAtlasFrame& f
   if (seq.vps.ptl.reconstruction != 0 && frame.attributeSmoothing)
     for (const auto& attribute : frame.attributeSmoothing->attributeSmoothing)
       for (const auto& instance : attribute.second) local.attributeSmoothingSkipped |= !instance.second.cancel;
-  if (out.colors16.size() == out.positions.size()) yuv16ToRgb8(out.colors16.data(), out.colors.data(), out.size());
+  // Only moved points changed colour: the others keep the RGB reconstruction computed from the
+  // same 16-bit values.
+  if (out.colors16.size() == out.positions.size() && local.movedPoints)
+    for (size_t i = 0; i < out.size(); ++i)
+      if (moved[i]) yuv16ToRgb8(&out.colors16[i * 3], &out.colors[i * 3]);
   if (report) *report = local;
   return out;
 }
