@@ -63,7 +63,13 @@ AttributeSampler::AttributeSampler(const Picture& picture) : picture_(&picture) 
   }
 }
 
-float AttributeSampler::chromaAt(const Plane& plane, uint32_t x, uint32_t y) const {
+float AttributeSampler::chromaAt(int planeIndex, uint32_t x, uint32_t y) const {
+  const Plane& plane = picture_->planes[planeIndex];
+  ColumnCache& cache = cache_[planeIndex - 1];
+  if (cache.row != y) {
+    cache.row = y;
+    std::fill(cache.column, cache.column + ColumnCache::kSlots, -1);
+  }
   const int lastRow = int(plane.height) - 1, lastColumn = int(plane.width) - 1;
   const int i = int(y >> 1);
   const float* taps = (y & 1) ? kVerticalOdd : kVerticalEven;
@@ -73,9 +79,14 @@ float AttributeSampler::chromaAt(const Plane& plane, uint32_t x, uint32_t y) con
   const float* lut = chromaValue_.data();
   const uint16_t maxSample = maxSample_;
   auto vertical = [&](int column) {
+    const int slot = column & (ColumnCache::kSlots - 1);
+    if (cache.column[slot] == column) return cache.value[slot];
     float sum = 0.f;
     for (int k = 0; k < 4; ++k) sum += taps[k] * lut[std::min(rows[k][column], maxSample)];
-    return sum * kInvWeightSum;
+    const float value = sum * kInvWeightSum;
+    cache.column[slot] = column;
+    cache.value[slot] = value;
+    return value;
   };
   const int j = int(x >> 1);
   if (!(x & 1)) return vertical(j);
@@ -91,8 +102,8 @@ void AttributeSampler::sample(uint32_t x, uint32_t y, uint16_t out[3]) const {
     for (int c = 1; c < 3; ++c) out[c] = toSixteenBit(chromaValue_[std::min(p.planes[c].at(x, y), maxSample_)], true);
     return;
   }
-  out[1] = toSixteenBit(chromaAt(p.planes[1], x, y), true);
-  out[2] = toSixteenBit(chromaAt(p.planes[2], x, y), true);
+  out[1] = toSixteenBit(chromaAt(1, x, y), true);
+  out[2] = toSixteenBit(chromaAt(2, x, y), true);
 }
 
 void yuv16ToRgb8(const uint16_t yuv[3], uint8_t rgb[3]) {

@@ -15,7 +15,9 @@ namespace vpcc {
 
 /// Samples one decoded attribute picture at full resolution as 16-bit Y'CbCr. Only the samples
 /// a point needs are computed (no full-picture up-sampling); building one costs two small
-/// look-up tables, sampling allocates nothing.
+/// look-up tables, sampling allocates nothing. Points come in runs along picture rows, and
+/// neighbouring pixels share vertically filtered chroma columns, so those are cached per row
+/// (the cache makes a sampler single-threaded; results do not depend on it).
 class AttributeSampler {
  public:
   explicit AttributeSampler(const Picture& picture);
@@ -23,8 +25,16 @@ class AttributeSampler {
   void sample(uint32_t x, uint32_t y, uint16_t out[3]) const;
 
  private:
-  float chromaAt(const Plane& plane, uint32_t x, uint32_t y) const;
+  /// The vertically filtered chroma columns last computed on one output row of one plane.
+  struct ColumnCache {
+    static constexpr int kSlots = 8;  // direct-mapped by column
+    uint32_t row = UINT32_MAX;
+    int32_t column[kSlots];
+    float value[kSlots];
+  };
+  float chromaAt(int plane, uint32_t x, uint32_t y) const;
   const Picture* picture_;
+  mutable ColumnCache cache_[2];  // Cb, Cr
   std::vector<float> chromaValue_;  // sample → normalised chroma in [-0.5, 0.5]
   std::vector<uint16_t> luma16_;    // sample → 16-bit luma
   uint16_t maxSample_;
