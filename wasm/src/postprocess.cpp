@@ -291,29 +291,13 @@ size_t smoothGeometryGrid(PointCloudFrame& frame, const GridSmoothingParams& par
     for (int d = 0; d < 3; ++d) c[d] = p[d] / g + ((p[d] % g < half) ? -1 : 0);
   };
   const size_t w2 = size_t(w) * w;
-  // Cells around boundary points get a slot (dense grid → slot, -1 = none). The grid (8 MB for
-  // 10-bit geometry and 8³ cells) is kept between frames with every entry back at -1: filling
-  // and faulting in a fresh one each frame cost more than the smoothing itself. Only the
-  // entries given a slot are reset at the end.
-  // A grid beyond that size (finer cells or deeper geometry) is allocated for this frame only,
-  // up to a bound that keeps a corrupt stream from asking for gigabytes.
-  constexpr size_t kKeptGridCells = size_t(1) << 21, kMaxGridCells = size_t(1) << 25;
+  // Cells around boundary points get a slot (dense grid → slot, -1 = none), bounded so that a
+  // corrupt stream cannot ask for gigabytes (10-bit geometry with 8³ cells needs 2^21).
+  constexpr size_t kMaxGridCells = size_t(1) << 25;
   const size_t gridCells = w2 * size_t(w);
   if (gridCells > kMaxGridCells)
     throw ParseError("geometry smoothing grid of " + std::to_string(gridCells) + " cells is beyond this decoder's limit");
-  thread_local std::vector<int32_t> keptGrid;
-  std::vector<int32_t> frameGrid;
-  std::vector<int32_t>& slotGrid = gridCells <= kKeptGridCells ? keptGrid : frameGrid;
-  if (slotGrid.size() < gridCells) slotGrid.assign(gridCells, -1);
-  int32_t* const slotOf = slotGrid.data();
-  std::vector<size_t> usedCells;
-  struct ResetUsed {
-    int32_t* grid;
-    std::vector<size_t>& used;
-    ~ResetUsed() {
-      for (size_t cell : used) grid[cell] = -1;
-    }
-  } resetUsed{slotOf, usedCells};
+  std::vector<int32_t> slotOf(gridCells, -1);
   int32_t slots = 0;
   for (size_t i = 0; i < n; ++i) {
     const int16_t* p = pos + i * 3;
@@ -323,11 +307,8 @@ size_t smoothGeometryGrid(PointCloudFrame& frame, const GridSmoothingParams& par
     for (int dx = 0; dx < 2; ++dx)
       for (int dy = 0; dy < 2; ++dy)
         for (int dz = 0; dz < 2; ++dz) {
-          const size_t cell = size_t(c[0] + dx) + size_t(c[1] + dy) * w + size_t(c[2] + dz) * w2;
-          if (slotOf[cell] == -1) {
-            slotOf[cell] = slots++;
-            usedCells.push_back(cell);
-          }
+          int32_t& s = slotOf[size_t(c[0] + dx) + size_t(c[1] + dy) * w + size_t(c[2] + dz) * w2];
+          if (s == -1) s = slots++;
         }
   }
   if (slots == 0) return 0;
