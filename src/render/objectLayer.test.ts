@@ -40,11 +40,15 @@ describe('ObjectLayer', () => {
     const positions = layer.points.geometry.getAttribute('position') as THREE.BufferAttribute;
     expect(positions.array).toBeInstanceOf(Int16Array);
     expect(positions.normalized).toBe(false);
-    expect(positions.updateRanges).toEqual([{ start: 0, count: 15_000 }]);
-    expect(Array.from(positions.array.slice(0, 15_000))).toEqual(Array.from(f.positions));
+    expect(positions.itemSize).toBe(4);
+    expect(positions.updateRanges).toEqual([{ start: 0, count: 20_000 }]);
     const colors = layer.points.geometry.getAttribute('rgb') as THREE.BufferAttribute;
     expect(colors.array).toBeInstanceOf(Uint8Array);
     expect(colors.normalized).toBe(true);
+    for (const i of [0, 1, 2499, 4999]) {
+      expect(Array.from(positions.array.slice(i * 4, i * 4 + 3))).toEqual(Array.from(f.positions.slice(i * 3, i * 3 + 3)));
+      expect(Array.from(colors.array.slice(i * 4, i * 4 + 3))).toEqual(Array.from(f.colors.slice(i * 3, i * 3 + 3)));
+    }
     expect(layer.points.geometry.drawRange.count).toBe(5000);
     expect(layer.drawnPoints).toBe(5000);
     expect(layer.uploads).toBe(1);

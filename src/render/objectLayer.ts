@@ -7,7 +7,8 @@
  * points than it holds — then by one at least twice as large, so growth happens a handful of
  * times per session at most. A frame is uploaded only when it is a different frame object than
  * the one on the GPU, and only its `count` points (update ranges + draw range); the renderer
- * asking again at display rate costs nothing.
+ * asking again at display rate costs nothing. Points are stored with four components (see
+ * `packPoints`).
  */
 import * as THREE from 'three';
 import type { PointFrame } from '../player/decoder';
@@ -80,9 +81,11 @@ export class ObjectLayer {
       throw new Error(`object ${this.object.id}: frame of ${frame.count} points has ${frame.positions.length / 3} positions and ${frame.colors.length / 3} colours`);
     }
     if (frame.count > this.capacity) this.grow(frame.count);
-    const values = frame.count * 3;
-    this.upload(this.geometry.getAttribute('position') as THREE.BufferAttribute, frame.positions, values, this.positionRange);
-    this.upload(this.geometry.getAttribute('rgb') as THREE.BufferAttribute, frame.colors, values, this.colorRange);
+    const positions = this.geometry.getAttribute('position') as THREE.BufferAttribute;
+    const colors = this.geometry.getAttribute('rgb') as THREE.BufferAttribute;
+    packPoints(frame, positions.array as Int16Array, colors.array as Uint8Array);
+    this.markUpdated(positions, frame.count * 4, this.positionRange);
+    this.markUpdated(colors, frame.count * 4, this.colorRange);
     this.geometry.setDrawRange(0, frame.count);
     this.material.uniforms.pointSize.value = this.basePointSizeM * sparseness(this.largest, frame.count);
     this.points.visible = true;
@@ -95,8 +98,8 @@ export class ObjectLayer {
     this.points.removeFromParent();
   }
 
-  private upload(attribute: THREE.BufferAttribute, source: Int16Array | Uint8Array, values: number, range: { start: number; count: number }): void {
-    (attribute.array as Int16Array | Uint8Array).set(source.length === values ? source : source.subarray(0, values));
+  /** Tells three to upload the first `values` elements of `attribute` (and nothing else). */
+  private markUpdated(attribute: THREE.BufferAttribute, values: number, range: { start: number; count: number }): void {
     range.count = values;
     attribute.updateRanges.length = 0;
     attribute.updateRanges.push(range);
@@ -113,8 +116,9 @@ export class ObjectLayer {
 
   private allocate(capacity: number): THREE.BufferGeometry {
     const geometry = new THREE.BufferGeometry();
-    const positions = new THREE.BufferAttribute(new Int16Array(capacity * 3), 3, false);
-    const colors = new THREE.BufferAttribute(new Uint8Array(capacity * 3), 3, true);
+    // Four components per point, the fourth unused (see packPoints).
+    const positions = new THREE.BufferAttribute(new Int16Array(capacity * 4), 4, false);
+    const colors = new THREE.BufferAttribute(new Uint8Array(capacity * 4), 4, true);
     positions.setUsage(THREE.DynamicDrawUsage);
     colors.setUsage(THREE.DynamicDrawUsage);
     geometry.setAttribute('position', positions);
@@ -123,6 +127,27 @@ export class ObjectLayer {
     // Known from the MPD: three never has to scan the points to cull the object.
     geometry.boundingSphere = this.localBounds.clone();
     return geometry;
+  }
+}
+
+/**
+ * Copies a frame's `xyz`/`rgb` triples into the pools' four-component layout. Three-component
+ * 16-bit and 8-bit vertex formats are not required by Vulkan or D3D11, and ANGLE (Chromium's GL)
+ * apparently converts such buffers on the CPU after every upload: in headless Chromium a frame
+ * with new content at 1 M points took 2.3 s with three components and 0.85–1 s with four, this
+ * copy included (docs/benchmarks.md "Renderer").
+ */
+export function packPoints(frame: PointFrame, positions: Int16Array, colors: Uint8Array): void {
+  const p = frame.positions;
+  const c = frame.colors;
+  const n = frame.count * 3;
+  for (let i = 0, j = 0; i < n; i += 3, j += 4) {
+    positions[j] = p[i];
+    positions[j + 1] = p[i + 1];
+    positions[j + 2] = p[i + 2];
+    colors[j] = c[i];
+    colors[j + 1] = c[i + 1];
+    colors[j + 2] = c[i + 2];
   }
 }
 
