@@ -53,6 +53,10 @@ build_wasm() {
     fi
     cmake --build wasm/build-wasm --parallel 2
   fi
+  # The decoder's libFuzzer target (clang, ASan + UBSan), run for a bounded time by the cpp suite.
+  step "clang fuzzing build (wasm/build-fuzz)"
+  CC=clang CXX=clang++ cmake -S wasm -B wasm/build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DVPCC_FUZZ=ON >/dev/null
+  cmake --build wasm/build-fuzz --parallel 2
 }
 
 build_web() {

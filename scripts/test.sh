@@ -18,7 +18,8 @@ run_suite() {
     rust) (cd server && cargo test --release --quiet --workspace) ;;
     cpp)  # Each command on its own line: set -e does not stop on a failure inside an && list.
           if [ -d wasm/build-native ]; then ctest --test-dir wasm/build-native --output-on-failure; fi
-          if [ -d wasm/build-wasm ]; then ctest --test-dir wasm/build-wasm --output-on-failure; fi ;;
+          if [ -d wasm/build-wasm ]; then ctest --test-dir wasm/build-wasm --output-on-failure; fi
+          if [ -d wasm/build-fuzz ]; then ctest --test-dir wasm/build-fuzz --output-on-failure; fi ;;
     unit) npx tsc --noEmit
           npx vitest run --config vitest.config.ts ;;
     e2e)  npx vitest run --config e2e/vitest.config.ts ;;
