@@ -1,8 +1,8 @@
 /**
  * Memory stays flat: the wasm module decodes the same segment over and over (pictures in,
  * frames reconstructed and post-processed, pictures released, next segment loaded) and neither
- * the bytes in use by malloc nor the wasm memory size may grow once the first pass has warmed
- * the allocator up. Uses the smallest TMC2 stream in ../shared/vpcc (or the one given).
+ * the bytes in use by malloc (beyond a few bytes of allocator jitter) nor the wasm memory size may
+ * grow once the first pass has warmed the allocator up. Uses the smallest TMC2 stream in ../shared/vpcc (or the one given).
  *
  *   tsx wasm/tests/wasm_memory.ts BUILD_WASM_DIR VPCC_DUMP_PICTURES SHARED_DIR [FRAMES] [STREAM.bin]
  */
@@ -15,6 +15,12 @@ const [buildDir, dumpTool, sharedDir, framesArg, streamArg] = process.argv.slice
 // Whole segments only (at least this many frames), so every pass ends in the same state.
 const totalFrames = Number(framesArg ?? 48);
 const checks = new Checks();
+/**
+ * The allocator may hold a few bytes more or less from one pass to the next (free-list
+ * bookkeeping after the same sequence of allocations); a leak grows with every pass and soon
+ * exceeds this — at 10 000 frames even 16 bytes per segment load would.
+ */
+const ALLOCATOR_SLACK = 4096;
 
 function smallestStream(): string | undefined {
   const dir = join(sharedDir, 'vpcc');
@@ -48,7 +54,7 @@ if (!stream) {
       warm = now;  // allocator warmed up by one full segment
       continue;
     }
-    checks.ok(now.heap <= warm!.heap, `pass ${pass}: heap in use ${now.heap} B, after warm-up ${warm!.heap} B`);
+    checks.ok(now.heap <= warm!.heap + ALLOCATOR_SLACK, `pass ${pass}: heap in use ${now.heap} B, after warm-up ${warm!.heap} B`);
     checks.equal(now.memory, warm!.memory, `pass ${pass}: wasm memory size`);
   }
   const s = (performance.now() - t0) / 1000;
