@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # A bounded libFuzzer run of vpcc-fuzz (the CTest fuzz_decode). Seeds: the committed corpus and
-# regressions, plus the larger bitstreams that are not committed (TMC2 streams of ../shared,
-# a packed demo segment of the native build) when present. Fails when the fuzzer finds a
+# regressions, plus the bitstreams that are not committed (TMC2 streams of ../shared, a packed
+# demo segment of the native build) when present, with their video payload stripped
+# (strip_video.py: the harness does not decode video, and small inputs mutate fast; mutants
+# are kept under 128 kB, larger seeds are read truncated). Fails when the fuzzer finds a
 # crash, leak, timeout or out-of-memory; the input is then in WORK/artifacts/ — fix the
 # decoder and commit the input to wasm/fuzz/regressions/.
 #
@@ -12,9 +14,9 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 rm -rf "$work"
 mkdir -p "$work/corpus" "$work/seeds" "$work/artifacts"
 for f in "$shared"/vpcc/*/*.bin "$native"/test-content/demo/figure-0/0/seg-00000.v3c; do
-  [ -f "$f" ] && cp "$f" "$work/seeds/$(basename "$(dirname "$f")")-$(basename "$f")"
+  if [ -f "$f" ]; then python3 "$here/strip_video.py" "$f" "$work/seeds/$(basename "$(dirname "$f")")-$(basename "$f")"; fi
 done
 # New inputs go to $work/corpus (the first directory); the others are read only.
 "$fuzzer" "$work/corpus" "$here/corpus" "$here/regressions" "$work/seeds" \
   -max_total_time="$seconds" -timeout=20 -rss_limit_mb=2560 -malloc_limit_mb=1024 \
-  -max_len=600000 -print_final_stats=1 -artifact_prefix="$work/artifacts/"
+  -max_len=131072 -print_final_stats=1 -artifact_prefix="$work/artifacts/"
