@@ -181,6 +181,40 @@ describe('PlayoutSession', () => {
     for (const [k, points] of late) expect(points, `segment ${k}`).toBeLessThanOrEqual(800);
   });
 
+  it('content time never runs backwards when a pause overlaps a freeze, and counts the overlap once', async () => {
+    const clock = new VirtualClock();
+    // 20 Mbit/s, nothing from 1.5 s to 6 s (a freeze once the buffer is spent), paused from 4 s to 8 s.
+    const link = new ScriptedLink(clock, (t) => (t >= 1.5 && t < 6 ? 0 : 20e6));
+    const session = new PlayoutSession({
+      scene: scene(2), contentBase: '/c/', transports: { webtransport: link, http2: link }, decoder, viewport,
+      policy: new FixedModePolicy('qr', knapsackRule), clock, durationS: 12,
+    });
+    const played: Array<[number, number]> = [];
+    const sampler = (async () => {
+      for (let t = 0.25; t <= 12; t += 0.25) {
+        await clock.sleep(0.25);
+        played.push([clock.now(), session.playedS()]);
+      }
+    })();
+    void clock.sleep(4).then(() => session.pause());
+    void clock.sleep(8).then(() => session.resume());
+    const done = session.run();
+    await clock.run(13);
+    session.close();
+    await clock.run();
+    await Promise.all([done, sampler]);
+    for (let i = 1; i < played.length; i++) {
+      expect(played[i][1], `played at ${played[i][0]} s`).toBeGreaterThanOrEqual(played[i - 1][1] - 1e-9);
+    }
+    // The freeze began before the pause: content stood still from then until the resume at 8 s,
+    // so at 9 s at most ~4 s were played.
+    const { freezes } = session.freezeSummary();
+    expect(freezes[0].startMs).toBeLessThan(4000);
+    const at9 = played.find(([t]) => t >= 9)![1];
+    expect(at9).toBeLessThanOrEqual(4.05);
+    expect(at9).toBeGreaterThan(1);
+  });
+
   it('abandons a late high-quality reliable request for the lowest quality', async () => {
     const events: string[] = [];
     const clock = new VirtualClock();

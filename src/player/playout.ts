@@ -108,10 +108,15 @@ export class PlayoutSession {
   private playStart = NaN;
   /** Seconds added to every later playout time by freezes and pauses. */
   private shift = 0;
-  private pauseGate: { promise: Promise<void>; release: () => void; since: number } | null = null;
+  private pauseGate: { promise: Promise<void>; release: () => void } | null = null;
   private readonly stop = new AbortController();
   private startupS = NaN;
-  private frozenSince: number | null = null;
+  /**
+   * Why the content clock stands still (a pause, a freeze, or both at once) and since when: the
+   * time is added to `shift` once when the last reason ends, so an overlap is not counted twice.
+   */
+  private readonly halts = new Set<'pause' | 'freeze'>();
+  private haltedSince = NaN;
 
   constructor(private readonly cfg: PlayoutConfig) {
     this.policy = cfg.policy;
@@ -126,7 +131,8 @@ export class PlayoutSession {
     if (!this.pauseGate) {
       let release!: () => void;
       const promise = new Promise<void>((r) => (release = r));
-      this.pauseGate = { promise, release, since: this.cfg.clock.now() };
+      this.pauseGate = { promise, release };
+      this.halt('pause');
     }
   }
 
@@ -134,8 +140,26 @@ export class PlayoutSession {
     const gate = this.pauseGate;
     if (!gate) return;
     this.pauseGate = null;
-    if (Number.isFinite(this.playStart)) this.shift += this.cfg.clock.now() - gate.since;
+    this.unhalt('pause');
     gate.release();
+  }
+
+  private halt(reason: 'pause' | 'freeze'): void {
+    if (this.halts.size === 0) this.haltedSince = this.cfg.clock.now();
+    this.halts.add(reason);
+  }
+
+  private unhalt(reason: 'pause' | 'freeze'): void {
+    if (!this.halts.has(reason)) return;
+    if (this.halts.size === 1) this.shift += this.haltedFor(this.cfg.clock.now());
+    this.halts.delete(reason);
+    if (this.halts.size === 0) this.haltedSince = NaN;
+  }
+
+  /** Seconds the content clock has stood still in the current halt (none before playback began). */
+  private haltedFor(now: number): number {
+    if (this.halts.size === 0 || !Number.isFinite(this.playStart)) return 0;
+    return Math.max(0, now - Math.max(this.haltedSince, this.playStart));
   }
 
   /** Ends playback at the next opportunity; `run()` then resolves. */
@@ -193,9 +217,7 @@ export class PlayoutSession {
   playedS(): number {
     if (!Number.isFinite(this.playStart)) return 0;
     const now = this.cfg.clock.now();
-    const paused = this.pauseGate ? now - this.pauseGate.since : 0;
-    const frozen = this.frozenSince === null ? 0 : now - this.frozenSince;
-    return Math.max(0, now - this.playStart - this.shift - paused - frozen);
+    return Math.max(0, now - this.playStart - this.shift - this.haltedFor(now));
   }
 
   /** Current throughput estimate (bit/s) and loss/RTT measurements. */
@@ -229,9 +251,7 @@ export class PlayoutSession {
         for (let ahead = 1; ahead <= this.aheadSegments; ahead++) {
           if (!this.tasks.has(k + ahead)) this.request(k + ahead, this.playoutTime(k + ahead));
         }
-        const at = this.playoutTime(k);
-        if (at >= end) break;
-        await clock.sleep(at - clock.now(), this.stop.signal);
+        if (!(await this.untilPlayoutTime(k, end))) break;
         await this.waitForSegment(k, end, true);
         if (this.stop.signal.aborted || clock.now() >= end) break;
         this.show(k);
@@ -245,6 +265,21 @@ export class PlayoutSession {
       this.freezes.end(clock.now() * 1000);
       for (const list of this.tasks.values()) for (const t of list) if (!t.settled) t.abort.abort();
       this.tasks.clear();
+    }
+  }
+
+  /**
+   * Sleeps until segment k's playout time; a pause meanwhile moves that time, so after a resume
+   * it is computed again. False when playback ends first.
+   */
+  private async untilPlayoutTime(k: number, end: number): Promise<boolean> {
+    const { clock } = this.cfg;
+    for (;;) {
+      if (this.pauseGate) await this.pauseGate.promise;
+      const at = this.playoutTime(k);
+      if (at >= end) return false;
+      await clock.sleep(at - clock.now(), this.stop.signal);
+      if (!this.pauseGate) return true;
     }
   }
 
@@ -426,7 +461,7 @@ export class PlayoutSession {
     if (playing) {
       const cause = this.cfg.transports.webtransport?.state === 'reconnecting' ? 'outage' : 'underrun';
       this.freezes.begin(cause, began * 1000);
-      this.frozenSince = began;
+      this.halt('freeze');
       this.cfg.onEvent?.({ type: 'freeze-start', atS: began - this.origin, cause });
     }
     const giveUp = Math.min(end, began + (this.cfg.maxStallS ?? 10));
@@ -438,8 +473,7 @@ export class PlayoutSession {
     if (playing) {
       const now = clock.now();
       this.freezes.end(now * 1000);
-      this.frozenSince = null;
-      this.shift += now - began;
+      this.unhalt('freeze');
       this.cfg.onEvent?.({ type: 'freeze-end', atS: now - this.origin, durationS: now - began });
     }
   }
