@@ -119,6 +119,7 @@ export class Player extends EventTarget {
   private startedAtIso = '';
   private endedAtS = NaN;
   private readonly playback = new Map<string, ObjectPlayback>();
+  private readonly frameNow = new Map<string, CurrentFrame | null>();
   private readonly lastPlan = new Map<string, { rank: number; visibleArea: number; delivery: 'reliable' | 'datagram' }>();
   private contentBase = '/';
   private originBase = '';
@@ -228,14 +229,16 @@ export class Player extends EventTarget {
     this.viewport?.setProjection(projection);
   }
 
-  /** What to draw now per object; null until the object's first segment is decoded. */
+  /**
+   * What to draw now per object; null until the object's first segment is decoded. Called every
+   * animation frame, so the map and its entries are reused: read them before the next call.
+   */
   currentFrames(): ReadonlyMap<string, CurrentFrame | null> {
-    const out = new Map<string, CurrentFrame | null>();
     const played = this.session?.playedS() ?? 0;
     for (const object of this.sceneModel?.objects ?? []) {
       const p = this.playback.get(object.id);
       if (!p || p.decoded.frames.length === 0) {
-        out.set(object.id, null);
+        this.frameNow.set(object.id, null);
         continue;
       }
       const frames = p.decoded.frames;
@@ -243,9 +246,14 @@ export class Player extends EventTarget {
       const frameIndex = p.stale
         ? frames.length - 1
         : Math.min(frames.length - 1, Math.max(0, Math.floor(((played - p.startedAt) / duration) * frames.length)));
-      out.set(object.id, { frame: frames[frameIndex], quality: p.quality, frameIndex, stale: p.stale });
+      const entry = this.frameNow.get(object.id) ?? { frame: frames[frameIndex], quality: p.quality, frameIndex, stale: p.stale };
+      entry.frame = frames[frameIndex];
+      entry.quality = p.quality;
+      entry.frameIndex = frameIndex;
+      entry.stale = p.stale;
+      this.frameNow.set(object.id, entry);
     }
-    return out;
+    return this.frameNow;
   }
 
   getStats(): PlayerStats {
