@@ -12,12 +12,11 @@ HTTP_PORT="${HOLOQUIC_HTTP_PORT:-8080}"
 CONTENT="$ROOT/content"
 
 if [ ! -f "$CONTENT/demo/manifest.mpd" ]; then
-  step "generating the built-in demo content (content/demo: 4 figures × 5 qualities × 10 s) — about 7 minutes on 2 cores"
+  step "generating the built-in demo content (content/demo: 4 figures × 5 qualities × 10 s) — about 10 minutes on 2 cores"
   "$PACK_BIN" demo --out "$CONTENT/demo"
 fi
-# Until the player lands (README "Status") the demo page is the transport check page, fetching a
-# real V-PCC segment of the demo content over WebTransport streams, RaptorQ datagrams and HTTP/2.
-OPEN_PATH="/transport.html?path=/content/demo/figure-0/4/seg-00000.v3c"
+# The demo app: the four dancers, delivery-mode selector and live statistics.
+OPEN_PATH="/?autoplay=1"
 log "serving content/demo (manifest: /content/demo/manifest.mpd)"
 
 step "starting holoquic-origin on UDP+TCP :$PORT (app also on http://127.0.0.1:$HTTP_PORT)"
@@ -25,7 +24,8 @@ cat >&2 <<MSG
 
   Open in Chrome:   http://127.0.0.1:$HTTP_PORT$OPEN_PATH
                     (WebTransport to :$PORT with the origin's certificate hash; nothing to accept)
-  HTTP/2 baseline:  https://localhost:$PORT/  (self-signed: accept the certificate once)
+  HTTP/2 baseline:  https://localhost:$PORT/?mode=h2&autoplay=1  (self-signed: accept the certificate once)
+  Transport check:  http://127.0.0.1:$HTTP_PORT/transport.html
   Stop with Ctrl-C.
 
 MSG
