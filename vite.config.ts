@@ -11,7 +11,7 @@ const app: UserConfig = {
     sourcemap: true,
     rollupOptions: {
       // Pages: the app, the transport and decoder checks (driven by the end-to-end tests) and the embedding example.
-      input: { main: 'index.html', transport: 'transport.html', decoder: 'decoder.html', embed: 'examples/embed.html' },
+      input: { main: 'index.html', transport: 'transport.html', decoder: 'decoder.html', embed: 'embed.html' },
     },
   },
   worker: { format: 'es' },

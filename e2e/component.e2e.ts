@@ -1,5 +1,5 @@
 /**
- * `<holoquic-player>` embedded in a plain HTML page (examples/embed.html: an element with
+ * `<holoquic-player>` embedded in a plain HTML page (embed.html: an element with
  * attributes and the library module, no app code) plays the real demo scene from the real origin:
  * it loads, plays, decodes every object, draws inside its box in the page's flow, and its typed
  * API and events work (pause/play, setMode, statechange).
@@ -42,7 +42,7 @@ beforeAll(async () => {
     });
     observer.observe(document, { childList: true, subtree: true });
   });
-  await browser.page.goto(`${origin.httpBase}/examples/embed.html`);
+  await browser.page.goto(`${origin.httpBase}/embed.html`);
 });
 
 afterAll(async () => {
