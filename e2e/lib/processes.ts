@@ -66,14 +66,14 @@ export interface Origin extends Running {
 }
 
 /**
- * The real origin on 127.0.0.1 (QUIC and HTTPS share the port; a free one unless `listen` names
- * one, e.g. to restart an origin where it was) and plain HTTP on a free port.
+ * The real origin on 127.0.0.1: QUIC and HTTPS share a port, plain HTTP has its own; free ports
+ * unless `listen` / `httpListen` name them (e.g. to restart an origin where it was).
  */
-export async function startOrigin(content: string, extra: string[] = [], listen = '127.0.0.1:0'): Promise<Origin> {
+export async function startOrigin(content: string, extra: string[] = [], listen = '127.0.0.1:0', httpListen = '127.0.0.1:0'): Promise<Origin> {
   requireBuilt(ORIGIN_BIN, resolve(DIST, 'index.html'));
   const { running, match } = await start(
     ORIGIN_BIN,
-    ['--listen', listen, '--http-listen', '127.0.0.1:0', '--content', content, '--web', DIST, '--cors', ...extra],
+    ['--listen', listen, '--http-listen', httpListen, '--content', content, '--web', DIST, '--cors', ...extra],
     /holoquic-origin: listening quic=\S+:(\d+) https=\S+ http=\S+:(\d+)/,
   );
   const quicPort = Number(match[1]);
