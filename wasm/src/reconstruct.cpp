@@ -200,36 +200,34 @@ PointCloudFrame reconstructFrame(const CodedSequence& seq, const DecodedAtlasFra
               const uint32_t ax = tile.x + x, ay = tile.y + y;
               const uint8_t boundary =
                   wantSmoothingInfo && isBoundaryPixel(occupied, tile.width, tile.height, x, y) ? 1 : 0;
-              auto makePoint = [&](int64_t depth, bool absolute, const int32_t* base) {
-                Point pt;
-                if (absolute) {
-                  pt.pos[p.tangentAxis] = int32_t(int64_t(u) * p.lodX + p.u1);
-                  pt.pos[p.bitangentAxis] = int32_t(int64_t(v) * p.lodY + p.v1);
-                  pt.pos[p.normalAxis] =
-                      int32_t(p.projectionMode == 0 ? depth + p.d1 : std::max<int64_t>(p.d1 - depth, 0));
-                } else {
-                  std::copy(base, base + 3, pt.pos);
-                  pt.pos[p.normalAxis] += int32_t(p.projectionMode == 0 ? depth : -depth);
-                }
+              const int32_t tangent = int32_t(int64_t(u) * p.lodX + p.u1);
+              const int32_t bitangent = int32_t(int64_t(v) * p.lodY + p.v1);
+              auto absoluteDepth = [&](int64_t depth) {
+                return int32_t(p.projectionMode == 0 ? depth + p.d1 : std::max<int64_t>(p.d1 - depth, 0));
+              };
+              // Each point is written once, in place: copying a just-written Point (a 16-byte
+              // load after 4-byte stores) stalled on store forwarding in this, the hottest loop.
+              auto emit = [&](int32_t normal, uint8_t map) {
+                Point& pt = points.emplace_back();
+                pt.pos[p.tangentAxis] = tangent;
+                pt.pos[p.bitangentAxis] = bitangent;
+                pt.pos[p.normalAxis] = normal;
+                if (p.axisOfAdditionalPlane) unrotate45(p.axisOfAdditionalPlane, bitDepth3d, pt.pos);
                 pt.x = uint16_t(ax);
                 pt.y = uint16_t(ay);
+                pt.map = map;
                 pt.boundary = boundary;
                 pt.patch = uint32_t(pi);
-                return pt;
               };
-              Point p0 = makePoint(geometryPictures[0]->planes[0].at(ax, ay), true, nullptr);
-              p0.map = 0;
-              Point p0Projected = p0;
-              if (p.axisOfAdditionalPlane) unrotate45(p.axisOfAdditionalPlane, bitDepth3d, p0.pos);
-              points.push_back(p0);
+              const int32_t normal0 = absoluteDepth(geometryPictures[0]->planes[0].at(ax, ay));
+              emit(normal0, 0);
               if (mapCount > 1) {
-                Point p1 = makePoint(geometryPictures[1]->planes[0].at(ax, ay), absoluteD1, p0Projected.pos);
-                p1.map = 1;
-                const bool duplicate = std::equal(p1.pos, p1.pos + 3, p0Projected.pos);
-                if (!(asps.removeDuplicatePoints && duplicate)) {
-                  if (p.axisOfAdditionalPlane) unrotate45(p.axisOfAdditionalPlane, bitDepth3d, p1.pos);
-                  points.push_back(p1);
-                }
+                // Map 1 shares the tangent and bitangent, so it duplicates map 0's point exactly
+                // when the depths (before any 45° unrotation) agree.
+                const int64_t depth1 = geometryPictures[1]->planes[0].at(ax, ay);
+                const int32_t normal1 = absoluteD1 ? absoluteDepth(depth1)
+                                                   : normal0 + int32_t(p.projectionMode == 0 ? depth1 : -depth1);
+                if (!(asps.removeDuplicatePoints && normal1 == normal0)) emit(normal1, 1);
               }
             }
         }
