@@ -45,6 +45,10 @@ describe.skipIf(!isRoot)('QoE experiment smoke run', () => {
       const measured = measuredLossPct(toClient);
       expect(measured).toBeGreaterThan(LOSS_PCT * 0.4);
       expect(measured).toBeLessThan(LOSS_PCT * 2);
+      // Loss on the origin → client direction only (the runner's default); delay both ways.
+      expect(record.run.lossDirection).toBe('down');
+      expect(record.impairer?.toServer?.seen ?? 0).toBeGreaterThan(100);
+      expect(record.impairer?.toServer?.dropped_loss).toBe(0);
     }
     for (const output of ['runs.csv', 'cells.json', 'report.html']) expect(existsSync(join(OUT, output)), output).toBe(true);
     const report = readFileSync(join(OUT, 'report.html'), 'utf8');

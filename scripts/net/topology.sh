@@ -9,6 +9,8 @@
 #                        JSON go to $HQ_IMPAIR_OUT.a / .b when the impairers stop)
 #   hq_net_impair_hosts BIN ARGS...  the same for every packet between the namespaces (all
 #                        protocols: the HTTP/2 baseline and QUIC see the same network)
+#   hq_net_impair_hosts_split BIN "ARGS B->A" "ARGS A->B"  the same with other arguments per
+#                        direction (e.g. loss on the origin -> client direction only)
 #   hq_net_impair_stop   stop both impairers
 #   hq_net_down          remove everything (safe to call twice; installed as a trap)
 #
@@ -46,10 +48,18 @@ hq_net_impair() {
 
 hq_net_impair_hosts() {
     local binary=$1; shift
+    hq_net_impair_hosts_split "$binary" "$*" "$*"
+}
+
+# Arguments are split on spaces (impairer options have none in their values).
+hq_net_impair_hosts_split() {
+    local binary=$1 to_a=$2 to_b=$3
     ip netns exec "$HQ_NS_A" iptables-legacy -I INPUT -s "$HQ_ADDR_B" -j NFQUEUE --queue-num 1
     ip netns exec "$HQ_NS_B" iptables-legacy -I INPUT -s "$HQ_ADDR_A" -j NFQUEUE --queue-num 2
-    ip netns exec "$HQ_NS_A" "$binary" nfqueue --queue 1 "$@" > "$HQ_IMPAIR_OUT.a" & HQ_IMPAIR_PIDS+=($!)
-    ip netns exec "$HQ_NS_B" "$binary" nfqueue --queue 2 "$@" > "$HQ_IMPAIR_OUT.b" & HQ_IMPAIR_PIDS+=($!)
+    # shellcheck disable=SC2086
+    ip netns exec "$HQ_NS_A" "$binary" nfqueue --queue 1 $to_a > "$HQ_IMPAIR_OUT.a" & HQ_IMPAIR_PIDS+=($!)
+    # shellcheck disable=SC2086
+    ip netns exec "$HQ_NS_B" "$binary" nfqueue --queue 2 $to_b > "$HQ_IMPAIR_OUT.b" & HQ_IMPAIR_PIDS+=($!)
 }
 
 # Stops the impairers (they print their counters on SIGTERM).

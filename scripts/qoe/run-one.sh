@@ -4,7 +4,7 @@
 # bandwidth trace. Called by scripts/qoe/run.ts with its parameters in the environment; everything
 # is torn down on exit, failure or interrupt.
 #
-# Inputs (env): RUN_DIR ORIGIN_BIN IMPAIR_BIN CONTENT_DIR WEB_DIR PAGE_QUERY GE DELAY_MS SEED
+# Inputs (env): RUN_DIR ORIGIN_BIN IMPAIR_BIN CONTENT_DIR WEB_DIR PAGE_QUERY GE DELAY_MS SEED LOSS_DIRECTION
 #               TRACE_FILE TRACE_SCALE POSE_FILE TIMEOUT_S
 # Outputs in RUN_DIR: qoe.json (client result), impair.a (client→origin counters),
 #                     impair.b (origin→client counters), origin.log, page.log, client.log
@@ -52,10 +52,17 @@ ip netns exec "$HQ_NS_B" "$ORIGIN_BIN" --listen 127.0.0.1:9443 --http-listen 127
     --content "$RUN_DIR/page-content" --web "$WEB_DIR" > "$RUN_DIR/page.log" 2>&1 & pids+=($!)
 wait_ready "$RUN_DIR/page.log"
 
-# Impairment of every packet between the namespaces (TCP for HTTP/2 and UDP for QUIC alike).
-ge_args=()
-[ -n "${GE:-}" ] && ge_args=(--ge "$GE")
-hq_net_impair_hosts "$IMPAIR_BIN" "${ge_args[@]}" --delay-ms "$DELAY_MS" --seed "$SEED"
+# Impairment of every packet between the namespaces (TCP for HTTP/2 and UDP for QUIC alike):
+# the one-way delay both ways; the loss origin -> client only (LOSS_DIRECTION=down, as netem on
+# the server's interface), or both ways.
+common="--delay-ms $DELAY_MS --seed $SEED"
+lossy="$common"
+[ -n "${GE:-}" ] && lossy="--ge $GE $common"
+case "${LOSS_DIRECTION:-down}" in
+    down) hq_net_impair_hosts_split "$IMPAIR_BIN" "$common" "$lossy" ;;
+    both) hq_net_impair_hosts_split "$IMPAIR_BIN" "$lossy" "$lossy" ;;
+    *) die "LOSS_DIRECTION must be down or both, got $LOSS_DIRECTION" ;;
+esac
 
 # Rate: the trace's first step now, then one step per second in the background.
 first=$(awk -F, 'NR > 1 && $1 !~ /^#/ { print $2; exit }' "$TRACE_FILE")

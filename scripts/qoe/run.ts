@@ -6,7 +6,7 @@
  *   npm run qoe -- [--name NAME] [--smoke] [--modes qr,qpr-fec] [--loss 0,0.5,1,2,5]
  *                  [--traces 5g_walking_lumos5g_100,...] [--poses FILE,...] [--reps 3]
  *                  [--duration 120] [--delay-ms 10] [--trace-scale auto|X] [--abr RULE]
- *                  [--buffer S] [--k N] [--content DIR] [--manifest PATH]
+ *                  [--buffer S] [--k N] [--content DIR] [--manifest PATH] [--loss-direction down|both]
  *
  * Needs root. Results: results/qoe/<name>/{runs/*.json, runs.csv, cells.json, report.html}.
  */
@@ -53,6 +53,7 @@ function main(): void {
       traces: { type: 'string' }, poses: { type: 'string' }, reps: { type: 'string' }, duration: { type: 'string' },
       'delay-ms': { type: 'string' }, 'trace-scale': { type: 'string' }, abr: { type: 'string' }, buffer: { type: 'string' },
       k: { type: 'string' }, content: { type: 'string' }, manifest: { type: 'string' }, 'keep-run-dirs': { type: 'boolean', default: false },
+      'loss-direction': { type: 'string' },
     },
   });
   if (process.getuid?.() !== 0) throw new Error('the QoE runner needs root (network namespaces, tc, iptables)');
@@ -64,6 +65,8 @@ function main(): void {
   const reps = Number(values.reps ?? (smoke ? 1 : 3));
   const duration = Number(values.duration ?? (smoke ? 30 : 120));
   const delayMs = Number(values['delay-ms'] ?? 10);
+  const lossDirection = values['loss-direction'] ?? 'down';
+  if (lossDirection !== 'down' && lossDirection !== 'both') throw new Error(`--loss-direction must be down or both, got ${lossDirection}`);
   const contentDir = resolve(values.content ?? join(ROOT, 'content'));
   const manifest = values.manifest ?? '/content/demo/manifest.mpd';
   const name = values.name ?? (smoke ? 'smoke' : new Date().toISOString().replace(/[:.]/g, '-'));
@@ -89,7 +92,7 @@ function main(): void {
     const ge = geForLoss(entry.lossPct);
     const config: RunConfig = {
       id: entry.id, mode: entry.mode, lossPct: entry.lossPct, ge, trace: entry.trace.replace(/^.*\//, '').replace(/\.csv$/, ''),
-      traceScale: scale, pose: entry.pose.replace(/^.*\//, ''), repetition: entry.repetition, durationS: duration, delayMs,
+      traceScale: scale, pose: entry.pose.replace(/^.*\//, ''), repetition: entry.repetition, durationS: duration, delayMs, lossDirection,
     };
     const runDir = join(out, 'work', entry.id);
     rmSync(runDir, { recursive: true, force: true });
@@ -106,7 +109,7 @@ function main(): void {
       env: {
         ...process.env, RUN_DIR: runDir, ORIGIN_BIN: originBin, IMPAIR_BIN: impairBin, CONTENT_DIR: contentDir,
         WEB_DIR: join(ROOT, 'dist'), PAGE_QUERY: query.toString(), GE: ge, DELAY_MS: String(delayMs),
-        SEED: String(1 + entry.repetition), TRACE_FILE: entry.trace, TRACE_SCALE: String(scale), POSE_FILE: entry.pose,
+        SEED: String(1 + entry.repetition), LOSS_DIRECTION: lossDirection, TRACE_FILE: entry.trace, TRACE_SCALE: String(scale), POSE_FILE: entry.pose,
         TIMEOUT_S: String(duration + 60),
       },
     });

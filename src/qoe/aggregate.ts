@@ -27,6 +27,8 @@ export interface RunConfig {
   repetition: number;
   durationS: number;
   delayMs: number;
+  /** Where the loss applies: origin → client only (`down`, netem on the server's interface) or both ways. */
+  lossDirection?: 'down' | 'both';
 }
 
 export interface RunRecord {
