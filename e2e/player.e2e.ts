@@ -158,10 +158,11 @@ describe('faults', () => {
     // A restarted origin has a new self-signed certificate: the page learns its hash again from
     // /config.json, read over the plain-HTTP listener, which restarts on the same port.
     const [port, httpPort] = [origin.quicPort, new URL(origin.httpBase).port];
-    const run = play({ mode: 'qr', duration: '16', origin: origin.httpBase }, 90);
+    const run = play({ mode: 'qr', duration: '20', origin: origin.httpBase }, 90);
     await new Promise((r) => setTimeout(r, 5000));
     await origin.stop();
-    await new Promise((r) => setTimeout(r, 1500));
+    // Down for longer than the 1-s buffer, so playback must stall (a shorter outage is hidden by it).
+    await new Promise((r) => setTimeout(r, 4000));
     const restartedAt = Date.now();
     origin = await startOrigin(content, [], `127.0.0.1:${port}`, `127.0.0.1:${httpPort}`);
     const { qoe } = await run;

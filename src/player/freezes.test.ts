@@ -22,3 +22,16 @@ describe('FreezeTracker', () => {
     expect(() => t.end(50)).toThrow(/before it began/);
   });
 });
+
+describe('FreezeTracker.setCause', () => {
+  it('renames the cause of the freeze in progress, and of nothing else', () => {
+    const t = new FreezeTracker();
+    t.begin('underrun', 0);
+    t.end(100);
+    t.begin('underrun', 200);
+    t.setCause('outage');
+    t.end(500);
+    t.setCause('underrun'); // no freeze open: no effect
+    expect(t.summary().freezes.map((f) => f.cause)).toEqual(['underrun', 'outage']);
+  });
+});

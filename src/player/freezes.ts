@@ -21,6 +21,11 @@ export class FreezeTracker {
     if (this.open === null) this.open = { cause, startMs: nowMs };
   }
 
+  /** Names the cause of the freeze in progress once it is known better (e.g. the session was lost). */
+  setCause(cause: FreezeCause): void {
+    if (this.open !== null) this.open.cause = cause;
+  }
+
   /** Ends the freeze in progress, if any. */
   end(nowMs: number): void {
     if (this.open === null) return;

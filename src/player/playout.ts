@@ -68,6 +68,8 @@ export type PlayoutEvent =
 
 /** One request of one object for one segment, from plan to decode. */
 interface ObjectTask {
+  /** Its request was lost with the session and asked for again after the reconnect. */
+  lostWithSession: boolean;
   object: SceneObject;
   index: number;
   plan: ObjectPlan;
@@ -330,7 +332,7 @@ export class PlayoutSession {
     const quality = Math.min(plan.quality, object.representations.length - 1);
     const path = this.cfg.contentBase + segmentPath(object, object.representations[quality].id, index);
     const task: ObjectTask = {
-      object, index, plan: { ...plan, quality }, visibleArea, rank,
+      object, index, plan: { ...plan, quality }, visibleArea, rank, lostWithSession: false,
       requestedAt: clock.now(), deadline, abort: new AbortController(),
       receivedBytes: 0, objectBytes: 0, abandoned: false, shownOnTime: false, recorded: false,
       settled: false, done: Promise.resolve(),
@@ -352,6 +354,7 @@ export class PlayoutSession {
           // so playback waits for it (an outage freeze) instead of skipping it.
           if (task.result.bytes || plan.delivery !== 'reliable' || task.result.status !== 0) break;
           if (!(await this.sessionRestored(transport, task.abort.signal))) break;
+          task.lostWithSession = true;
         }
         task.completedAt = clock.now();
         this.learn(task.result);
@@ -458,14 +461,18 @@ export class PlayoutSession {
       return;
     }
     const began = clock.now();
+    // An outage freeze: the session is down, or what playback waits for was lost with it (the
+    // session may be back before the freeze even starts, while the requests are asked again).
+    const outage = () => this.cfg.transports.webtransport?.state === 'reconnecting' || pending().some((t) => t.lostWithSession);
     if (playing) {
-      const cause = this.cfg.transports.webtransport?.state === 'reconnecting' ? 'outage' : 'underrun';
+      const cause = outage() ? 'outage' : 'underrun';
       this.freezes.begin(cause, began * 1000);
       this.halt('freeze');
       this.cfg.onEvent?.({ type: 'freeze-start', atS: began - this.origin, cause });
     }
     const giveUp = Math.min(end, began + (this.cfg.maxStallS ?? 10));
     while (pending().length > 0 && clock.now() < giveUp && !this.stop.signal.aborted) {
+      if (playing && outage()) this.freezes.setCause('outage');
       const waits = pending().map((t) => t.done);
       await Promise.race([Promise.all(waits), clock.sleep(Math.min(0.05, giveUp - clock.now()), this.stop.signal)]);
     }
