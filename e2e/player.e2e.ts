@@ -5,6 +5,7 @@
  * plays 10 s and its holoquic-qoe/1 log is checked for what the mode promises. Then the faults:
  * bursty loss on the datagram path, the link cut for a few seconds, the origin restarting.
  */
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PlayerMode } from '../src/player/policy';
 import { type QoeLog, type QoeSegment, validateQoeLog } from '../src/qoe/schema';
@@ -116,6 +117,16 @@ describe('each delivery mode does what it says', () => {
       checks[mode](outcomes(qoe));
     });
   }
+});
+
+describe('QoE export', () => {
+  it("the app's QoE button downloads the run's holoquic-qoe/1 log", async () => {
+    const { qoe } = await play({ mode: 'qr', duration: '4' });
+    const [download] = await Promise.all([browser.page.waitForEvent('download'), browser.page.click('#qoe-export')]);
+    const log = validateQoeLog(JSON.parse(readFileSync(await download.path(), 'utf8')));
+    expect(log.startedAt).toBe(qoe.startedAt);
+    expect(log.segments.length).toBe(qoe.segments.length);
+  });
 });
 
 describe('faults', () => {

@@ -59,6 +59,25 @@ function cameraButton(element: HoloquicPlayerElement): HTMLButtonElement {
   return button;
 }
 
+/** Saves the run's holoquic-qoe/1 log (docs/qoe.md) as a JSON file. */
+function qoeButton(element: HoloquicPlayerElement): HTMLButtonElement {
+  const button = document.createElement('button');
+  button.id = 'qoe-export';
+  button.textContent = 'QoE log';
+  button.title = 'Download this session\'s QoE log (holoquic-qoe/1 JSON)';
+  button.addEventListener('click', () => {
+    const log = element.qoe();
+    if (!log) return;
+    const url = URL.createObjectURL(new Blob([JSON.stringify(log, null, 1)], { type: 'application/json' }));
+    const link = document.createElement('a');
+    link.href = url;
+    link.download = `holoquic-qoe-${log.startedAt.replace(/[:.]/g, '-')}.json`;
+    link.click();
+    setTimeout(() => URL.revokeObjectURL(url), 1000);
+  });
+  return button;
+}
+
 /** Loading progress in words, from the element's events. */
 function followProgress(element: HoloquicPlayerElement): void {
   let segments = 0;
@@ -94,6 +113,7 @@ async function start(params: PageParams): Promise<void> {
   controls.append(modeSelector(element, params.mode));
   if (params.render) controls.append(cameraButton(element));
   controls.append(playButton(element));
+  controls.append(qoeButton(element));
   exposeAutomation(null);
   const overlay = new StatsOverlay(() => element.getStats());
   if (params.render) app.append(overlay.element);
