@@ -5,7 +5,7 @@
  * API and events work (pause/play, setMode, statechange).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Browser, launch } from './lib/browser';
+import { type Browser, launch, until as waitUntil } from './lib/browser';
 import { demoContentRoot } from './lib/content';
 import { type Origin, spkiHash, startOrigin } from './lib/processes';
 import { drawnIn, snapshot } from './lib/view';
@@ -13,14 +13,9 @@ import { drawnIn, snapshot } from './lib/view';
 let origin: Origin;
 let browser: Browser;
 
-async function until<T>(what: string, probe: () => Promise<T | null | undefined | false>, timeoutMs = 120_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}\n${browser.log.slice(-15).join('\n')}`);
-    await new Promise((r) => setTimeout(r, 500));
-  }
+/** Polls until `probe` gives a value (fails after 120000 ms with the browser's last log lines). */
+function until<T>(what: string, probe: () => Promise<T | null | undefined | false>, timeoutMs = 120_000): Promise<T> {
+  return waitUntil(browser, what, probe, timeoutMs);
 }
 
 beforeAll(async () => {

@@ -33,3 +33,17 @@ export async function launch(options: { spki?: string } = {}): Promise<Browser> 
     },
   };
 }
+
+/**
+ * Polls `probe` every 500 ms until it gives a value, or fails after `timeoutMs` naming `what`
+ * with the browser's last console lines.
+ */
+export async function until<T>(browser: Browser, what: string, probe: () => Promise<T | null | undefined | false>, timeoutMs = 120_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}\n${browser.log.slice(-15).join('\n')}`);
+    await new Promise((r) => setTimeout(r, 500));
+  }
+}

@@ -5,6 +5,8 @@
 #include <memory>
 #include <stdexcept>
 
+#include "../src/libav_owned.h"
+
 extern "C" {
 #include <libavcodec/avcodec.h>
 #include <libavutil/pixdesc.h>
@@ -13,13 +15,7 @@ extern "C" {
 namespace holoquic {
 namespace {
 
-struct Deleter {
-  void operator()(AVCodecContext* c) const { avcodec_free_context(&c); }
-  void operator()(AVFrame* f) const { av_frame_free(&f); }
-  void operator()(AVPacket* p) const { av_packet_free(&p); }
-};
-template <typename T>
-using Owned = std::unique_ptr<T, Deleter>;
+using vpcc::libav::Owned;
 
 uint8_t clampByte(double v) { return uint8_t(std::min(255.0, std::max(0.0, v + 0.5))); }
 

@@ -5,6 +5,8 @@
 
 #include "vpcc/video_encoder.h"
 
+#include "libav_owned.h"
+
 extern "C" {
 #include <libavcodec/avcodec.h>
 #include <libavutil/opt.h>
@@ -13,13 +15,7 @@ extern "C" {
 namespace vpcc {
 namespace {
 
-struct Deleter {
-  void operator()(AVCodecContext* c) const { avcodec_free_context(&c); }
-  void operator()(AVFrame* f) const { av_frame_free(&f); }
-  void operator()(AVPacket* p) const { av_packet_free(&p); }
-};
-template <typename T>
-using Owned = std::unique_ptr<T, Deleter>;
+using vpcc::libav::Owned;
 
 class LibavEncoder final : public VideoEncoder {
  public:

@@ -6,6 +6,8 @@
 #include "vpcc/bit_reader.h"
 #include "vpcc/video.h"
 
+#include "libav_owned.h"
+
 extern "C" {
 #include <libavcodec/avcodec.h>
 #include <libavutil/pixdesc.h>
@@ -14,14 +16,7 @@ extern "C" {
 namespace vpcc {
 namespace {
 
-struct Deleter {
-  void operator()(AVCodecContext* c) const { avcodec_free_context(&c); }
-  void operator()(AVCodecParserContext* p) const { av_parser_close(p); }
-  void operator()(AVFrame* f) const { av_frame_free(&f); }
-  void operator()(AVPacket* p) const { av_packet_free(&p); }
-};
-template <typename T>
-using Owned = std::unique_ptr<T, Deleter>;
+using vpcc::libav::Owned;
 
 class LibavDecoder final : public VideoDecoder {
  public:
