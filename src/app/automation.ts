@@ -6,6 +6,7 @@
 import type { Player, PlayerOptions } from '../player/player';
 import { PLAYER_MODES, type PlayerMode } from '../player/policy';
 import type { QoeLog } from '../qoe/schema';
+import { fetchWithRetry } from '../transport/retry';
 import type { PlayerStats } from '../player/player';
 import { parseTrace } from '../viewport/trace';
 import { TracePoseSource } from '../viewport/traceSource';
@@ -83,7 +84,7 @@ export function playerOptionsFrom(params: PageParams): Omit<PlayerOptions, 'deco
 export async function tracePoseSource(params: PageParams): Promise<TracePoseSource | null> {
   if (!params.pose) return null;
   const url = new URL(params.pose, location.href).href;
-  const response = await fetch(url);
+  const response = await fetchWithRetry(url);
   if (!response.ok) throw new Error(`pose trace ${url}: HTTP ${response.status}`);
   const poses = parseTrace(await response.text(), {
     convention: params.poseConvention === 'unity' ? 'unity-left-handed' : 'right-handed', source: url,

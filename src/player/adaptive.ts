@@ -13,8 +13,11 @@
  *    Gilbert–Elliott loss (fecModel.ts, the origin's own planning model), cost = (K + R) symbols.
  *    R is chosen among a few overheads (plan at 90 %, 99 %, 99.9 %); a datagram object is never
  *    waited for, so it never freezes playback.
- * The capacity is what the path carries until the deadline: throughput × time to deadline. The
- * options are solved as one multiple-choice knapsack (mck.ts). Without a throughput measurement
+ * The capacity is what the path carries in one segment duration, or until the deadline when that
+ * is sooner: segments are requested once per segment duration, so planning with the whole time to
+ * a deadline a full buffer pushes further out would commit the same seconds of the link to two
+ * segments at once (the first QoE runs froze exactly that way). The options are solved as one
+ * multiple-choice knapsack (mck.ts). Without a throughput measurement
  * yet, every object starts at the lowest quality, the most visible half reliably.
  */
 import { logUtility } from './knapsack';
@@ -89,7 +92,8 @@ export class AdaptivePolicy implements DeliveryPolicy {
       });
       return candidates;
     });
-    const capacity = SAFETY * input.throughputBps * Math.max(0, input.timeToDeadlineS);
+    const window = Math.max(0, Math.min(input.timeToDeadlineS, input.segmentDurationS));
+    const capacity = SAFETY * input.throughputBps * window;
     const picked = solveMultipleChoice(groups, capacity);
     return groups.map((g, i) => g[picked[i]].plan);
   }

@@ -11,6 +11,7 @@
 import { QOE_SCHEMA, type QoeLog, type QoeSegment } from '../qoe/schema';
 import { connectTransports, type Transports } from '../transport/connect';
 import type { TransportState } from '../transport/types';
+import { fetchWithRetry } from '../transport/retry';
 import type { PoseSource } from '../viewport/source';
 import { AdaptivePolicy } from './adaptive';
 import { realClock } from './clock';
@@ -154,7 +155,7 @@ export class Player extends EventTarget {
       const manifestUrl = new URL(this.options.manifestUrl, globalThis.location?.href);
       this.originBase = this.options.origin ?? manifestUrl.origin;
       this.contentBase = new URL('.', manifestUrl).pathname;
-      const response = await fetch(manifestUrl, { cache: 'no-store' });
+      const response = await fetchWithRetry(manifestUrl, { cache: 'no-store' });
       if (!response.ok) throw new Error(`${manifestUrl.href}: HTTP ${response.status}`);
       const scene = parseManifest(await response.text());
       this.transports = await connectTransports(this.originBase, { webtransportUrl: this.options.webtransportUrl });

@@ -68,6 +68,12 @@ describe('adaptive', () => {
     expect(bits).toBeLessThanOrEqual(8e6);
   });
 
+  it('a deadline beyond one segment does not let a segment use more than a segment of throughput', () => {
+    const plans = new AdaptivePolicy().plan(input({ throughputBps: 8e6, timeToDeadlineS: 2, bufferS: 1 }));
+    const bits = plans.reduce((s, p) => s + LADDER[p.quality], 0);
+    expect(bits).toBeLessThanOrEqual(8e6);
+  });
+
   it('repairFor reaches its target probability with the fewest symbols', () => {
     const loss = { rate: 0.02, meanBurst: 2 };
     const r = repairFor(200, loss, 0.99);

@@ -3,6 +3,7 @@
  * (HTTP/2 when the browser negotiates it) — the `h2` baseline and the fallback when WebTransport
  * is missing. Everything is reliable; deadlines are the player's business (abort).
  */
+import { fetchWithRetry } from './retry';
 import type { DeliveryStats, ObjectRequest, ObjectResult, ObjectTransport, TransportState } from './types';
 
 export class Http2Transport implements ObjectTransport {
@@ -30,7 +31,7 @@ export class Http2Transport implements ObjectTransport {
 
   async connect(): Promise<void> {
     this.setState('connecting');
-    const response = await fetch(new URL('/healthz', this.originBase), { cache: 'no-store' });
+    const response = await fetchWithRetry(new URL('/healthz', this.originBase), { cache: 'no-store' });
     if (!response.ok) {
       this.setState('failed');
       throw new Error(`origin health check: HTTP ${response.status}`);

@@ -7,6 +7,7 @@
 import { FecWorkerClient } from '../fec/client';
 import { decodeMessage, decodeObjectDatagram, encodeMessage, type FecMode, type Message, REQUEST_ID_LIMIT } from './codec';
 import { countLosses, LossEstimator } from './loss';
+import { fetchWithRetry } from './retry';
 import type { DeliveryStats, ObjectRequest, ObjectResult, ObjectTransport, TransportState } from './types';
 
 /** What `GET /config.json` on the origin answers (docs/protocol.md §1). */
@@ -18,7 +19,7 @@ export interface OriginConfig {
 
 export async function fetchOriginConfig(originBase: string, signal?: AbortSignal): Promise<OriginConfig> {
   const url = new URL('/config.json', originBase).href;
-  const response = await fetch(url, { signal, cache: 'no-store' });
+  const response = await fetchWithRetry(url, { signal, cache: 'no-store' });
   if (!response.ok) throw new Error(`${url}: HTTP ${response.status}`);
   const config = (await response.json()) as OriginConfig;
   if (typeof config.webtransportUrl !== 'string' || !Array.isArray(config.certificateHashes)) {

@@ -1,0 +1,54 @@
+import { describe, expect, it } from 'vitest';
+import { fetchWithRetry } from './retry';
+
+function scripted(outcomes: Array<number | Error>) {
+  const calls: string[] = [];
+  const fetchImpl = (async (url: string | URL) => {
+    calls.push(String(url));
+    const next = outcomes.shift();
+    if (next === undefined) throw new Error('no more outcomes');
+    if (next instanceof Error) throw next;
+    return new Response('body', { status: next });
+  }) as typeof fetch;
+  return { calls, fetchImpl };
+}
+
+const noSleep = { sleep: async () => {}, random: () => 1 };
+
+describe('fetchWithRetry', () => {
+  it('retries network errors and transient statuses until one succeeds', async () => {
+    const { calls, fetchImpl } = scripted([new TypeError('Failed to fetch'), 503, 200]);
+    const delays: number[] = [];
+    const response = await fetchWithRetry('https://o/x', {}, { ...noSleep, fetchImpl, onRetry: (_a, _r, d) => delays.push(d) });
+    expect(response.status).toBe(200);
+    expect(calls.length).toBe(3);
+    expect(delays).toEqual([250, 500]);
+  });
+
+  it('does not retry a permanent failure', async () => {
+    const { calls, fetchImpl } = scripted([404]);
+    const response = await fetchWithRetry('https://o/x', {}, { ...noSleep, fetchImpl });
+    expect(response.status).toBe(404);
+    expect(calls.length).toBe(1);
+  });
+
+  it('gives up after the attempts with the last error', async () => {
+    const { calls, fetchImpl } = scripted([new TypeError('a'), new TypeError('b'), new TypeError('c')]);
+    await expect(fetchWithRetry('https://o/x', {}, { ...noSleep, fetchImpl, attempts: 3 })).rejects.toThrow('c');
+    expect(calls.length).toBe(3);
+  });
+
+  it('returns the last transient response when attempts run out', async () => {
+    const { fetchImpl } = scripted([503, 503]);
+    const response = await fetchWithRetry('https://o/x', {}, { ...noSleep, fetchImpl, attempts: 2 });
+    expect(response.status).toBe(503);
+  });
+
+  it('caps the delay and stops waiting when aborted', async () => {
+    const { fetchImpl } = scripted([new TypeError('down'), new TypeError('down')]);
+    const controller = new AbortController();
+    const pending = fetchWithRetry('https://o/x', { signal: controller.signal }, { fetchImpl, baseDelayMs: 60_000, maxDelayMs: 60_000 });
+    controller.abort(new Error('closed'));
+    await expect(pending).rejects.toThrow('closed');
+  });
+});
