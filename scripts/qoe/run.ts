@@ -7,6 +7,11 @@
  *                  [--traces 5g_walking_lumos5g_100,...] [--poses FILE,...] [--reps 3]
  *                  [--duration 120] [--delay-ms 10] [--trace-scale auto|X] [--abr RULE]
  *                  [--buffer S] [--k N] [--content DIR] [--manifest PATH] [--loss-direction down|both]
+ *                  [--no-build] [--resume]
+ *
+ * --resume keeps the runs of an earlier invocation with the same --name that succeeded and runs
+ * only the others, so a long matrix can be spread over several sittings (repetitions run outermost,
+ * so a partial matrix covers every cell once before repeating any).
  *
  * Needs root. Results: results/qoe/<name>/{runs/*.json, runs.csv, cells.json, report.html}.
  */
@@ -53,7 +58,8 @@ function main(): void {
       traces: { type: 'string' }, poses: { type: 'string' }, reps: { type: 'string' }, duration: { type: 'string' },
       'delay-ms': { type: 'string' }, 'trace-scale': { type: 'string' }, abr: { type: 'string' }, buffer: { type: 'string' },
       k: { type: 'string' }, content: { type: 'string' }, manifest: { type: 'string' }, 'keep-run-dirs': { type: 'boolean', default: false },
-      'loss-direction': { type: 'string' },
+      'loss-direction': { type: 'string' }, 'no-build': { type: 'boolean', default: false },
+      resume: { type: 'boolean', default: false },
     },
   });
   if (process.getuid?.() !== 0) throw new Error('the QoE runner needs root (network namespaces, tc, iptables)');
@@ -73,6 +79,13 @@ function main(): void {
   const out = join(ROOT, 'results/qoe', name);
   const originBin = join(ROOT, 'server/target/release/holoquic-origin');
   const impairBin = join(ROOT, 'server/target/release/holoquic-impair');
+  if (!values['no-build']) {
+    // The player under test is the built app: rebuild it so a run never measures stale sources
+    // (vite is incremental enough: ~20 s).
+    console.log('building the web app (vite build; --no-build to skip)');
+    const build = spawnSync('npx', ['vite', 'build', '--logLevel', 'warn'], { cwd: ROOT, stdio: 'inherit' });
+    if (build.status !== 0) throw new Error('vite build failed');
+  }
   for (const [what, path] of [['origin', originBin], ['impairer', impairBin], ['built app', join(ROOT, 'dist/index.html')]]) {
     if (!existsSync(path)) throw new Error(`${what} missing at ${path}: run scripts/setup.sh`);
   }
@@ -86,6 +99,11 @@ function main(): void {
   mkdirSync(join(out, 'runs'), { recursive: true });
   console.log(`QoE experiment "${name}": ${runs.length} runs of ${duration} s → ${out}`);
   runs.forEach((entry, i) => {
+    const recordFile = join(out, 'runs', `${entry.id}.json`);
+    if (values.resume && existsSync(recordFile) && !(JSON.parse(readFileSync(recordFile, 'utf8')) as RunRecord).error) {
+      console.log(`[${i + 1}/${runs.length}] ${entry.id}: kept from an earlier sitting`);
+      return;
+    }
     const traceText = readFileSync(entry.trace, 'utf8');
     const traceMbps = parseBandwidthTrace(traceText).map((s) => s.mbps);
     const scale = (values['trace-scale'] ?? 'auto') === 'auto' ? autoTraceScale(traceMbps, ladders) : Number(values['trace-scale']);
@@ -127,7 +145,7 @@ function main(): void {
       run: config, qoe, error,
       impairer: { toServer: readImpairer(join(runDir, 'impair.a')), toClient: readImpairer(join(runDir, 'impair.b')) },
     };
-    writeFileSync(join(out, 'runs', `${entry.id}.json`), JSON.stringify(record));
+    writeFileSync(recordFile, JSON.stringify(record));
     console.log(error ? `FAILED: ${error}` : `ok (freezes ${qoe?.freezes.length ?? '?'})`);
     if (!values['keep-run-dirs'] && !error) rmSync(runDir, { recursive: true, force: true });
   });

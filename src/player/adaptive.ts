@@ -6,6 +6,9 @@
  * Model, per object o and option (quality q, delivery d):
  *  - value = visibility(o) × [u(q) · P(shown) + u_stale · (1 − P(shown))], u = BOLA's log utility
  *    and u_stale the worth of re-showing the previous frame (half the utility of what was shown).
+ *  - an object predicted out of view gets the lowest quality as datagrams only (as the utility
+ *    allocation of the fixed modes gives it the lowest quality): spending spare capacity on what
+ *    is not seen only adds bytes the origin may have to purge at the deadline when the link dips.
  *  - reliable: P(shown) = 1 (the transport retransmits), cost = bytes / (1 − loss) plus one RTT of
  *    capacity when there is loss (the tail waits for a retransmission), inflated by the freeze
  *    margin: a late reliable object freezes everyone, so it gets headroom.
@@ -28,6 +31,11 @@ import { SAFETY } from './rules';
 
 /** Headroom a reliable object needs over its transfer time. */
 export const FREEZE_MARGIN = 1.3;
+/**
+ * Weight of an object predicted out of view: small, only so that among its datagram options the
+ * better-protected one wins when the capacity allows (the prediction may be wrong).
+ */
+const OUT_OF_VIEW_WEIGHT = 1e-3;
 /** Success probabilities the repair options aim for. */
 const REPAIR_TARGETS = [0.9, 0.99, 0.999];
 /** Datagram bytes on the wire per symbol byte (QUIC + datagram headers). */
@@ -68,13 +76,17 @@ export class AdaptivePolicy implements DeliveryPolicy {
     const groups: Candidate[][] = objects.map((o) => {
       const urgency = Math.min(7, o.rank);
       const stale = o.previousQuality >= 0 ? 0.5 * logUtility(o.bitrates, o.previousQuality) : 0;
-      const weight = Math.max(o.visibleArea, 1e-3);
+      const inView = o.visibleArea > 0;
+      const weight = inView ? o.visibleArea : OUT_OF_VIEW_WEIGHT;
       const candidates: Candidate[] = [];
       o.bitrates.forEach((bitrate, q) => {
+        // Out of view: the lowest quality, and never reliably — a late reliable object freezes the
+        // whole scene, which nothing the viewer cannot see is worth.
+        if (!inView && q > 0) return;
         const bits = bitrate * input.segmentDurationS;
         const u = logUtility(o.bitrates, q);
         const retransmitTail = loss.rate > 0 ? (input.throughputBps ?? 0) * rttS : 0;
-        candidates.push({
+        if (inView) candidates.push({
           cost: FREEZE_MARGIN * (bits / (1 - Math.min(loss.rate, 0.5)) + retransmitTail),
           value: weight * u,
           plan: { objectId: o.objectId, quality: q, delivery: 'reliable', fec: { kind: 'none' }, urgency },

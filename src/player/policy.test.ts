@@ -62,6 +62,17 @@ describe('adaptive', () => {
     expect(plans[0].quality).toBeGreaterThanOrEqual(plans[3].quality);
   });
 
+  it('objects out of view get the lowest quality as datagrams, however much capacity there is', () => {
+    const objects = input().objects.map((o, i) => ({ ...o, visibleArea: i === 0 ? 0.5 : 0 }));
+    const plans = new AdaptivePolicy().plan(input({ objects, throughputBps: 1e9, loss: { rate: 0.02, meanBurst: 2 } }));
+    expect(plans[0].quality).toBe(LADDER.length - 1);
+    for (const p of plans.slice(1)) {
+      expect(p.quality).toBe(0);
+      expect(p.delivery).toBe('datagram');
+      expect(p.fec.kind).toBe('fixed');
+    }
+  });
+
   it('stays within the capacity the deadline leaves', () => {
     const plans = new AdaptivePolicy().plan(input({ throughputBps: 8e6 }));
     const bits = plans.reduce((s, p) => s + LADDER[p.quality], 0);
