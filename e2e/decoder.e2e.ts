@@ -9,7 +9,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DecoderTestResult } from '../src/decoder/checkPage';
+import type { DecoderTestResult, GpuCompareResult } from '../src/decoder/checkPage';
 import { type Browser, launch } from './lib/browser';
 import { demoContentRoot } from './lib/content';
 import { type Origin, requireBuilt, ROOT, startOrigin } from './lib/processes';
@@ -101,6 +101,31 @@ describe('decoding in the browser', () => {
     }
     const after = await decodeIn(path);
     expect(after.md5).toEqual(nativeMd5(file));
+  });
+});
+
+describe('GPU reconstruction', () => {
+  it('the vertex-shader reconstruction gives the same points as the CPU path, read back by transform feedback', async () => {
+    for (const file of demoSegments()) {
+      const path = `/content/${relative(content, file)}`;
+      const result = (await browser.page.evaluate(([p]) => window.holoquicDecoderTest.gpuCompare(p, { frames: 3 }), [path] as const)) as GpuCompareResult;
+      expect(result.error, `${result.error}\n${browser.log.slice(-10).join('\n')}`).toBeUndefined();
+      expect(result.frames!.length).toBe(3);
+      for (const [f, d] of result.frames!.entries()) {
+        const where = `${relative(content, file)} frame ${f}: ${JSON.stringify(d)}`;
+        expect(d.countA, where).toBeGreaterThan(0);
+        expect(d.countB, where).toBe(d.countA);
+        expect(d.positionMismatches, where).toBe(0);
+        // The shader computes in float where the CPU uses double: a colour may round one step apart.
+        expect(d.maxColorDiff, where).toBeLessThanOrEqual(1);
+        expect(d.exactColorShare, where).toBeGreaterThan(0.99);
+      }
+      // For docs/benchmarks.md (never asserted).
+      const mean = (v: number[]) => v.reduce((a, b) => a + b, 0) / v.length;
+      console.log(`${relative(content, file)}: ${result.frames![0].countA} points; GPU reconstruction + readback ` +
+        `${mean(result.frames!.map((d) => d.gpuMs)).toFixed(1)} ms/frame (software GL), CPU reconstruction ` +
+        `${mean(result.cpuFrameMs!).toFixed(1)} ms/frame; exact colours ${(100 * mean(result.frames!.map((d) => d.exactColorShare))).toFixed(3)} %`);
+    }
   });
 });
 

@@ -11,7 +11,9 @@ import { connect } from 'node:tls';
 export const ROOT = resolve(import.meta.dirname, '../..');
 export const ORIGIN_BIN = resolve(ROOT, 'server/target/release/holoquic-origin');
 export const IMPAIR_BIN = resolve(ROOT, 'server/target/release/holoquic-impair');
-export const DIST = resolve(ROOT, 'dist');
+/** The built app the origin serves; HOLOQUIC_DIST points elsewhere (e.g. to test a build while
+ *  a QoE experiment is measuring dist/). */
+export const DIST = resolve(ROOT, process.env.HOLOQUIC_DIST ?? 'dist');
 
 export function requireBuilt(...paths: string[]): void {
   for (const p of paths) {

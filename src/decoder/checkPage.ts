@@ -3,6 +3,8 @@
  * decoder pool and shows what came out. The end-to-end tests drive it via
  * `window.holoquicDecoderTest`.
  */
+import { GlAtlasReconstructor } from '../render/atlasReconstruction';
+import { comparePointSets, type PointSetDifference } from '../render/pointCompare';
 import { createDecoderPool } from './index';
 
 export interface DecoderTestResult {
@@ -19,11 +21,20 @@ export interface DecoderTestResult {
   pictureMs?: number;
 }
 
+/** GPU reconstruction of a segment's frames against the CPU reconstruction (no post-processing). */
+export interface GpuCompareResult {
+  error?: string;
+  frames?: Array<PointSetDifference & { gpuMs: number; postProcessing: number }>;
+  /** CPU time per frame of the worker's reconstruction without post-processing (ms). */
+  cpuFrameMs?: number[];
+}
+
 declare global {
   interface Window {
     holoquicDecoderTest: {
       /** Decodes the segment at `path` (or given bytes) through the pool. */
       decode(path: string, options?: { corruptAt?: number[] }): Promise<DecoderTestResult>;
+      gpuCompare(path: string, options?: { frames?: number }): Promise<GpuCompareResult>;
     };
   }
 }
@@ -52,7 +63,31 @@ async function decode(path: string, options: { corruptAt?: number[] } = {}): Pro
   }
 }
 
-window.holoquicDecoderTest = { decode };
+async function gpuCompare(path: string, options: { frames?: number } = {}): Promise<GpuCompareResult> {
+  try {
+    const response = await fetch(path);
+    if (!response.ok) return { error: `HTTP ${response.status} for ${path}` };
+    const segment = await pool.decodeDetailed(new Uint8Array(await response.arrayBuffer()), { output: 'both', postProcess: false });
+    const gl = document.createElement('canvas').getContext('webgl2');
+    if (!gl) return { error: 'no WebGL2' };
+    const gpu = new GlAtlasReconstructor(gl);
+    const frames: NonNullable<GpuCompareResult['frames']> = [];
+    const n = Math.min(options.frames ?? Infinity, segment.frames.length);
+    for (let f = 0; f < n; f++) {
+      const atlas = segment.atlasFrames![f];
+      const t0 = performance.now();
+      const points = gpu.reconstruct(atlas);
+      const gpuMs = performance.now() - t0;
+      frames.push({ ...comparePointSets(segment.frames[f], points), gpuMs, postProcessing: atlas.params.postProcessing });
+    }
+    gpu.dispose();
+    return { frames, cpuFrameMs: segment.timing.frameMs.slice(0, n) };
+  } catch (e) {
+    return { error: e instanceof Error ? e.message : String(e) };
+  }
+}
+
+window.holoquicDecoderTest = { decode, gpuCompare };
 
 const form = document.querySelector<HTMLFormElement>('#decode');
 form?.addEventListener('submit', async (event) => {

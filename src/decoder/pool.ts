@@ -5,7 +5,9 @@
  * a decode failure of that segment) rather than growing without bound.
  */
 import type { DecodedSegment, DecodeJob, SegmentDecoder } from '../player/decoder';
+import type { AtlasFrame } from './atlasFrame';
 import type { DecodeResult, FromWorker, SegmentTiming, ToWorker } from './protocol';
+import type { DecodeOutput } from './segment';
 
 export interface DecoderPoolOptions {
   /** Workers (default min(2, hardwareConcurrency)). */
@@ -27,6 +29,17 @@ export interface DetailedSegment extends DecodedSegment {
   /** Milliseconds the job waited for a free worker. */
   queuedMs: number;
   md5?: string[];
+  /** With output 'atlas' or 'both': the frames' pictures and atlas for GPU reconstruction. */
+  atlasFrames?: AtlasFrame[];
+}
+
+export interface DecodeRequestOptions {
+  /** Also return TMC2's checksum of every reconstructed frame. */
+  md5?: boolean;
+  /** Points (default), pictures + atlas for GPU reconstruction, or both. */
+  output?: DecodeOutput;
+  /** CPU reconstruction without the stream's post-processing (default: with it). */
+  postProcess?: boolean;
 }
 
 export interface DecoderPoolStats {
@@ -41,7 +54,7 @@ export interface DecoderPoolStats {
 
 interface Job {
   bytes: Uint8Array;
-  md5: boolean;
+  options: DecodeRequestOptions;
   enqueuedAt: number;
   resolve: (s: DetailedSegment) => void;
   reject: (e: Error) => void;
@@ -98,8 +111,8 @@ export class DecoderPool implements SegmentDecoder {
     return this.decodeDetailed(job.bytes);
   }
 
-  /** Decodes a segment; `md5` also returns TMC2's checksum of every frame. */
-  decodeDetailed(bytes: Uint8Array, options: { md5?: boolean } = {}): Promise<DetailedSegment> {
+  /** Decodes a segment, with the outputs `options` ask for. */
+  decodeDetailed(bytes: Uint8Array, options: DecodeRequestOptions = {}): Promise<DetailedSegment> {
     if (this.closed) return Promise.reject(new Error('decoder pool closed'));
     const dead = this.slots.every((slot) => slot.dead);
     if (dead) return Promise.reject(this.slots[0].dead!);
@@ -108,7 +121,7 @@ export class DecoderPool implements SegmentDecoder {
       return Promise.reject(new Error(`decoder busy: ${this.queue.length} segments already waiting`));
     }
     return new Promise((resolve, reject) => {
-      this.queue.push({ bytes, md5: options.md5 ?? false, enqueuedAt: performance.now(), resolve, reject });
+      this.queue.push({ bytes, options, enqueuedAt: performance.now(), resolve, reject });
       this.dispatch();
     });
   }
@@ -155,7 +168,7 @@ export class DecoderPool implements SegmentDecoder {
       slot.busy = { id, job, startedAt: performance.now(), timer };
       // The worker gets its own copy (the caller keeps its bytes) and owns it from then on.
       const bytes = job.bytes.slice();
-      const message: ToWorker = { type: 'decode', id, bytes, md5: job.md5 };
+      const message: ToWorker = { type: 'decode', id, bytes, ...job.options };
       slot.worker.postMessage(message, [bytes.buffer]);
     }
   }
@@ -185,6 +198,7 @@ export class DecoderPool implements SegmentDecoder {
       timing: reply.timing,
       queuedMs: busy.startedAt - busy.job.enqueuedAt,
       md5: reply.md5,
+      atlasFrames: reply.atlasFrames,
     });
   }
 

@@ -1,5 +1,7 @@
 /** Messages between the decoder pool (main thread) and a decode worker. */
 import type { PointFrame } from '../player/decoder';
+import type { AtlasFrame } from './atlasFrame';
+import type { DecodeOutput } from './segment';
 
 export interface DecodeRequest {
   type: 'decode';
@@ -8,6 +10,10 @@ export interface DecodeRequest {
   bytes: Uint8Array;
   /** Also return TMC2's frame MD5 of every frame (tests, conformance checks). */
   md5?: boolean;
+  /** Points (default), pictures + atlas for GPU reconstruction, or both. */
+  output?: DecodeOutput;
+  /** CPU reconstruction without the stream's post-processing (default: with it). */
+  postProcess?: boolean;
 }
 
 export type ToWorker = DecodeRequest;
@@ -29,6 +35,8 @@ export interface DecodeResult {
   id: number;
   /** Buffers of positions and colours are transferred, not copied. */
   frames: PointFrame[];
+  /** With output 'atlas' or 'both'; buffers transferred too. */
+  atlasFrames?: AtlasFrame[];
   md5?: string[];
   timing: SegmentTiming;
 }

@@ -6,12 +6,27 @@
  * pictures of frames still waiting for a slower stream are ever held.
  */
 import type { PointFrame } from '../player/decoder';
+import { type AtlasFrame, exportAtlasFrame } from './atlasFrame';
 import type { SegmentTiming } from './protocol';
 import { decodeVideoStream } from './video';
 import type { VideoStream, VpccDecoder } from './vpcc';
 
+/**
+ * What a segment decodes to: reconstructed points (the CPU path, post-processed as the stream
+ * asks), the frames' pictures and atlas for reconstruction on the GPU, or both (tests).
+ */
+export type DecodeOutput = 'points' | 'atlas' | 'both';
+
+export interface DecodeOptions {
+  md5?: boolean;
+  output?: DecodeOutput;
+  /** CPU reconstruction without the stream's post-processing (default true: with it). */
+  postProcess?: boolean;
+}
+
 export interface DecodedFrames {
   frames: PointFrame[];
+  atlasFrames?: AtlasFrame[];
   md5?: string[];
   timing: SegmentTiming;
 }
@@ -31,12 +46,15 @@ function formatOf(format: VideoPixelFormat | null): { bytes: 1 | 2; bits: number
   }
 }
 
-export async function decodeSegment(decoder: VpccDecoder, bytes: Uint8Array, options: { md5?: boolean } = {}): Promise<DecodedFrames> {
+export async function decodeSegment(decoder: VpccDecoder, bytes: Uint8Array, options: DecodeOptions = {}): Promise<DecodedFrames> {
+  const output = options.output ?? 'points';
   const t0 = performance.now();
   const streams = decoder.load(bytes);
   const parseMs = performance.now() - t0;
   const frameCount = decoder.frameCount;
   const frames: PointFrame[] = [];
+  const atlasFrames: AtlasFrame[] = [];
+  let done = 0;
   const md5: string[] = [];
   const frameMs: number[] = [];
   const delivered = new Array<number>(streams.length).fill(0);
@@ -53,7 +71,7 @@ export async function decodeSegment(decoder: VpccDecoder, bytes: Uint8Array, opt
         const p0 = performance.now();
         await putPicture(decoder, stream, delivered[stream.index]++, frame);
         pictureMs += performance.now() - p0;
-        while (frames.length < frameCount && decoder.frameReady(frames.length)) reconstructNext();
+        while (done < frameCount && decoder.frameReady(done)) reconstructNext();
       } catch (e) {
         failure ??= e as Error;
       } finally {
@@ -62,13 +80,16 @@ export async function decodeSegment(decoder: VpccDecoder, bytes: Uint8Array, opt
     });
   };
   const reconstructNext = () => {
-    const f = frames.length;
+    const f = done++;
     const r0 = performance.now();
-    const views = decoder.reconstruct(f);
-    // The one copy out of wasm memory, into buffers the worker can transfer.
-    frames.push({ count: views.count, positions: views.positions.slice(), colors: views.colors.slice() });
+    if (output !== 'points') atlasFrames.push(exportAtlasFrame(decoder, streams, f));
+    if (output !== 'atlas') {
+      const views = decoder.reconstruct(f, { postProcess: options.postProcess ?? true });
+      // The one copy out of wasm memory, into buffers the worker can transfer.
+      frames.push({ count: views.count, positions: views.positions.slice(), colors: views.colors.slice() });
+      if (options.md5) md5.push(decoder.frameMd5());
+    }
     frameMs.push(performance.now() - r0);
-    if (options.md5) md5.push(decoder.frameMd5());
     decoder.releaseFrame(f);
   };
 
@@ -81,8 +102,8 @@ export async function decodeSegment(decoder: VpccDecoder, bytes: Uint8Array, opt
     if (delivered[s.index] !== s.pictureCount)
       throw new Error(`${s.component} video (stream ${s.index}) gave ${delivered[s.index]} pictures, the atlas needs ${s.pictureCount}`);
   }
-  if (frames.length !== frameCount) throw new Error(`only ${frames.length} of ${frameCount} frames could be reconstructed`);
-  return { frames, md5: options.md5 ? md5 : undefined, timing: { totalMs: performance.now() - t0, parseMs, frameMs, pictureMs } };
+  if (done !== frameCount) throw new Error(`only ${done} of ${frameCount} frames could be reconstructed`);
+  return { frames, atlasFrames: output === 'points' ? undefined : atlasFrames, md5: options.md5 && output !== 'atlas' ? md5 : undefined, timing: { totalMs: performance.now() - t0, parseMs, frameMs, pictureMs } };
 }
 
 async function putPicture(decoder: VpccDecoder, stream: VideoStream, index: number, frame: VideoFrame): Promise<void> {

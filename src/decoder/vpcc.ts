@@ -36,6 +36,7 @@ export interface VpccModule {
   _vpcc_result_length(d: number): number;
   _vpcc_patches(d: number, frame: number): number;
   _vpcc_block_to_patch(d: number, frame: number): number;
+  _vpcc_reconstruction_params(d: number, frame: number): number;
   _vpcc_block_size(d: number, frame: number): number;
   _vpcc_atlas_width(d: number, frame: number): number;
   _vpcc_atlas_height(d: number, frame: number): number;
@@ -102,6 +103,35 @@ export interface PictureInWasm {
   /** Address and stride (in samples) of Y, U, V. */
   planes: [{ ptr: number; stride: number }, { ptr: number; stride: number }, { ptr: number; stride: number }];
 }
+
+/** vpcc::ReconstructionParams (api_session.h). */
+export interface ReconstructionParams {
+  atlasWidth: number;
+  atlasHeight: number;
+  blockSize: number;
+  /** Geometry (and attribute) maps, 1 or 2. */
+  mapCount: number;
+  /** Map 1 holds absolute depths (else a delta to map 0). */
+  absoluteD1: boolean;
+  /** A map-1 point equal to its map-0 point is dropped. */
+  removeDuplicates: boolean;
+  /** Patches carry their exact size in pixels. */
+  sizeQuantizer: boolean;
+  /** An occupancy sample above it is occupied. */
+  lossyThreshold: number;
+  /** Geometry coordinate bit depth. */
+  bitDepth3d: number;
+  hasAttribute: boolean;
+  /** Bits of RECONSTRUCTION_UNSUPPORTED: tools only the CPU path could ever handle. */
+  unsupported: number;
+  /** Bits of POST_PROCESSING: what the stream asks for that only the CPU path applies. */
+  postProcessing: number;
+}
+
+/** `ReconstructionParams.unsupported` bits. */
+export const RECONSTRUCTION_UNSUPPORTED = { pointLocalReconstruction: 1, pixelDeinterleaving: 2, eom: 4 } as const;
+/** `ReconstructionParams.postProcessing` bits. */
+export const POST_PROCESSING = { geometrySmoothing: 1, attributeSmoothing: 2, occupancySynthesis: 4 } as const;
 
 /** A reconstructed frame as views into wasm memory (copy before the next decoder call). */
 export interface FrameViews {
@@ -215,6 +245,18 @@ export class VpccDecoder {
     const ptr = this.module._vpcc_patches(this.live(), frame);
     if (!ptr) this.fail();
     return new Int32Array(this.module.HEAPU8.buffer, ptr, this.module._vpcc_result_length(this.handle) * 20);
+  }
+
+  /** What a per-pixel reconstruction of a frame needs besides pictures and patches. */
+  reconstructionParams(frame: number): ReconstructionParams {
+    const ptr = this.module._vpcc_reconstruction_params(this.live(), frame);
+    if (!ptr) this.fail();
+    const v = new Int32Array(this.module.HEAPU8.buffer, ptr, 12);
+    return {
+      atlasWidth: v[0], atlasHeight: v[1], blockSize: v[2], mapCount: v[3], absoluteD1: v[4] !== 0,
+      removeDuplicates: v[5] !== 0, sizeQuantizer: v[6] !== 0, lossyThreshold: v[7], bitDepth3d: v[8],
+      hasAttribute: v[9] !== 0, unsupported: v[10], postProcessing: v[11],
+    };
   }
 
   /** Block-to-patch map over the atlas: 0 or 1 + patch index, per packing block. */

@@ -29,6 +29,8 @@ export interface RunConfig {
   delayMs: number;
   /** Where the loss applies: origin → client only (`down`, netem on the server's interface) or both ways. */
   lossDirection?: 'down' | 'both';
+  /** The origin's congestion control when not its default (loss-tolerant BBR2). */
+  congestionControl?: 'cubic' | 'bbr2';
 }
 
 export interface RunRecord {

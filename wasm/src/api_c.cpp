@@ -20,6 +20,7 @@ struct vpcc_decoder {
   std::vector<vpcc_stream_info> streams;
   std::vector<vpcc::PatchRecord> patches;
   std::vector<uint32_t> blockToPatch;
+  vpcc::ReconstructionParams params{};
   std::string md5;
   uint32_t resultLength = 0;
 };
@@ -179,6 +180,15 @@ const uint32_t* vpcc_block_to_patch(vpcc_decoder* d, uint32_t frame) {
       }) != VPCC_OK)
     return nullptr;
   return d->blockToPatch.data();
+}
+
+const int32_t* vpcc_reconstruction_params(vpcc_decoder* d, uint32_t frame) {
+  if (guarded(d, [&] {
+        d->params = d->session.reconstructionParams(frame);
+        d->resultLength = 12;
+      }) != VPCC_OK)
+    return nullptr;
+  return reinterpret_cast<const int32_t*>(&d->params);
 }
 
 uint32_t vpcc_block_size(vpcc_decoder* d, uint32_t frame) {

@@ -226,6 +226,30 @@ std::vector<PatchRecord> DecodeSession::patches(uint32_t frame) const {
   return out;
 }
 
+ReconstructionParams DecodeSession::reconstructionParams(uint32_t frame) const {
+  const FrameRef& ref = frameRef(frame);
+  const DecodedAtlasFrame& atlas = states_[ref.sequence].atlas[ref.atlasFrame];
+  const VpsAtlas& vps = sequences_[ref.sequence].vps.atlases.at(0);
+  const Asps& asps = *atlas.asps;
+  bool geometrySmoothing = false;
+  if (atlas.geometrySmoothing)
+    for (const auto& [index, instance] : atlas.geometrySmoothing->geometrySmoothing) geometrySmoothing |= !instance.cancel;
+  ReconstructionParams out{};
+  out.atlasWidth = int32_t(vps.frameWidth);
+  out.atlasHeight = int32_t(vps.frameHeight);
+  out.blockSize = int32_t(1u << asps.log2PatchPackingBlockSize);
+  out.mapCount = int32_t(asps.mapCountMinus1 + 1u);
+  out.absoluteD1 = vps.mapCountMinus1 == 0 || vps.mapAbsoluteCoding.at(1);
+  out.removeDuplicates = asps.removeDuplicatePoints;
+  out.sizeQuantizer = asps.patchSizeQuantizerPresent;
+  out.lossyThreshold = int32_t(vps.occupancy.lossyThreshold);
+  out.bitDepth3d = int32_t(vps.geometry.coordinatesBitDepthMinus1 + 1u);
+  out.hasAttribute = !vps.attributes.empty();
+  out.unsupported = (asps.plrEnabled ? 1 : 0) | (asps.pixelDeinterleaving ? 2 : 0) | (asps.eomPatchEnabled ? 4 : 0);
+  out.postProcessing = (geometrySmoothing ? 1 : 0) | (atlas.attributeSmoothing ? 2 : 0) | (atlas.occupancySynthesis ? 4 : 0);
+  return out;
+}
+
 uint32_t DecodeSession::blockSize(uint32_t frame) const {
   const FrameRef& ref = frameRef(frame);
   return 1u << states_[ref.sequence].atlas[ref.atlasFrame].asps->log2PatchPackingBlockSize;

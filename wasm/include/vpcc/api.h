@@ -87,6 +87,8 @@ int vpcc_release_frame(vpcc_decoder* d, uint32_t frame);
 uint32_t vpcc_result_length(const vpcc_decoder* d);
 const int32_t* vpcc_patches(vpcc_decoder* d, uint32_t frame);         /* 20 int32 per patch (api_session.h) */
 const uint32_t* vpcc_block_to_patch(vpcc_decoder* d, uint32_t frame); /* 0 or 1 + patch index, per block */
+/* 12 int32: what a per-pixel reconstruction needs besides pictures and patches (api_session.h). */
+const int32_t* vpcc_reconstruction_params(vpcc_decoder* d, uint32_t frame);
 uint32_t vpcc_block_size(vpcc_decoder* d, uint32_t frame);
 uint32_t vpcc_atlas_width(vpcc_decoder* d, uint32_t frame);
 uint32_t vpcc_atlas_height(vpcc_decoder* d, uint32_t frame);

@@ -60,6 +60,26 @@ struct PatchRecord {
 };
 static_assert(sizeof(PatchRecord) == 20 * sizeof(int32_t), "PatchRecord is read as 20 int32 from JS");
 
+/// What a per-pixel (GPU) reconstruction of a frame needs besides its pictures, patches and
+/// block-to-patch map (fixed layout of 12 int32, read from JS).
+struct ReconstructionParams {
+  int32_t atlasWidth, atlasHeight, blockSize;
+  int32_t mapCount;          // geometry (and attribute) maps, 1 or 2
+  int32_t absoluteD1;        // map 1 holds absolute depths (else a delta to map 0)
+  int32_t removeDuplicates;  // a map-1 point equal to its map-0 point is dropped
+  int32_t sizeQuantizer;     // patches carry their exact size in pixels (sizeXPixels, sizeYPixels)
+  int32_t lossyThreshold;    // an occupancy sample above it is occupied
+  int32_t bitDepth3d;        // geometry coordinate bit depth (45° planes)
+  int32_t hasAttribute;
+  /// Tools a per-pixel reconstruction cannot express: bit 0 point local reconstruction, bit 1
+  /// pixel deinterleaving, bit 2 EOM patches.
+  int32_t unsupported;
+  /// Post-processing the stream asks for, which only the CPU path applies: bit 0 geometry
+  /// smoothing, bit 1 attribute smoothing, bit 2 occupancy synthesis.
+  int32_t postProcessing;
+};
+static_assert(sizeof(ReconstructionParams) == 12 * sizeof(int32_t), "ReconstructionParams is read as 12 int32 from JS");
+
 class DecodeSession {
  public:
   /// Parses a segment and decodes its atlas; forgets the previous segment. Throws ParseError.
@@ -86,6 +106,8 @@ class DecodeSession {
 
   /// Patches of a frame, every tile, in coding order.
   std::vector<PatchRecord> patches(uint32_t frame) const;
+  /// Everything else a per-pixel reconstruction of a frame needs.
+  ReconstructionParams reconstructionParams(uint32_t frame) const;
   /// Packing block size of a frame, in pixels.
   uint32_t blockSize(uint32_t frame) const;
   /// Block-to-patch map of a frame over the whole atlas (blocks wide × blocks high): 0 for no
