@@ -45,6 +45,10 @@ describe('the demo scene on screen', () => {
     const first = await snapshot(browser.page);
     const ids = Object.keys(first.boxes);
     expect(ids.length).toBeGreaterThan(1);
+    // The demo needs no post-processing, so by default every object is reconstructed in the
+    // vertex shader: the picture checked here is the GPU path's.
+    const gpu = await browser.page.evaluate(() => document.querySelector('holoquic-player')?.getStats()?.render?.gpuReconstructed);
+    expect(gpu).toBe(ids.length);
     for (const id of ids) {
       const box = first.boxes[id];
       // The default camera sees every object whole.

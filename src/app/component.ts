@@ -8,7 +8,9 @@
  * Attributes (read when loading): `src` (manifest URL), `origin` (origin base URL, default the
  * manifest's), `mode`, `abr`, `k` (objects sent reliably), `buffer` (target seconds), `duration`
  * (stop after so many seconds), `autoplay`, `render="off"` (decode without drawing: experiments),
- * `splat` (`square` | `round` | `sphere`), `controls="off"` (no Enter-VR/AR buttons).
+ * `splat` (`square` | `round` | `sphere`), `controls="off"` (no Enter-VR/AR buttons),
+ * `reconstruction="cpu"` (reconstruct points in the decode workers even where the GPU could: by
+ * default a frame that needs no post-processing is reconstructed in the vertex shader).
  *
  * The typed API (`load`, `play`, `pause`, `setMode`, `setPoseSource`, `getStats`, `qoe`,
  * `close`) forwards to the `Player`; the player's events (`statechange`, `segment`, `freeze`,
@@ -172,7 +174,10 @@ export class HoloquicPlayerElement extends HTMLElement {
     const options = { ...this.attributeOptions(), ...definedOnly(this.options) };
     let player: Player;
     try {
-      this.decoder = options.decoder ? null : createDecoderPool();
+      // Drawn frames the GPU can reconstruct exactly stay pictures + atlas ('auto'); without
+      // drawing (experiments) or on request the workers reconstruct points.
+      const gpu = this.getAttribute('render') !== 'off' && this.getAttribute('reconstruction') !== 'cpu';
+      this.decoder = options.decoder ? null : createDecoderPool({ output: gpu ? 'auto' : 'points' });
       player = new Player({ viewport: defaultViewport, ...options, manifestUrl: src, decoder: options.decoder ?? this.decoder! });
     } catch (e) {
       throw this.failEarly(e instanceof Error ? e.message : String(e));

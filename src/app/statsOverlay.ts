@@ -88,6 +88,7 @@ export class StatsOverlay {
       ['decoded frames', this.decodeRate(s)],
       ['content / render', r ? `${r.contentFps.toFixed(0)} / ${r.renderFps.toFixed(0)} fps` : 'not drawing'],
       ['points drawn', r ? r.pointsDrawn.toLocaleString('en') : '–'],
+      ['GPU reconstruction', r ? `${r.gpuReconstructed} of ${s.objects.length} objects` : '–'],
       ['freezes', `${s.freezes} (${s.freezeTotalS.toFixed(1)} s)`],
     ];
     if (s.fallbackReason) rows.push(['fallback', s.fallbackReason]);

@@ -6,11 +6,14 @@
  */
 import type { ReconstructionParams, VideoStream, VpccDecoder } from './vpcc';
 
-/** One picture plane, uint16 samples at the stream's nominal bit depth, row-major, no padding. */
+/**
+ * One picture plane at the stream's nominal bit depth, row-major, no padding: one byte per sample
+ * up to 8 bits (the usual case: half the memory and upload), else two.
+ */
 export interface AtlasPlane {
   width: number;
   height: number;
-  samples: Uint16Array;
+  samples: Uint8Array | Uint16Array;
 }
 
 export interface AtlasAttribute {
@@ -22,7 +25,13 @@ export interface AtlasAttribute {
 }
 
 export interface AtlasFrame {
+  kind: 'atlas';
   params: ReconstructionParams;
+  /**
+   * Points the frame reconstructs to, at most: occupied pixels inside patches × maps (map-1
+   * duplicates are only known on the GPU). For stats and point sizing.
+   */
+  maxPoints: number;
   occupancy: AtlasPlane;
   /** Per map. */
   geometry: AtlasPlane[];
@@ -37,9 +46,10 @@ export interface AtlasFrame {
 
 export const PATCH_RECORD_INTS = 20;
 
-function copyPlane(decoder: VpccDecoder, stream: number, index: number, plane: number): AtlasPlane {
+function copyPlane(decoder: VpccDecoder, streams: VideoStream[], stream: number, index: number, plane: number): AtlasPlane {
   const p = decoder.plane(stream, index, plane);
-  return { width: p.width, height: p.height, samples: p.samples.slice() };
+  const samples = streams[stream].bitDepth <= 8 ? Uint8Array.from(p.samples) : p.samples.slice();
+  return { width: p.width, height: p.height, samples };
 }
 
 /** Where picture `map` of `frame` is: the stream and the picture index in it. */
@@ -58,23 +68,42 @@ function pictureOf(streams: VideoStream[], component: VideoStream['component'], 
 export function exportAtlasFrame(decoder: VpccDecoder, streams: VideoStream[], frame: number): AtlasFrame {
   const params = decoder.reconstructionParams(frame);
   const occ = pictureOf(streams, 'occupancy', frame, 0);
-  const occupancy = copyPlane(decoder, occ.stream, occ.index, 0);
+  const occupancy = copyPlane(decoder, streams, occ.stream, occ.index, 0);
   const geometry: AtlasPlane[] = [];
   const attribute: AtlasAttribute[] = [];
   for (let m = 0; m < params.mapCount; m++) {
     const g = pictureOf(streams, 'geometry', frame, m);
-    geometry.push(copyPlane(decoder, g.stream, g.index, 0));
+    geometry.push(copyPlane(decoder, streams, g.stream, g.index, 0));
     if (params.hasAttribute) {
       const a = pictureOf(streams, 'attribute', frame, m);
       attribute.push({
-        y: copyPlane(decoder, a.stream, a.index, 0), u: copyPlane(decoder, a.stream, a.index, 1), v: copyPlane(decoder, a.stream, a.index, 2),
+        y: copyPlane(decoder, streams, a.stream, a.index, 0), u: copyPlane(decoder, streams, a.stream, a.index, 1), v: copyPlane(decoder, streams, a.stream, a.index, 2),
         bitDepth: streams[a.stream].bitDepth,
       });
     }
   }
   const patches = decoder.patches(frame).slice();
   const b2p = decoder.blockToPatch(frame);
-  return { params, occupancy, geometry, attribute, patches, blockToPatch: b2p.map.slice(), blocksWide: b2p.blocksWide };
+  const blockToPatch = b2p.map.slice();
+  const maxPoints = occupiedPixels(params, occupancy, blockToPatch, b2p.blocksWide) * params.mapCount;
+  return { kind: 'atlas', params, maxPoints, occupancy, geometry, attribute, patches, blockToPatch, blocksWide: b2p.blocksWide };
+}
+
+/** Pixels that are occupied and inside a patch block (occupancy samples × precision²). */
+function occupiedPixels(params: ReconstructionParams, occupancy: AtlasPlane, blockToPatch: Uint32Array, blocksWide: number): number {
+  const precision = Math.max(1, Math.round(params.atlasWidth / occupancy.width));
+  let count = 0;
+  for (let y = 0; y < occupancy.height; y++) {
+    const blockRow = Math.floor((y * precision) / params.blockSize) * blocksWide;
+    for (let x = 0; x < occupancy.width; x++) {
+      if (occupancy.samples[y * occupancy.width + x] > params.lossyThreshold && blockToPatch[blockRow + Math.floor((x * precision) / params.blockSize)] !== 0) count++;
+    }
+  }
+  return count * precision * precision;
+}
+
+export function isAtlasFrame(frame: object): frame is AtlasFrame {
+  return (frame as Partial<AtlasFrame>).kind === 'atlas';
 }
 
 /** The buffers of a frame, to transfer it between threads without copies. */

@@ -5,6 +5,7 @@
  */
 import { GlAtlasReconstructor } from '../render/atlasReconstruction';
 import { comparePointSets, type PointSetDifference } from '../render/pointCompare';
+import { pointsOf } from '../player/decoder';
 import { createDecoderPool } from './index';
 
 export interface DecoderTestResult {
@@ -49,9 +50,10 @@ async function decode(path: string, options: { corruptAt?: number[] } = {}): Pro
     // Corruption for robustness tests: flip the bytes at the given offsets.
     for (const at of options.corruptAt ?? []) if (at < bytes.length) bytes[at] ^= 0xff;
     const segment = await pool.decodeDetailed(bytes, { md5: true });
-    const wellFormed = segment.frames.every((f) => f.positions.length === f.count * 3 && f.colors.length === f.count * 3);
+    const points = segment.frames.map(pointsOf);
+    const wellFormed = points.every((f) => f.positions.length === f.count * 3 && f.colors.length === f.count * 3);
     return {
-      points: segment.frames.map((f) => f.count),
+      points: points.map((f) => f.count),
       md5: segment.md5,
       wellFormed,
       decodeMs: segment.decodeMs,
@@ -78,7 +80,7 @@ async function gpuCompare(path: string, options: { frames?: number } = {}): Prom
       const t0 = performance.now();
       const points = gpu.reconstruct(atlas);
       const gpuMs = performance.now() - t0;
-      frames.push({ ...comparePointSets(segment.frames[f], points), gpuMs, postProcessing: atlas.params.postProcessing });
+      frames.push({ ...comparePointSets(pointsOf(segment.frames[f]), points), gpuMs, postProcessing: atlas.params.postProcessing });
     }
     gpu.dispose();
     return { frames, cpuFrameMs: segment.timing.frameMs.slice(0, n) };

@@ -1,4 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
+import { framePoints } from '../player/decoder';
 import type { FromWorker, ToWorker } from './protocol';
 import { DecoderPool } from './pool';
 
@@ -45,12 +46,12 @@ describe('DecoderPool', () => {
     expect(workers.map((w) => w.requests.length)).toEqual([1, 1]);
     expect(p.queued).toBe(1);
     workers[0].decoded(workers[0].requests[0].id, [5, 6]);
-    expect((await results[0]).frames.map((f) => f.count)).toEqual([5, 6]);
+    expect((await results[0]).frames.map((f) => framePoints(f))).toEqual([5, 6]);
     // The freed worker took the queued segment.
     expect(workers[0].requests[1].bytes).toEqual(Uint8Array.of(2));
     workers[1].decoded(workers[1].requests[0].id, [7]);
     workers[0].decoded(workers[0].requests[1].id, [8]);
-    expect((await results[2]).frames[0].count).toBe(8);
+    expect((await results[2]).frames.map(framePoints)[0]).toBe(8);
     expect(p.stats()).toMatchObject({ segments: 3, frames: 4, failures: 0, meanFrameMs: 2 });
   });
 
@@ -115,7 +116,7 @@ describe('DecoderPool', () => {
       expect(workers.length).toBe(2);
       workers[0].decoded(workers[0].requests[0].id, [1]);
       workers[1].decoded(workers[1].requests[0].id, [9]);
-      expect((await next).frames[0].count).toBe(9);
+      expect((await next).frames.map(framePoints)[0]).toBe(9);
       p.close();
     } finally {
       vi.useRealTimers();

@@ -21,6 +21,8 @@ export interface DecoderPoolOptions {
    * (default 60 000 ms), so a stuck decoder cannot stall the player forever.
    */
   timeoutMs?: number;
+  /** What `decode()` (the player's interface) returns per frame (default points; see DecodeOutput). */
+  output?: DecodeOutput;
 }
 
 /** A decoded segment with where its time went (and frame MD5s when asked for). */
@@ -73,6 +75,7 @@ export class DecoderPool implements SegmentDecoder {
   private readonly maxQueued: number;
   private readonly timeoutMs: number;
   private readonly createWorker: () => Worker;
+  private readonly output: DecodeOutput;
   private nextId = 1;
   private closed = false;
   private totals = { segments: 0, frames: 0, failures: 0, rejectedBusy: 0, segmentMs: 0, frameMs: 0 };
@@ -81,6 +84,7 @@ export class DecoderPool implements SegmentDecoder {
     const size = Math.max(1, options.size ?? Math.min(2, globalThis.navigator?.hardwareConcurrency ?? 1));
     this.maxQueued = options.maxQueued ?? 8;
     this.timeoutMs = options.timeoutMs ?? 60_000;
+    this.output = options.output ?? 'points';
     this.createWorker = options.createWorker ?? (() => new Worker(new URL('./worker.ts', import.meta.url), { type: 'module' }));
     this.slots = Array.from({ length: size }, () => {
       const slot = { worker: undefined as unknown as Worker } as Slot;
@@ -108,7 +112,7 @@ export class DecoderPool implements SegmentDecoder {
   }
 
   decode(job: DecodeJob): Promise<DecodedSegment> {
-    return this.decodeDetailed(job.bytes);
+    return this.decodeDetailed(job.bytes, { output: this.output });
   }
 
   /** Decodes a segment, with the outputs `options` ask for. */

@@ -1,5 +1,5 @@
 /** Messages between the decoder pool (main thread) and a decode worker. */
-import type { PointFrame } from '../player/decoder';
+import type { DecodedFrame } from '../player/decoder';
 import type { AtlasFrame } from './atlasFrame';
 import type { DecodeOutput } from './segment';
 
@@ -34,8 +34,8 @@ export interface DecodeResult {
   type: 'decoded';
   id: number;
   /** Buffers of positions and colours are transferred, not copied. */
-  frames: PointFrame[];
-  /** With output 'atlas' or 'both'; buffers transferred too. */
+  frames: DecodedFrame[];
+  /** With output 'both'; buffers transferred too. */
   atlasFrames?: AtlasFrame[];
   md5?: string[];
   timing: SegmentTiming;

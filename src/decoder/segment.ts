@@ -5,17 +5,20 @@
  * copied out once into its own transferable buffers, and its pictures freed — so only the
  * pictures of frames still waiting for a slower stream are ever held.
  */
-import type { PointFrame } from '../player/decoder';
+import type { DecodedFrame, PointFrame } from '../player/decoder';
 import { type AtlasFrame, exportAtlasFrame } from './atlasFrame';
 import type { SegmentTiming } from './protocol';
 import { decodeVideoStream } from './video';
 import type { VideoStream, VpccDecoder } from './vpcc';
 
 /**
- * What a segment decodes to: reconstructed points (the CPU path, post-processed as the stream
- * asks), the frames' pictures and atlas for reconstruction on the GPU, or both (tests).
+ * What a segment decodes to: reconstructed points (`points`: the CPU path, post-processed as the
+ * stream asks); the frames' pictures and atlas for reconstruction on the GPU (`atlas`); per frame
+ * the atlas when the GPU reconstructs it exactly — no post-processing asked for, no tool it lacks
+ * — else points (`auto`, what a renderer with GPU reconstruction asks for); or points in `frames`
+ * and the atlas in `atlasFrames` (`both`, for comparing the two).
  */
-export type DecodeOutput = 'points' | 'atlas' | 'both';
+export type DecodeOutput = 'points' | 'atlas' | 'auto' | 'both';
 
 export interface DecodeOptions {
   md5?: boolean;
@@ -25,7 +28,8 @@ export interface DecodeOptions {
 }
 
 export interface DecodedFrames {
-  frames: PointFrame[];
+  frames: DecodedFrame[];
+  /** Output 'both' only. */
   atlasFrames?: AtlasFrame[];
   md5?: string[];
   timing: SegmentTiming;
@@ -52,7 +56,7 @@ export async function decodeSegment(decoder: VpccDecoder, bytes: Uint8Array, opt
   const streams = decoder.load(bytes);
   const parseMs = performance.now() - t0;
   const frameCount = decoder.frameCount;
-  const frames: PointFrame[] = [];
+  const frames: DecodedFrame[] = [];
   const atlasFrames: AtlasFrame[] = [];
   let done = 0;
   const md5: string[] = [];
@@ -82,11 +86,17 @@ export async function decodeSegment(decoder: VpccDecoder, bytes: Uint8Array, opt
   const reconstructNext = () => {
     const f = done++;
     const r0 = performance.now();
-    if (output !== 'points') atlasFrames.push(exportAtlasFrame(decoder, streams, f));
-    if (output !== 'atlas') {
+    let onGpu = output === 'atlas' || output === 'both';
+    if (output === 'auto') {
+      const params = decoder.reconstructionParams(f);
+      onGpu = params.unsupported === 0 && params.postProcessing === 0;
+    }
+    if (onGpu) (output === 'both' ? atlasFrames : frames).push(exportAtlasFrame(decoder, streams, f));
+    if (output === 'points' || output === 'both' || !onGpu) {
       const views = decoder.reconstruct(f, { postProcess: options.postProcess ?? true });
       // The one copy out of wasm memory, into buffers the worker can transfer.
-      frames.push({ count: views.count, positions: views.positions.slice(), colors: views.colors.slice() });
+      const points: PointFrame = { count: views.count, positions: views.positions.slice(), colors: views.colors.slice() };
+      frames.push(points);
       if (options.md5) md5.push(decoder.frameMd5());
     }
     frameMs.push(performance.now() - r0);
@@ -103,7 +113,7 @@ export async function decodeSegment(decoder: VpccDecoder, bytes: Uint8Array, opt
       throw new Error(`${s.component} video (stream ${s.index}) gave ${delivered[s.index]} pictures, the atlas needs ${s.pictureCount}`);
   }
   if (done !== frameCount) throw new Error(`only ${done} of ${frameCount} frames could be reconstructed`);
-  return { frames, atlasFrames: output === 'points' ? undefined : atlasFrames, md5: options.md5 && output !== 'atlas' ? md5 : undefined, timing: { totalMs: performance.now() - t0, parseMs, frameMs, pictureMs } };
+  return { frames, atlasFrames: output === 'both' ? atlasFrames : undefined, md5: options.md5 && md5.length === frameCount ? md5 : undefined, timing: { totalMs: performance.now() - t0, parseMs, frameMs, pictureMs } };
 }
 
 async function putPicture(decoder: VpccDecoder, stream: VideoStream, index: number, frame: VideoFrame): Promise<void> {

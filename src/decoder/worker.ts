@@ -3,7 +3,7 @@
  * pool sends, one at a time.
  */
 import type { FromWorker, ToWorker } from './protocol';
-import { atlasFrameBuffers } from './atlasFrame';
+import { atlasFrameBuffers, isAtlasFrame } from './atlasFrame';
 import { decodeSegment } from './segment';
 import { VpccDecoder, type VpccModuleFactory } from './vpcc';
 
@@ -36,7 +36,10 @@ scope.onmessage = (event: MessageEvent<ToWorker>) => {
       const decoder = await decoderReady;
       const result = await decodeSegment(decoder, request.bytes, { md5: request.md5, output: request.output, postProcess: request.postProcess });
       reply = { type: 'decoded', id: request.id, frames: result.frames, atlasFrames: result.atlasFrames, md5: result.md5, timing: result.timing };
-      for (const f of result.frames) transfer.push(f.positions.buffer, f.colors.buffer);
+      for (const f of result.frames) {
+        if (isAtlasFrame(f)) transfer.push(...atlasFrameBuffers(f));
+        else transfer.push(f.positions.buffer, f.colors.buffer);
+      }
       for (const f of result.atlasFrames ?? []) transfer.push(...atlasFrameBuffers(f));
     } catch (e) {
       reply = { type: 'failed', id: request.id, message: e instanceof Error ? e.message : String(e) };

@@ -4,6 +4,8 @@
  * the wasm `vpcc` library; the loop never knows how.
  */
 
+import type { AtlasFrame } from '../decoder/atlasFrame';
+
 export interface DecodeJob {
   objectId: string;
   /** Timeline segment number. */
@@ -25,9 +27,26 @@ export interface PointFrame {
   colors: Uint8Array;
 }
 
+/**
+ * A decoded frame: reconstructed points, or the pictures and atlas the renderer reconstructs on
+ * the GPU (src/decoder/atlasFrame.ts), depending on what the decoder was asked for.
+ */
+export type DecodedFrame = PointFrame | AtlasFrame;
+
+/** Points of a frame (for an atlas frame, at most this many). */
+export function framePoints(frame: DecodedFrame): number {
+  return 'kind' in frame ? frame.maxPoints : frame.count;
+}
+
+/** The frame as points; throws for an atlas frame (for callers that asked for points). */
+export function pointsOf(frame: DecodedFrame): PointFrame {
+  if ('kind' in frame) throw new Error('expected reconstructed points, got an atlas frame');
+  return frame;
+}
+
 export interface DecodedSegment {
   /** Decoded point-cloud frames (30 for a 1-s segment), in presentation order. */
-  frames: PointFrame[];
+  frames: DecodedFrame[];
   /** Wall time the decode took, in milliseconds. */
   decodeMs: number;
 }

@@ -15,7 +15,7 @@ import { fetchWithRetry } from '../transport/retry';
 import type { PoseSource } from '../viewport/source';
 import { AdaptivePolicy } from './adaptive';
 import { realClock } from './clock';
-import type { DecodedSegment, PointFrame, SegmentDecoder } from './decoder';
+import { type DecodedFrame, type DecodedSegment, framePoints, type SegmentDecoder } from './decoder';
 import { parseManifest, type SceneModel } from './mpd';
 import { PlayoutSession, type PlayoutEvent, type ShownObject } from './playout';
 import { type DeliveryPolicy, FixedModePolicy, PLAYER_MODES, type PlayerMode, reliableCountFromDegree } from './policy';
@@ -56,7 +56,7 @@ export interface PlayerOptions {
 
 /** What the renderer draws for one object now. */
 export interface CurrentFrame {
-  frame: PointFrame;
+  frame: DecodedFrame;
   quality: number;
   /** Index of the frame within its segment. */
   frameIndex: number;
@@ -287,7 +287,7 @@ export class Player extends EventTarget {
         return {
           id: o.id, quality: p?.quality ?? -1, delivery: plan?.delivery ?? null,
           rank: plan?.rank ?? i, visibleArea: plan?.visibleArea ?? 0,
-          points: p && p.decoded.frames.length ? p.decoded.frames[0].count : 0, stale: p?.stale ?? false,
+          points: p && p.decoded.frames.length ? framePoints(p.decoded.frames[0]) : 0, stale: p?.stale ?? false,
         };
       }),
     };

@@ -21,7 +21,7 @@ import type { AtlasFrame, AtlasPlane } from '../decoder/atlasFrame';
 const PATCH_TEXELS = 5;
 
 /**
- * The reconstruction function and its uniforms, GLSL ES 3.00. `reconstructPoint(id, pos, rgb)`
+ * The reconstruction function and its uniforms, GLSL ES 3.00. `reconstructPoint(id, point, rgb)`
  * returns false for a vertex that is no point (unoccupied pixel, no patch, duplicate).
  */
 export const RECONSTRUCT_GLSL = /* glsl */ `
@@ -114,7 +114,7 @@ int depthToNormal(int depth, int d1, int projectionMode) {
   return projectionMode == 0 ? depth + d1 : max(d1 - depth, 0);
 }
 
-bool reconstructPoint(int id, out vec3 position, out vec3 rgb) {
+bool reconstructPoint(int id, out vec3 point, out vec3 rgb) {
   int pixels = uAtlasSize.x * uAtlasSize.y;
   int map = id / pixels;
   int pixel = id - map * pixels;
@@ -162,7 +162,7 @@ bool reconstructPoint(int id, out vec3 position, out vec3 rgb) {
     else if (t3.w == 3) q = vec3((q.y + q.x - s) / 2.0, (q.y - q.x + s) / 2.0, q.z);
     p = ivec3(q);
   }
-  position = vec3(p);
+  point = vec3(p);
   rgb = uHasAttribute != 0 ? attributeRgb(map, a) : vec3(127.0);
   return true;
 }
@@ -198,12 +198,12 @@ export function atlasUniforms(frame: AtlasFrame): Record<string, number | [numbe
 export interface AtlasTextureData {
   width: number;
   height: number;
-  kind: 'u16' | 'u32' | 'i32x4';
-  data: Uint16Array | Uint32Array | Int32Array;
+  kind: 'u8' | 'u16' | 'u32' | 'i32x4';
+  data: Uint8Array | Uint16Array | Uint32Array | Int32Array;
 }
 
 export function atlasTextures(frame: AtlasFrame): Record<string, AtlasTextureData> {
-  const plane = (p: AtlasPlane): AtlasTextureData => ({ width: p.width, height: p.height, kind: 'u16', data: p.samples });
+  const plane = (p: AtlasPlane): AtlasTextureData => ({ width: p.width, height: p.height, kind: p.samples instanceof Uint8Array ? 'u8' : 'u16', data: p.samples });
   const patchCount = frame.patches.length / 20;
   const out: Record<string, AtlasTextureData> = {
     uOccupancy: plane(frame.occupancy),
@@ -216,7 +216,7 @@ export function atlasTextures(frame: AtlasFrame): Record<string, AtlasTextureDat
     const g = frame.geometry[Math.min(m, frame.geometry.length - 1)];
     out[`uGeometry${m}`] = plane(g);
     const a = frame.attribute[Math.min(m, frame.attribute.length - 1)];
-    const empty = { width: 1, height: 1, samples: new Uint16Array(1) };
+    const empty = { width: 1, height: 1, samples: new Uint8Array(1) };
     out[`uAttrY${m}`] = plane(a?.y ?? empty);
     out[`uAttrU${m}`] = plane(a?.u ?? empty);
     out[`uAttrV${m}`] = plane(a?.v ?? empty);
@@ -288,7 +288,8 @@ export class GlAtlasReconstructor {
       gl.activeTexture(gl.TEXTURE0 + unit);
       gl.bindTexture(gl.TEXTURE_2D, texture);
       gl.pixelStorei(gl.UNPACK_ALIGNMENT, 1);
-      if (t.kind === 'u16') gl.texImage2D(gl.TEXTURE_2D, 0, gl.R16UI, t.width, t.height, 0, gl.RED_INTEGER, gl.UNSIGNED_SHORT, t.data);
+      if (t.kind === 'u8') gl.texImage2D(gl.TEXTURE_2D, 0, gl.R8UI, t.width, t.height, 0, gl.RED_INTEGER, gl.UNSIGNED_BYTE, t.data);
+      else if (t.kind === 'u16') gl.texImage2D(gl.TEXTURE_2D, 0, gl.R16UI, t.width, t.height, 0, gl.RED_INTEGER, gl.UNSIGNED_SHORT, t.data);
       else if (t.kind === 'u32') gl.texImage2D(gl.TEXTURE_2D, 0, gl.R32UI, t.width, t.height, 0, gl.RED_INTEGER, gl.UNSIGNED_INT, t.data);
       else gl.texImage2D(gl.TEXTURE_2D, 0, gl.RGBA32I, t.width, t.height, 0, gl.RGBA_INTEGER, gl.INT, t.data);
       gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_MIN_FILTER, gl.NEAREST);

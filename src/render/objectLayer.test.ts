@@ -1,5 +1,6 @@
 import * as THREE from 'three';
 import { describe, expect, it } from 'vitest';
+import type { AtlasFrame } from '../decoder/atlasFrame';
 import type { PointFrame } from '../player/decoder';
 import type { SceneObject } from '../player/mpd';
 import { grownCapacity, localBoundingSphere, ObjectLayer, sparseness } from './objectLayer';
@@ -20,7 +21,42 @@ function frame(count: number, seed = 1): PointFrame {
 
 const layerFor = (pointsPerFrame: number) => new ObjectLayer(object(pointsPerFrame), createPointMaterial({ pointSizeM: 0.003 }));
 
+/** A 64×32 atlas with two maps and one patch (the layer does not look inside). */
+function atlasFrame(): AtlasFrame {
+  const plane = (w: number, h: number) => ({ width: w, height: h, samples: new Uint8Array(w * h) });
+  return {
+    kind: 'atlas', maxPoints: 1200,
+    params: {
+      atlasWidth: 64, atlasHeight: 32, blockSize: 16, mapCount: 2, absoluteD1: true, removeDuplicates: false, sizeQuantizer: false,
+      lossyThreshold: 0, bitDepth3d: 10, hasAttribute: true, unsupported: 0, postProcessing: 0,
+    },
+    occupancy: plane(16, 8), geometry: [plane(64, 32), plane(64, 32)],
+    attribute: [0, 1].map(() => ({ y: plane(64, 32), u: plane(32, 16), v: plane(32, 16), bitDepth: 8 })),
+    patches: new Int32Array(20), blockToPatch: new Uint32Array(8), blocksWide: 4,
+  };
+}
+
 describe('ObjectLayer', () => {
+  it('draws an atlas frame with the reconstruction material, one vertex per pixel and map, and points again after', () => {
+    const layer = layerFor(10_000);
+    const cpuMaterial = layer.points.material;
+    expect(layer.show(atlasFrame())).toBe(true);
+    expect(layer.gpuReconstructed).toBe(true);
+    expect(layer.points.material).not.toBe(cpuMaterial);
+    expect(layer.points.geometry.drawRange.count).toBe(64 * 32 * 2);
+    expect(layer.points.geometry.getAttribute('position')).toBeUndefined();
+    expect(layer.drawnPoints).toBe(1200);
+    const uniforms = (layer.points.material as THREE.ShaderMaterial).uniforms;
+    expect(uniforms.uOccupancy.value).toBeInstanceOf(THREE.DataTexture);
+    expect(Array.from(uniforms.uAtlasSize.value as Int32Array)).toEqual([64, 32]);
+    // Size and splat uniforms are the CPU material's own objects: one viewport update serves both.
+    expect(uniforms.viewportHeight).toBe((cpuMaterial as THREE.ShaderMaterial).uniforms.viewportHeight);
+    expect(layer.show(frame(500))).toBe(true);
+    expect(layer.gpuReconstructed).toBe(false);
+    expect(layer.points.material).toBe(cpuMaterial);
+    expect(layer.points.geometry.drawRange.count).toBe(500);
+  });
+
   it('places the object as the MPD says: scene = position + rotate(q, scale · p)', () => {
     const layer = layerFor(100);
     layer.points.updateMatrixWorld();

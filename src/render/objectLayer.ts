@@ -9,9 +9,16 @@
  * the one on the GPU, and only its `count` points (update ranges + draw range); the renderer
  * asking again at display rate costs nothing. Points are stored with four components (see
  * `packPoints`).
+ *
+ * A frame the decoder left as pictures + atlas (`AtlasFrame`) is reconstructed on the GPU instead:
+ * the same `THREE.Points` then draws one vertex per atlas pixel with the atlas material
+ * (atlasMaterial.ts) and no vertex buffers at all.
  */
 import * as THREE from 'three';
-import type { PointFrame } from '../player/decoder';
+import { type AtlasFrame, isAtlasFrame } from '../decoder/atlasFrame';
+import type { DecodedFrame, PointFrame } from '../player/decoder';
+import { AtlasPointMaterial } from './atlasMaterial';
+import { atlasVertexCount } from './atlasReconstruction';
 import type { SceneObject } from '../player/mpd';
 
 /** Smallest pool, in points, so tiny first frames do not trigger a chain of doublings. */
@@ -28,7 +35,10 @@ export class ObjectLayer {
   readonly points: THREE.Points;
   private geometry: THREE.BufferGeometry;
   private capacity: number;
-  private shown: PointFrame | null = null;
+  private shown: DecodedFrame | null = null;
+  private atlas: AtlasPointMaterial | null = null;
+  /** No attributes: the atlas material computes everything from gl_VertexID. */
+  private atlasGeometry: THREE.BufferGeometry | null = null;
   /** Update range objects reused for every upload (three keeps the ones we push until it uploads). */
   private readonly positionRange = { start: 0, count: 0 };
   private readonly colorRange = { start: 0, count: 0 };
@@ -60,18 +70,26 @@ export class ObjectLayer {
     return this.capacity;
   }
 
+  /** Whether the drawn frame is reconstructed in the vertex shader. */
+  get gpuReconstructed(): boolean {
+    return this.points.visible && !!this.shown && isAtlasFrame(this.shown);
+  }
+
   /** Points drawn now. */
   get drawnPoints(): number {
-    return this.points.visible ? this.geometry.drawRange.count : 0;
+    if (!this.points.visible) return 0;
+    const shown = this.shown;
+    return shown && isAtlasFrame(shown) ? shown.maxPoints : this.geometry.drawRange.count;
   }
 
   /**
    * Makes `frame` the drawn frame (null hides the object). Uploads only when it differs from the
    * frame already on the GPU; returns whether the object's picture changed.
    */
-  show(frame: PointFrame | null): boolean {
+  show(frame: DecodedFrame | null): boolean {
     if (frame === this.shown) return false;
     this.shown = frame;
+    if (frame && isAtlasFrame(frame)) return this.showAtlas(frame);
     if (!frame || frame.count === 0) {
       const wasVisible = this.points.visible;
       this.points.visible = false;
@@ -81,6 +99,8 @@ export class ObjectLayer {
       throw new Error(`object ${this.object.id}: frame of ${frame.count} points has ${frame.positions.length / 3} positions and ${frame.colors.length / 3} colours`);
     }
     if (frame.count > this.capacity) this.grow(frame.count);
+    this.points.geometry = this.geometry;
+    this.points.material = this.material;
     const positions = this.geometry.getAttribute('position') as THREE.BufferAttribute;
     const colors = this.geometry.getAttribute('rgb') as THREE.BufferAttribute;
     packPoints(frame, positions.array as Int16Array, colors.array as Uint8Array);
@@ -93,7 +113,26 @@ export class ObjectLayer {
     return true;
   }
 
+  /** GPU reconstruction of `frame`: new textures, one vertex per atlas pixel and map. */
+  private showAtlas(frame: AtlasFrame): boolean {
+    if (!this.atlas) {
+      this.atlas = new AtlasPointMaterial(this.material);
+      this.atlasGeometry = new THREE.BufferGeometry();
+      this.atlasGeometry.boundingSphere = this.localBounds.clone();
+    }
+    this.atlas.setFrame(frame);
+    this.atlasGeometry!.setDrawRange(0, atlasVertexCount(frame));
+    this.points.geometry = this.atlasGeometry!;
+    this.points.material = this.atlas.material;
+    this.material.uniforms.pointSize.value = this.basePointSizeM * sparseness(this.largest, frame.maxPoints);
+    this.points.visible = frame.maxPoints > 0;
+    this.uploads++;
+    return true;
+  }
+
   dispose(): void {
+    this.atlas?.dispose();
+    this.atlasGeometry?.dispose();
     this.geometry.dispose();
     this.points.removeFromParent();
   }

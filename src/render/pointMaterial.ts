@@ -32,7 +32,7 @@ void main() {
 }
 `;
 
-const FRAGMENT = /* glsl */ `
+export const POINT_FRAGMENT = /* glsl */ `
 uniform int splat;
 in vec3 vColor;
 out vec4 fragColor;
@@ -62,7 +62,7 @@ export function createPointMaterial(options: PointMaterialOptions): THREE.Shader
   return new THREE.ShaderMaterial({
     glslVersion: THREE.GLSL3,
     vertexShader: VERTEX,
-    fragmentShader: FRAGMENT,
+    fragmentShader: POINT_FRAGMENT,
     uniforms: {
       pointSize: { value: options.pointSizeM },
       viewportHeight: { value: 1 },

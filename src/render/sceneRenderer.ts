@@ -10,7 +10,7 @@
 import * as THREE from 'three';
 import { FlyControls } from 'three/examples/jsm/controls/FlyControls.js';
 import { OrbitControls } from 'three/examples/jsm/controls/OrbitControls.js';
-import type { PointFrame } from '../player/decoder';
+import type { DecodedFrame } from '../player/decoder';
 import type { SceneModel } from '../player/mpd';
 import { CameraPoseSource } from './cameraPoseSource';
 import { defaultFraming } from './framing';
@@ -20,7 +20,7 @@ import { RateMeter } from './rateMeter';
 import { startXRSession, supportedXRModes, type XRMode } from './xr';
 
 /** What to draw per object id now (null: nothing decoded yet). */
-export type FrameSource = () => ReadonlyMap<string, { frame: PointFrame } | null>;
+export type FrameSource = () => ReadonlyMap<string, { frame: DecodedFrame } | null>;
 
 export type CameraMode = 'orbit' | 'fly';
 
@@ -40,6 +40,8 @@ export interface RenderStats {
   /** Milliseconds the last drawn frame took on the CPU (frame lookup, uploads, draw calls). */
   frameMs: number;
   pointsDrawn: number;
+  /** Objects whose current frame is reconstructed on the GPU (the rest were reconstructed by the workers). */
+  gpuReconstructed: number;
   /** `performance.now()` when the last draw finished (ms). */
   lastDrawAt: number;
   /** Live GPU resources as three counts them (flat over a session when pools work). */
@@ -110,7 +112,8 @@ export class SceneRenderer {
       // Per draw (so per eye in XR): the viewport three is about to draw into, in device pixels.
       layer.points.onBeforeRender = (renderer) => {
         material.uniforms.viewportHeight.value = renderer.getCurrentViewport(this.viewport).w;
-        material.uniformsNeedUpdate = true;
+        // The layer draws with its CPU-path or its GPU-reconstruction material (same uniforms).
+        (layer.points.material as THREE.ShaderMaterial).uniformsNeedUpdate = true;
       };
       this.scene.add(layer.points);
       this.layers.push(layer);
@@ -226,6 +229,7 @@ export class SceneRenderer {
       contentFps: shown ? this.uploadRate.perSecond() / shown : 0,
       frameMs: this.frameMs,
       pointsDrawn: this.layers.reduce((a, l) => a + l.drawnPoints, 0),
+      gpuReconstructed: this.layers.filter((l) => l.gpuReconstructed).length,
       lastDrawAt: this.lastDrawAt,
       geometries: info.memory.geometries,
       textures: info.memory.textures,
