@@ -7,11 +7,13 @@
  *                  [--traces 5g_walking_lumos5g_100,...] [--poses FILE,...] [--reps 3]
  *                  [--duration 120] [--delay-ms 10] [--trace-scale auto|X] [--abr RULE]
  *                  [--buffer S] [--k N] [--content DIR] [--manifest PATH] [--loss-direction down|both]
- *                  [--no-build] [--resume]
+ *                  [--no-build] [--resume] [--cc cubic|bbr2]
  *
  * --resume keeps the runs of an earlier invocation with the same --name that succeeded and runs
  * only the others, so a long matrix can be spread over several sittings (repetitions run outermost,
- * so a partial matrix covers every cell once before repeating any).
+ * so a partial matrix covers every cell once before repeating any). --cc picks the origin's
+ * congestion control (default: the origin's, loss-tolerant BBR2); `cubic` is the loss-based
+ * controller of the reference paper's QUIC stack.
  *
  * Needs root. Results: results/qoe/<name>/{runs/*.json, runs.csv, cells.json, report.html}.
  */
@@ -59,7 +61,7 @@ function main(): void {
       'delay-ms': { type: 'string' }, 'trace-scale': { type: 'string' }, abr: { type: 'string' }, buffer: { type: 'string' },
       k: { type: 'string' }, content: { type: 'string' }, manifest: { type: 'string' }, 'keep-run-dirs': { type: 'boolean', default: false },
       'loss-direction': { type: 'string' }, 'no-build': { type: 'boolean', default: false },
-      resume: { type: 'boolean', default: false },
+      resume: { type: 'boolean', default: false }, cc: { type: 'string' },
     },
   });
   if (process.getuid?.() !== 0) throw new Error('the QoE runner needs root (network namespaces, tc, iptables)');
@@ -73,6 +75,8 @@ function main(): void {
   const delayMs = Number(values['delay-ms'] ?? 10);
   const lossDirection = values['loss-direction'] ?? 'down';
   if (lossDirection !== 'down' && lossDirection !== 'both') throw new Error(`--loss-direction must be down or both, got ${lossDirection}`);
+  const cc = values.cc;
+  if (cc !== undefined && cc !== 'cubic' && cc !== 'bbr2') throw new Error(`--cc must be cubic or bbr2, got ${cc}`);
   const contentDir = resolve(values.content ?? join(ROOT, 'content'));
   const manifest = values.manifest ?? '/content/demo/manifest.mpd';
   const name = values.name ?? (smoke ? 'smoke' : new Date().toISOString().replace(/[:.]/g, '-'));
@@ -111,6 +115,7 @@ function main(): void {
     const config: RunConfig = {
       id: entry.id, mode: entry.mode, lossPct: entry.lossPct, ge, trace: entry.trace.replace(/^.*\//, '').replace(/\.csv$/, ''),
       traceScale: scale, pose: entry.pose.replace(/^.*\//, ''), repetition: entry.repetition, durationS: duration, delayMs, lossDirection,
+      ...(cc ? { congestionControl: cc } : {}),
     };
     const runDir = join(out, 'work', entry.id);
     rmSync(runDir, { recursive: true, force: true });
@@ -128,7 +133,7 @@ function main(): void {
         ...process.env, RUN_DIR: runDir, ORIGIN_BIN: originBin, IMPAIR_BIN: impairBin, CONTENT_DIR: contentDir,
         WEB_DIR: join(ROOT, 'dist'), PAGE_QUERY: query.toString(), GE: ge, DELAY_MS: String(delayMs),
         SEED: String(1 + entry.repetition), LOSS_DIRECTION: lossDirection, TRACE_FILE: entry.trace, TRACE_SCALE: String(scale), POSE_FILE: entry.pose,
-        TIMEOUT_S: String(duration + 60),
+        TIMEOUT_S: String(duration + 60), ORIGIN_CC: cc ?? '',
       },
     });
     let qoe: QoeLog | null = null;

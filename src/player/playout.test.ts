@@ -130,6 +130,19 @@ describe('PlayoutSession', () => {
     expect(Math.min(...q0)).toBeGreaterThanOrEqual(Math.max(...q1));
   });
 
+  it('a segment prefetched while an earlier one is still arriving queues behind it (lowest urgency)', async () => {
+    // Slow enough that segment k is still in flight when k + 1 is requested.
+    const { link } = await play(() => 2.5e6, 6, 3);
+    const bySegment = new Map<number, number[]>();
+    for (const r of link.requests) {
+      const index = Number(/seg-(\d+)/.exec(r.path)![1]);
+      bySegment.set(index, [...(bySegment.get(index) ?? []), r.urgency ?? -1]);
+    }
+    // Segment 0 by rank; some later segment was requested behind an unfinished one, all at 7.
+    expect(bySegment.get(0)).toEqual([0, 1, 2]);
+    expect([...bySegment.values()].some((u) => u.length === 3 && u.every((x) => x === 7))).toBe(true);
+  });
+
   it('freezes when reliable objects cannot arrive in time, counts the freeze once, and resumes', async () => {
     // 20 Mbit/s, then an outage of 3 s, then back.
     const { session } = await play((t) => (t >= 4 && t < 7 ? 0 : 20e6), 12);

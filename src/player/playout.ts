@@ -21,6 +21,9 @@ import type { DeliveryPolicy, ObjectPlan, PlanObject } from './policy';
 import { rankObjects, type ViewportModel } from './ranking';
 import { ThroughputEstimator } from './throughput';
 
+/** The least urgent RFC 9218 urgency. */
+const MAX_URGENCY = 7;
+
 export interface PlayoutConfig {
   scene: SceneModel;
   /** Origin path of the manifest's directory, e.g. `/content/demo/` (segment paths are relative to it). */
@@ -303,6 +306,13 @@ export class PlayoutSession {
       timeToDeadlineS: deadline - clock.now(), bufferS: Math.max(0, deadline - clock.now() - scene.segmentDuration),
       bufferTargetS: this.bufferTargetS,
     });
+    // A segment requested while an earlier one is still arriving must not overtake it: urgency is
+    // by rank only within the earliest segment in flight (RFC 9218 urgency; the origin serves
+    // equal urgencies in request order), so prefetched segments queue behind it at the lowest
+    // urgency. Ranking by urgency alone let a later segment's most visible object go before an
+    // earlier segment's last one — the startup freezes of the first QoE runs.
+    const behind = [...this.tasks.entries()].some(([j, list]) => j < k && list.some((t) => !t.settled));
+    if (behind) for (const p of networkPlans) p.urgency = MAX_URGENCY;
     const decodeCapacityMs = (this.cfg.decoder.parallelism ?? 1) * scene.segmentDuration * 1000 * DECODE_HEADROOM;
     const plans = fitDecodeBudget(networkPlans, scene.objects.map((o) => ({
       objectId: o.id, pointsPerFrame: o.representations.map((r) => r.pointsPerFrame),
