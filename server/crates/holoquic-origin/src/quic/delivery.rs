@@ -395,6 +395,17 @@ impl RequestStream {
         0
     }
 
+    /// Whether object bytes of a reliable response are still to be handed to QUIC (response
+    /// messages do not count: they are small and always go at once).
+    pub fn has_reliable_body(&self) -> bool {
+        matches!(&self.state, State::Reliable { body, offset } if *offset < body.len())
+    }
+
+    /// Whether `pending()` is object bytes (no response message waiting before them).
+    pub fn pending_is_body(&self) -> bool {
+        self.out.is_empty()
+    }
+
     /// Whether datagrams are queued.
     pub fn has_datagrams(&self) -> bool {
         matches!(&self.state, State::Datagram(s) if !s.queue.is_empty())
