@@ -99,8 +99,17 @@ function main(): void {
   const ladders = scene.objects.map((o) => o.representations.map((r) => r.bandwidth));
   for (const p of poses) if (!existsSync(p)) throw new Error(`pose trace ${p} not found`);
 
+  // The code measured: results of different commits must not be pooled (--resume warns).
+  const head = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).stdout.trim() || 'unknown';
+  const dirty = spawnSync('git', ['status', '--porcelain', '--untracked-files=no'], { cwd: ROOT, encoding: 'utf8' }).stdout.trim() !== '';
+  const commit = `${head}${dirty ? ' (with uncommitted changes)' : ''}`;
+  const commitFile = join(out, 'commit.txt');
+  if (values.resume && existsSync(commitFile) && readFileSync(commitFile, 'utf8').trim() !== commit) {
+    console.warn(`warning: resuming runs of ${readFileSync(commitFile, 'utf8').trim()} with ${commit}: the results pool two versions`);
+  }
   const runs = expandMatrix({ modes, lossPct: losses, traces, poses, repetitions: reps });
   mkdirSync(join(out, 'runs'), { recursive: true });
+  writeFileSync(commitFile, `${commit}\n`);
   console.log(`QoE experiment "${name}": ${runs.length} runs of ${duration} s → ${out}`);
   runs.forEach((entry, i) => {
     const recordFile = join(out, 'runs', `${entry.id}.json`);
@@ -155,7 +164,7 @@ function main(): void {
     if (!values['keep-run-dirs'] && !error) rmSync(runDir, { recursive: true, force: true });
   });
   const commandLine = `npm run qoe -- ${process.argv.slice(2).join(' ')}`;
-  writeReport(out, [`command: ${commandLine}`, `date: ${new Date().toISOString()}`, `machine: ${process.env.HOLOQUIC_MACHINE ?? 'Debian 12, 2 cores, no GPU'}`]);
+  writeReport(out, [`command: ${commandLine}`, `date: ${new Date().toISOString()}`, `commit: ${commit}`, `machine: ${process.env.HOLOQUIC_MACHINE ?? 'Debian 12, 2 cores, no GPU'}`]);
   console.log(`report: ${join(out, 'report.html')}`);
 }
 
