@@ -25,7 +25,7 @@ export interface DecoderTestResult {
 /** GPU reconstruction of a segment's frames against the CPU reconstruction (no post-processing). */
 export interface GpuCompareResult {
   error?: string;
-  frames?: Array<PointSetDifference & { gpuMs: number; postProcessing: number }>;
+  frames?: Array<PointSetDifference & { gpuMs: number; postProcessing: number; atlas: { width: number; height: number; maps: number } }>;
   /** CPU time per frame of the worker's reconstruction without post-processing (ms). */
   cpuFrameMs?: number[];
 }
@@ -80,7 +80,10 @@ async function gpuCompare(path: string, options: { frames?: number } = {}): Prom
       const t0 = performance.now();
       const points = gpu.reconstruct(atlas);
       const gpuMs = performance.now() - t0;
-      frames.push({ ...comparePointSets(pointsOf(segment.frames[f]), points), gpuMs, postProcessing: atlas.params.postProcessing });
+      frames.push({
+        ...comparePointSets(pointsOf(segment.frames[f]), points), gpuMs, postProcessing: atlas.params.postProcessing,
+        atlas: { width: atlas.params.atlasWidth, height: atlas.params.atlasHeight, maps: atlas.params.mapCount },
+      });
     }
     gpu.dispose();
     return { frames, cpuFrameMs: segment.timing.frameMs.slice(0, n) };

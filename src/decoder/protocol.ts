@@ -24,7 +24,10 @@ export interface SegmentTiming {
   totalMs: number;
   /** Parsing + atlas decoding (wasm). */
   parseMs: number;
-  /** Per frame: reconstruction + post-processing + copy out of wasm memory. */
+  /**
+   * Per frame: reconstruction + post-processing + copy out of wasm memory, or the copy of the
+   * pictures and atlas for the GPU (output 'both': the CPU reconstruction alone).
+   */
   frameMs: number[];
   /** All decoded pictures: VideoFrame.copyTo into wasm memory + bit-depth conversion. */
   pictureMs: number;
