@@ -1,6 +1,7 @@
 /**
  * The origin and the browser transport end to end: the real origin binary, real headless
- * Chromium, objects of 1 kB … 5 MB fetched over a reliable WebTransport stream, as RaptorQ
+ * Chromium, objects of 1 kB … 12 MB (past the size where RaptorQ sub-blocks source blocks)
+ * fetched over a reliable WebTransport stream, as RaptorQ
  * datagrams, and over HTTP/2, compared byte for byte (SHA-256); errors; and datagram delivery
  * through a lossy relay (Gilbert–Elliott loss), where FEC and repair on demand must recover.
  */
@@ -13,7 +14,7 @@ import type { TransportTestResult } from '../src/app/transport-page';
 import { type Browser, launch } from './lib/browser';
 import { type Origin, spkiHash, startOrigin, startRelay } from './lib/processes';
 
-const SIZES = { '1k': 1_000, '64k': 65_536, '1m': 1_000_000, '5m': 5_000_000 } as const;
+const SIZES = { '1k': 1_000, '64k': 65_536, '1m': 1_000_000, '5m': 5_000_000, '12m': 12_000_000 } as const;
 type Via = 'reliable' | 'datagram' | 'http2';
 
 let content: string;

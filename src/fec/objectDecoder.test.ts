@@ -7,14 +7,14 @@ import { loadRaptorq, ObjectFecDecoder, parseOti } from './objectDecoder';
 
 const SYMBOL = 1200;
 
-/** OTI as the Rust crate's with_defaults writes it for one source block, no sub-blocks. */
-function otiFor(length: number, symbolSize: number): Uint8Array {
+/** OTI as the Rust crate's with_defaults writes it for one source block (one sub-block unless told). */
+function otiFor(length: number, symbolSize: number, subBlocks = 1): Uint8Array {
   const oti = new Uint8Array(12);
   for (let i = 4, v = length; i >= 0; i--, v = Math.floor(v / 256)) oti[i] = v % 256;
   oti[6] = symbolSize >> 8;
   oti[7] = symbolSize & 0xff;
   oti[8] = 1;
-  oti[10] = 1;
+  oti[10] = subBlocks;
   oti[11] = 8;
   return oti;
 }
@@ -39,6 +39,13 @@ describe('ObjectFecDecoder', () => {
       subBlocks: 1,
       alignment: 8,
     });
+  });
+
+  it('accepts the sub-blocked OTI of objects over ~10 MB and rejects an impossible one', () => {
+    // 12 MB at 1280-byte symbols: with_defaults gives two sub-blocks per source block, on both
+    // sides (the origin's layout is checked by its own decode test, symbols.rs).
+    expect(() => new ObjectFecDecoder(otiFor(12_000_000, 1280, 2)).free()).not.toThrow();
+    expect(() => new ObjectFecDecoder(otiFor(12_000_000, 1280, 0))).toThrow(/unsupported OTI/);
   });
 
   it('recovers an object from source and repair symbols despite lost datagrams', () => {

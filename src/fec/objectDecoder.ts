@@ -54,8 +54,9 @@ export class ObjectFecDecoder {
 
   constructor(oti: Uint8Array) {
     this.info = parseOti(oti);
+    // Sub-blocks (objects over ~10 MB) are fine: with_defaults derives the same count here.
     const { symbolSize, alignment, subBlocks } = this.info;
-    if (symbolSize === 0 || alignment === 0 || symbolSize % alignment !== 0 || subBlocks !== 1) {
+    if (symbolSize === 0 || alignment === 0 || symbolSize % alignment !== 0 || subBlocks < 1) {
       throw new RangeError(`unsupported OTI: ${JSON.stringify(this.info)} (origin must use with_defaults)`);
     }
     this.decoder = Decoder.with_defaults(BigInt(this.info.transferLength), symbolSize);

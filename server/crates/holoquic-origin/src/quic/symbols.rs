@@ -87,11 +87,18 @@ impl ObjectSymbols {
         let size = usize::from(self.oti.symbol_size());
         if symbol.index < k {
             out.extend_from_slice(&PayloadId::new(symbol.block, symbol.index).serialize());
-            let start = self.blocks[block].0 + symbol.index as usize * size;
-            let end = (start + size).min(self.object.len());
-            let have = end.saturating_sub(start);
-            out.extend_from_slice(&self.object[start.min(end)..end]);
-            out.resize(out.len() + (size - have), 0);
+            let block_start = self.blocks[block].0;
+            // RFC 6330 §4.4.1.2: the block is N sub-blocks of K contiguous sub-symbols each, and
+            // source symbol m is the m-th sub-symbol of every sub-block in turn. With N = 1 (every
+            // object under ~10 MB) that is simply the object's bytes at m·T.
+            let index = symbol.index as usize;
+            for (offset, sub_size) in sub_blocks(&self.oti, k as usize) {
+                let start = block_start + offset + index * sub_size;
+                let end = (start + sub_size).min(self.object.len());
+                let have = end.saturating_sub(start);
+                out.extend_from_slice(&self.object[start.min(end)..end]);
+                out.resize(out.len() + (sub_size - have), 0);
+            }
         } else {
             let packet = self.encoder(block).repair_packets(symbol.index, 1).pop().expect("one repair packet");
             out.extend_from_slice(&packet.serialize());
@@ -110,6 +117,22 @@ impl ObjectSymbols {
         let (object, oti, range) = (&self.object, &self.oti, self.blocks[block]);
         self.encoders[block].get_or_insert_with(|| build_encoder(object, oti, range, block))
     }
+}
+
+/// (offset in the block, sub-symbol size) of every sub-block of a block of `k` source symbols:
+/// Partition[T/Al, N] gives NL sub-blocks of sub-symbols of TL·Al bytes, then NS of TS·Al.
+fn sub_blocks(oti: &ObjectTransmissionInformation, k: usize) -> impl Iterator<Item = (usize, usize)> {
+    let alignment = usize::from(oti.symbol_alignment());
+    let units = usize::from(oti.symbol_size()) / alignment;
+    let n = usize::from(oti.sub_blocks()).max(1);
+    let (large, small) = (units.div_ceil(n), units / n);
+    let n_large = units - small * n;
+    (0..n).scan(0usize, move |offset, i| {
+        let size = if i < n_large { large } else { small } * alignment;
+        let here = *offset;
+        *offset += k * size;
+        Some((here, size))
+    })
 }
 
 fn build_encoder(object: &[u8], oti: &ObjectTransmissionInformation, (start, end): (usize, usize), block: usize) -> SourceBlockEncoder {
@@ -151,6 +174,25 @@ mod tests {
                 assert_eq!(got, expected, "object of {len} bytes, block {b}");
             }
         }
+    }
+
+    /// Above ~10 MB `with_defaults` splits each block into sub-blocks, and a source symbol is no
+    /// longer a plain slice of the object (what once made a 12 MB datagram object undecodable).
+    #[test]
+    fn source_symbols_of_sub_blocked_objects_decode() {
+        let data = object(12_000_000);
+        let mut symbols = ObjectSymbols::new(data.clone(), 1280);
+        assert!(symbols.oti().sub_blocks() > 1, "this size should be sub-blocked: {:?}", symbols.oti());
+        let mut decoder = Decoder::new(symbols.oti());
+        let mut result = None;
+        for block in 0..symbols.block_count() {
+            for index in 0..symbols.source_symbols(block) {
+                let mut out = Vec::new();
+                symbols.write_packet(SymbolRef { block: block as u8, index }, &mut out);
+                result = result.or(decoder.decode(EncodingPacket::deserialize(&out)));
+            }
+        }
+        assert!(result.as_deref() == Some(&data[..]), "the source symbols reassemble the object");
     }
 
     #[test]
