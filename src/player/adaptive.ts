@@ -24,7 +24,7 @@
  * yet, every object starts at the lowest quality, the most visible half reliably.
  */
 import { logUtility } from './knapsack';
-import { type LossModel, recoveryProbability } from './fecModel';
+import { type LossModel, planningLoss, recoveryProbability } from './fecModel';
 import { solveMultipleChoice } from './mck';
 import { type DeliveryPolicy, type ObjectPlan, type PlanInput, SYMBOL_BYTES } from './policy';
 import { SAFETY } from './rules';
@@ -64,7 +64,11 @@ export class AdaptivePolicy implements DeliveryPolicy {
   readonly mode = 'adaptive' as const;
 
   plan(input: PlanInput): ObjectPlan[] {
-    const { objects, loss, rttS } = input;
+    const { objects, rttS } = input;
+    // Datagram options are planned for at least the loss floor (fecModel.ts); the reliable
+    // option's cost uses what was measured.
+    const measured = input.loss;
+    const loss = planningLoss(measured);
     if (input.throughputBps === null || input.segment === 0) {
       const half = Math.ceil(objects.length / 2);
       return objects.map((o) => ({
@@ -85,9 +89,9 @@ export class AdaptivePolicy implements DeliveryPolicy {
         if (!inView && q > 0) return;
         const bits = bitrate * input.segmentDurationS;
         const u = logUtility(o.bitrates, q);
-        const retransmitTail = loss.rate > 0 ? (input.throughputBps ?? 0) * rttS : 0;
+        const retransmitTail = measured.rate > 0 ? (input.throughputBps ?? 0) * rttS : 0;
         if (inView) candidates.push({
-          cost: FREEZE_MARGIN * (bits / (1 - Math.min(loss.rate, 0.5)) + retransmitTail),
+          cost: FREEZE_MARGIN * (bits / (1 - Math.min(measured.rate, 0.5)) + retransmitTail),
           value: weight * u,
           plan: { objectId: o.objectId, quality: q, delivery: 'reliable', fec: { kind: 'none' }, urgency },
         });

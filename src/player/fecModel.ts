@@ -14,6 +14,20 @@ export const TARGET_SUCCESS = 0.99;
 /** Symbols beyond K given to the RaptorQ decoder to make its own failure negligible. */
 export const DECODE_MARGIN = 2;
 
+/**
+ * The least loss FEC is planned for. A link with no random loss still drops datagrams when its
+ * bottleneck queue overflows (a rate trace stepping down), and the player's estimate reads 0
+ * until it has seen a loss: planning for nothing then made a single dropped symbol cost the
+ * object whenever repair on demand had no time left. 1 % costs ~4–8 % of overhead at the
+ * demo's object sizes.
+ */
+export const PLANNING_LOSS_FLOOR = 0.01;
+
+/** The loss FEC is planned for: the measured one, at least the floor. */
+export function planningLoss(loss: LossModel): LossModel {
+  return { rate: Math.max(loss.rate, PLANNING_LOSS_FLOOR), meanBurst: Math.max(1, loss.meanBurst) };
+}
+
 export interface LossModel {
   /** Mean datagram loss rate, 0 … 1. */
   rate: number;

@@ -19,6 +19,7 @@ import { FreezeTracker } from './freezes';
 import { type SceneModel, type SceneObject, segmentPath } from './mpd';
 import type { DeliveryPolicy, ObjectPlan, PlanObject } from './policy';
 import { rankObjects, type ViewportModel } from './ranking';
+import { RttEstimator } from '../transport/rtt';
 import { ThroughputEstimator } from './throughput';
 
 /** The least urgent RFC 9218 urgency. */
@@ -107,7 +108,7 @@ export class PlayoutSession {
   private readonly records: QoeSegment[] = [];
   private loss: LossModel = { rate: 0, meanBurst: 1 };
   private lossWeight = 0;
-  private rttS = DEFAULT_RTT_S;
+  private readonly rtt = new RttEstimator(16, DEFAULT_RTT_S * 1000);
   private policy: DeliveryPolicy;
   private origin = 0;
   private playStart = NaN;
@@ -227,7 +228,7 @@ export class PlayoutSession {
 
   /** Current throughput estimate (bit/s) and loss/RTT measurements. */
   network(): { throughputBps: number | null; loss: LossModel; rttS: number } {
-    return { throughputBps: this.throughput.estimate(), loss: this.loss, rttS: this.rttS };
+    return { throughputBps: this.throughput.estimate(), loss: this.loss, rttS: this.rtt.ms / 1000 };
   }
 
   private playoutTime(k: number): number {
@@ -302,7 +303,7 @@ export class PlayoutSession {
     });
     const networkPlans = this.policy.plan({
       segment: k, segmentDurationS: scene.segmentDuration, objects,
-      throughputBps: this.throughput.estimate(), loss: this.loss, rttS: this.rttS,
+      throughputBps: this.throughput.estimate(), loss: this.loss, rttS: this.rtt.ms / 1000,
       timeToDeadlineS: deadline - clock.now(), bufferS: Math.max(0, deadline - clock.now() - scene.segmentDuration),
       bufferTargetS: this.bufferTargetS,
     });
@@ -445,7 +446,7 @@ export class PlayoutSession {
     const s = result.stats;
     if (s.firstByteAt !== undefined && s.delivery === 'reliable') {
       const ttfb = (s.firstByteAt - s.requestedAt) / 1000;
-      if (ttfb > 0) this.rttS = 0.8 * this.rttS + 0.2 * ttfb;
+      if (ttfb > 0) this.rtt.add(ttfb * 1000);
     }
     if (s.delivery === 'datagram' && s.symbolsSent && s.symbolsReceived !== undefined) {
       const sent = s.symbolsSent, lost = Math.max(0, sent - s.symbolsReceived);

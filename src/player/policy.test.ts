@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { AdaptivePolicy, repairFor } from './adaptive';
-import { recoveryProbability } from './fecModel';
+import { PLANNING_LOSS_FLOOR, recoveryProbability } from './fecModel';
 import { FixedModePolicy, type PlanInput, reliableCountFromDegree } from './policy';
 import { abrRule, hybridRule, knapsackRule, priorityGreedyRule } from './rules';
 
@@ -21,6 +21,11 @@ describe('fixed modes', () => {
     expect(plans.map((p) => p.delivery)).toEqual(['reliable', 'reliable', 'datagram', 'datagram']);
     expect(plans[2].fec).toEqual({ kind: 'planned', lossRate: 0.02, meanBurstLength: 2.5 });
     expect(plans.map((p) => p.urgency)).toEqual([0, 1, 2, 3]);
+  });
+
+  it('plans FEC for at least the loss floor when no loss was measured yet (queue drops still happen)', () => {
+    const plans = new FixedModePolicy('qpr-fec', knapsackRule).plan(input({ loss: { rate: 0, meanBurst: 1 } }));
+    expect(plans[3].fec).toEqual({ kind: 'planned', lossRate: PLANNING_LOSS_FLOOR, meanBurstLength: 1 });
   });
 
   it('the first segment is requested at the lowest quality', () => {

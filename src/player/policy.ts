@@ -6,7 +6,7 @@
  */
 import type { FecRequest } from '../transport/types';
 import { assignDelivery } from './abr';
-import { planRepair, type LossModel } from './fecModel';
+import { planningLoss, planRepair, type LossModel } from './fecModel';
 import type { AbrRule } from './rules';
 
 export type PlayerMode = 'h2' | 'qr' | 'qpr' | 'qpr-fec' | 'q100-fec' | 'adaptive';
@@ -74,15 +74,16 @@ export class FixedModePolicy implements DeliveryPolicy {
     const objects = input.objects.map((o) => {
       const d = deliveries.get(o.objectId)!;
       const bytes = (o.bitrates[Math.max(0, o.previousQuality)] * input.segmentDurationS) / 8;
-      return { ...o, fecOverhead: d.delivery === 'datagram' && d.fec ? plannedOverhead(bytes, input.loss) : 0 };
+      return { ...o, fecOverhead: d.delivery === 'datagram' && d.fec ? plannedOverhead(bytes, planningLoss(input.loss)) : 0 };
     });
     const allocation = input.segment === 0
       ? new Map(ids.map((id) => [id, 0]))
       : this.rule.allocate({ objects, throughputBps: input.throughputBps, bufferS: input.bufferS, bufferTargetS: input.bufferTargetS });
     return input.objects.map((o) => {
       const d = deliveries.get(o.objectId)!;
+      const planned = planningLoss(input.loss);
       const fec: FecRequest = d.delivery === 'datagram' && d.fec
-        ? { kind: 'planned', lossRate: input.loss.rate, meanBurstLength: input.loss.meanBurst }
+        ? { kind: 'planned', lossRate: planned.rate, meanBurstLength: planned.meanBurst }
         : { kind: 'none' };
       return { objectId: o.objectId, quality: allocation.get(o.objectId) ?? 0, delivery: d.delivery, fec, urgency: Math.min(7, o.rank) };
     });

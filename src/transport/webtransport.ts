@@ -8,6 +8,7 @@ import { FecWorkerClient } from '../fec/client';
 import { decodeMessage, decodeObjectDatagram, encodeMessage, type FecMode, type Message, REQUEST_ID_LIMIT } from './codec';
 import { countLosses, LossEstimator } from './loss';
 import { fetchWithRetry } from './retry';
+import { RttEstimator } from './rtt';
 import type { DeliveryStats, ObjectRequest, ObjectResult, ObjectTransport, TransportState } from './types';
 
 /** What `GET /config.json` on the origin answers (docs/protocol.md §1). */
@@ -68,8 +69,8 @@ export class WebTransportSession implements ObjectTransport {
   private connecting: Promise<void> | null = null;
   private fec: FecWorkerClient | null;
   readonly loss = new LossEstimator();
-  /** Smoothed RTT estimate from REQUEST → RESPONSE times (ms). */
-  rttMs = 50;
+  /** Round-trip time from REQUEST → RESPONSE times (windowed minimum, rtt.ts). */
+  readonly rtt = new RttEstimator();
   datagramsDropped = 0;
 
   constructor(private readonly options: WebTransportSessionOptions) {
@@ -208,7 +209,7 @@ export class WebTransportSession implements ObjectTransport {
       if (!first) return fail(0, request.signal?.aborted ? 'cancelled' : 'stream ended before RESPONSE');
       if (first.type !== 'response') return fail(0, `expected RESPONSE, got ${first.type}`);
       stats.firstByteAt = performance.now();
-      this.rttMs = 0.8 * this.rttMs + 0.2 * (stats.firstByteAt - requestedAt);
+      this.rtt.add(stats.firstByteAt - requestedAt);
       if (first.status !== 200 || first.delivery === 'error') {
         return fail(first.status, first.delivery === 'error' ? first.message : `status ${first.status}`);
       }
@@ -306,12 +307,12 @@ export class WebTransportSession implements ObjectTransport {
             repairTimer = setTimeout(() => {
               if (outcome !== null) return;
               const timeLeft = deadlineAt - performance.now();
-              if (timeLeft < 1.5 * this.rttMs) return;
+              if (timeLeft < 1.5 * this.rtt.ms) return;
               const shortfall = response.sourceSymbols + REPAIR_MARGIN * blocks - stats.symbolsReceived!;
               const perBlock = Math.max(1, Math.ceil(Math.max(shortfall, blocks) / blocks) + REPAIR_MARGIN);
               stats.repairRequests!++;
               writer.write(encodeMessage({ type: 'repair', symbols: perBlock })).catch(() => undefined);
-            }, Math.max(30, 1.5 * this.rttMs));
+            }, Math.max(30, 1.5 * this.rtt.ms));
           } else if (m.type === 'end') {
             symbolsSent = m.symbolsSent;
             stats.symbolsSent = symbolsSent;
