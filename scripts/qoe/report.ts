@@ -1,13 +1,13 @@
 /**
  * Writes the QoE report of an experiment directory: runs.csv (one line per run), cells.json
- * (aggregates per trace × loss × mode) and report.html.
+ * (aggregates per trace × loss × mode), summary.md (the same as Markdown tables) and report.html.
  *
  *   npm run qoe:report -- results/qoe/<name>
  */
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { aggregate, type RunRecord, runsCsv, toRow } from '../../src/qoe/aggregate';
+import { aggregate, markdownSummary, type RunRecord, runsCsv, toRow } from '../../src/qoe/aggregate';
 import { renderReport } from '../../src/qoe/report';
 
 export function loadRecords(dir: string): RunRecord[] {
@@ -21,7 +21,9 @@ export function writeReport(dir: string, provenance: string[]): void {
   const records = loadRecords(dir);
   const rows = records.map(toRow);
   writeFileSync(join(dir, 'runs.csv'), runsCsv(rows));
-  writeFileSync(join(dir, 'cells.json'), JSON.stringify(aggregate(rows), null, 1));
+  const cells = aggregate(rows);
+  writeFileSync(join(dir, 'cells.json'), JSON.stringify(cells, null, 1));
+  writeFileSync(join(dir, 'summary.md'), markdownSummary(cells));
   writeFileSync(join(dir, 'report.html'), renderReport({ title: `holoquic QoE — ${dir.replace(/^.*\//, '')}`, provenance, records }));
 }
 

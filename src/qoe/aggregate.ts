@@ -87,6 +87,7 @@ export interface Cell {
   freezeCount: Stat;
   freezeTotalS: Stat;
   meanQuality: Stat;
+  meanVisibleQuality: Stat;
   throughputMbps: Stat;
   onTimeRatio: Stat;
   decodeSuccess: Stat;
@@ -120,6 +121,7 @@ export function aggregate(rows: readonly RunRow[]): Cell[] {
       freezeCount: pick((s) => s.freezeCount),
       freezeTotalS: pick((s) => s.freezeTotalS),
       meanQuality: pick((s) => s.meanQuality),
+      meanVisibleQuality: pick((s) => s.meanVisibleQuality),
       throughputMbps: pick((s) => s.meanThroughputBps / 1e6),
       onTimeRatio: pick((s) => s.onTimeRatio),
       decodeSuccess: pick((s) => s.decodeSuccess),
@@ -173,4 +175,33 @@ export function runsCsv(rows: readonly RunRow[]): string {
     lines.push(CSV_COLUMNS.map((c) => csvField(values[c])).join(','));
   }
   return lines.join('\n') + '\n';
+}
+
+/** "mean" or "mean ± sd" with `digits` decimals ("–" when there is no value). */
+function fmt(st: Stat, digits: number, scale = 1): string {
+  if (st.n === 0 || !Number.isFinite(st.mean)) return '–';
+  const m = (st.mean * scale).toFixed(digits);
+  return st.n > 1 ? `${m} ± ${(st.sd * scale).toFixed(digits)}` : m;
+}
+
+/**
+ * The comparison as Markdown tables, one per trace (docs/results.md takes them as they are):
+ * freezes, quality (visible and all), throughput, on-time ratio, datagram objects recovered and
+ * decoded, FEC overhead and the loss the impairer applied, per loss level and mode.
+ */
+export function markdownSummary(cells: readonly Cell[]): string {
+  const out: string[] = [];
+  for (const trace of [...new Set(cells.map((c) => c.trace))]) {
+    out.push(`#### ${trace}`, '');
+    out.push('| loss | mode | runs | freezes | freeze time (s) | visible quality | quality | throughput (Mbit/s) | on time | datagram objects recovered | decoded | FEC overhead | measured loss |');
+    out.push('|---|---|---|---|---|---|---|---|---|---|---|---|---|');
+    for (const c of cells.filter((x) => x.trace === trace)) {
+      out.push(`| ${c.lossPct} % | ${c.mode} | ${c.runs - c.failed}${c.failed ? ` (+${c.failed} failed)` : ''} | ${fmt(c.freezeCount, 1)} | ${fmt(c.freezeTotalS, 2)} | ` +
+        `${fmt(c.meanVisibleQuality, 2)} | ${fmt(c.meanQuality, 2)} | ${fmt(c.throughputMbps, 1)} | ${fmt(c.onTimeRatio, 1, 100)} % | ` +
+        `${fmt(c.datagramRecovery, 1, 100)}${c.datagramRecovery.n ? ' %' : ''} | ${fmt(c.datagramDecoded, 1, 100)}${c.datagramDecoded.n ? ' %' : ''} | ` +
+        `${fmt(c.fecOverhead, 0, 100)}${c.fecOverhead.n ? ' %' : ''} | ${fmt(c.measuredLossPct, 2)} % |`);
+    }
+    out.push('');
+  }
+  return out.join('\n');
 }

@@ -102,6 +102,12 @@ export interface QoeSummary {
   freezeTotalS: number;
   /** Mean quality index over all object-segments that were shown on time (NaN if none). */
   meanQuality: number;
+  /**
+   * Mean quality index shown on time, weighted by predicted visible area (NaN when nothing was
+   * predicted visible): what the viewer saw. `meanQuality` also counts objects out of view, which
+   * a viewport-aware player rightly keeps at the lowest quality.
+   */
+  meanVisibleQuality: number;
   /** Mean declared bitrate of what was shown on time (bit/s). */
   meanShownBitrateBps: number;
   /** Per-segment application goodput samples (bit/s): recovered object bytes of the segment over
@@ -171,6 +177,7 @@ export function summarizeQoe(log: QoeLog): QoeSummary {
     freezeCount: log.freezes.length,
     freezeTotalS: log.freezes.reduce((a, f) => a + f.durationS, 0),
     meanQuality: mean(shown.map((s) => s.quality)),
+    meanVisibleQuality: weightedMean(shown.map((s) => [s.quality, s.visibleArea])),
     meanShownBitrateBps: mean(shown.map((s) => s.bitrateBps)),
     throughputBps: throughput,
     meanThroughputBps: mean(throughput),
@@ -187,6 +194,11 @@ export function summarizeQoe(log: QoeLog): QoeSummary {
     bytesWasted: all.reduce((a, s) => a + (s.onTime ? Math.max(0, s.receivedBytes - s.objectBytes) : s.receivedBytes), 0),
     bytesReceived: all.reduce((a, s) => a + s.receivedBytes, 0),
   };
+}
+
+function weightedMean(pairs: Array<[number, number]>): number {
+  const weight = pairs.reduce((a, [, w]) => a + w, 0);
+  return weight > 0 ? pairs.reduce((a, [v, w]) => a + v * w, 0) / weight : NaN;
 }
 
 /** Quality changes per object along the segments it was shown in, summed over objects. */
