@@ -84,7 +84,12 @@ class ScriptedLink implements ObjectTransport {
         if (e.left <= 0) {
           this.active = this.active.filter((x) => x !== e);
           const now = this.clock.now() * 1000;
-          e.done({ status: 200, bytes: new Uint8Array(8), stats: { delivery: e.req.delivery, transport: 'webtransport', objectBytes: e.total, receivedBytes: e.total, requestedAt: e.startMs, firstByteAt: e.startMs + 20, lastByteAt: now, recovered: true } });
+          // A datagram object decodes from K + 2 of K + 10 symbols sent; the last 8 were still in
+          // flight (not lost): the link loses nothing.
+          const symbols = e.req.delivery === 'datagram'
+            ? { symbolsSent: 110, symbolsReceived: 102, symbolsObserved: 102, symbolsLost: 0, lossBursts: 0, sourceSymbols: 100 }
+            : {};
+          e.done({ status: 200, bytes: new Uint8Array(8), stats: { delivery: e.req.delivery, transport: 'webtransport', objectBytes: e.total, receivedBytes: e.total, requestedAt: e.startMs, firstByteAt: e.startMs + 20, lastByteAt: now, recovered: true, ...symbols } });
         }
       }
     }
@@ -141,6 +146,14 @@ describe('PlayoutSession', () => {
     // Segment 0 by rank; some later segment was requested behind an unfinished one, all at 7.
     expect(bySegment.get(0)).toEqual([0, 1, 2]);
     expect([...bySegment.values()].some((u) => u.length === 3 && u.every((x) => x === 7))).toBe(true);
+  });
+
+  it('learns no loss from symbols that were still in flight when a datagram object decoded', async () => {
+    const clock = new VirtualClock();
+    const link = new ScriptedLink(clock, () => 40e6);
+    const session = await playOn(clock, link, 5, { policy: new FixedModePolicy('qpr-fec', knapsackRule) });
+    expect(link.requests.some((r) => r.delivery === 'datagram')).toBe(true);
+    expect(session.network().loss.rate).toBe(0);
   });
 
   it('freezes when reliable objects cannot arrive in time, counts the freeze once, and resumes', async () => {

@@ -448,8 +448,11 @@ export class PlayoutSession {
       const ttfb = (s.firstByteAt - s.requestedAt) / 1000;
       if (ttfb > 0) this.rtt.add(ttfb * 1000);
     }
-    if (s.delivery === 'datagram' && s.symbolsSent && s.symbolsReceived !== undefined) {
-      const sent = s.symbolsSent, lost = Math.max(0, sent - s.symbolsReceived);
+    // Loss as the transport observed it: sent − received would count the symbols still in flight
+    // when the object decoded (planned repair, unneeded) as lost, which raised the next plan's
+    // repair, which raised the count — up to the 2·K cap.
+    if (s.delivery === 'datagram' && s.symbolsObserved && s.symbolsLost !== undefined) {
+      const sent = s.symbolsObserved, lost = s.symbolsLost;
       const keep = Math.pow(0.5, sent / 5000);
       const total = this.lossWeight * keep + sent;
       this.loss = {

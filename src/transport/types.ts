@@ -49,7 +49,13 @@ export interface DeliveryStats {
   symbolsSent?: number;
   symbolsReceived?: number;
   repairRequests?: number;
-  /** Runs of consecutive lost symbols among those sent (for the loss-burst estimate). */
+  /**
+   * Loss seen by this delivery: symbols up to the highest ESI received (those after it were still
+   * in flight or unneeded when the object decoded: not losses), how many of them were lost, and
+   * in how many runs of consecutive losses.
+   */
+  symbolsObserved?: number;
+  symbolsLost?: number;
   lossBursts?: number;
   /** True when the object bytes are complete and exact. */
   recovered: boolean;

@@ -337,7 +337,10 @@ export class WebTransportSession implements ObjectTransport {
       const observed = Math.min(symbolsSent, Math.max(...esisBlock0) + 1);
       const observation = { sent: observed, receivedEsis: esisBlock0 };
       this.loss.observe(observation);
-      stats.lossBursts = countLosses(observation).runs;
+      const losses = countLosses(observation);
+      stats.symbolsObserved = observed;
+      stats.symbolsLost = losses.lost;
+      stats.lossBursts = losses.runs;
     }
     if (object) {
       stats.recovered = true;
