@@ -15,17 +15,25 @@ export const TARGET_SUCCESS = 0.99;
 export const DECODE_MARGIN = 2;
 
 /**
- * The least loss FEC is planned for. A link with no random loss still drops datagrams when its
- * bottleneck queue overflows (a rate trace stepping down), and the player's estimate reads 0
- * until it has seen a loss: planning for nothing then made a single dropped symbol cost the
- * object whenever repair on demand had no time left. 1 % costs ~4–8 % of overhead at the
- * demo's object sizes.
+ * The range of loss FEC is planned for. The least: a link with no random loss still drops
+ * datagrams when its bottleneck queue overflows (a rate trace stepping down), and the estimate
+ * reads 0 until a loss was seen; planning for nothing then made one dropped symbol cost the
+ * object whenever repair on demand had no time left (1 % costs ~4–8 % overhead at the demo's
+ * object sizes). The most: losses beyond a few percent, and long runs of them, are the bottleneck
+ * queue overflowing — congestion, which more repair symbols only deepen (planning for what such
+ * episodes measure sent 2·K repair, the model's cap, and halved the quality that fitted).
+ * Beyond the caps repair on demand and the ABR take over.
  */
 export const PLANNING_LOSS_FLOOR = 0.01;
+export const PLANNING_LOSS_CAP = 0.1;
+export const PLANNING_BURST_CAP = 4;
 
-/** The loss FEC is planned for: the measured one, at least the floor. */
+/** The loss FEC is planned for: the measured one, within the planning range. */
 export function planningLoss(loss: LossModel): LossModel {
-  return { rate: Math.max(loss.rate, PLANNING_LOSS_FLOOR), meanBurst: Math.max(1, loss.meanBurst) };
+  return {
+    rate: Math.min(PLANNING_LOSS_CAP, Math.max(loss.rate, PLANNING_LOSS_FLOOR)),
+    meanBurst: Math.min(PLANNING_BURST_CAP, Math.max(1, loss.meanBurst)),
+  };
 }
 
 export interface LossModel {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { AdaptivePolicy, repairFor } from './adaptive';
-import { PLANNING_LOSS_FLOOR, recoveryProbability } from './fecModel';
+import { PLANNING_BURST_CAP, PLANNING_LOSS_CAP, PLANNING_LOSS_FLOOR, recoveryProbability } from './fecModel';
 import { FixedModePolicy, type PlanInput, reliableCountFromDegree } from './policy';
 import { abrRule, hybridRule, knapsackRule, priorityGreedyRule } from './rules';
 
@@ -26,6 +26,11 @@ describe('fixed modes', () => {
   it('plans FEC for at least the loss floor when no loss was measured yet (queue drops still happen)', () => {
     const plans = new FixedModePolicy('qpr-fec', knapsackRule).plan(input({ loss: { rate: 0, meanBurst: 1 } }));
     expect(plans[3].fec).toEqual({ kind: 'planned', lossRate: PLANNING_LOSS_FLOOR, meanBurstLength: 1 });
+  });
+
+  it('plans FEC for no more than the loss cap: heavy, long-burst loss is congestion', () => {
+    const plans = new FixedModePolicy('qpr-fec', knapsackRule).plan(input({ loss: { rate: 0.4, meanBurst: 30 } }));
+    expect(plans[3].fec).toEqual({ kind: 'planned', lossRate: PLANNING_LOSS_CAP, meanBurstLength: PLANNING_BURST_CAP });
   });
 
   it('the first segment is requested at the lowest quality', () => {

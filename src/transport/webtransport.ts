@@ -280,6 +280,10 @@ export class WebTransportSession implements ObjectTransport {
 
     const deadlineAt = request.deadlineMs ? stats.requestedAt + request.deadlineMs : Infinity;
     let symbolsSent = 0;
+    // What the origin will send unprompted, then what we asked for: repair is asked for only once
+    // all of it has left the origin (SENT comes per batch; asking after an early batch would
+    // request symbols that are already on their way).
+    let expectedSymbols = response.sourceSymbols + response.plannedRepair * blocks;
     let outcome: 'decoded' | 'deadline' | 'cancelled' | 'ended' | null = null;
     let object: Uint8Array | null = null;
     let repairTimer: ReturnType<typeof setTimeout> | null = null;
@@ -303,6 +307,7 @@ export class WebTransportSession implements ObjectTransport {
             symbolsSent = m.symbolsSent;
             stats.symbolsSent = symbolsSent;
             if (repairTimer) clearTimeout(repairTimer);
+            if (symbolsSent < expectedSymbols) continue;
             // Symbols still in flight arrive within about one RTT; ask for what is missing then.
             repairTimer = setTimeout(() => {
               if (outcome !== null) return;
@@ -311,6 +316,7 @@ export class WebTransportSession implements ObjectTransport {
               const shortfall = response.sourceSymbols + REPAIR_MARGIN * blocks - stats.symbolsReceived!;
               const perBlock = Math.max(1, Math.ceil(Math.max(shortfall, blocks) / blocks) + REPAIR_MARGIN);
               stats.repairRequests!++;
+              expectedSymbols = symbolsSent + perBlock * blocks;
               writer.write(encodeMessage({ type: 'repair', symbols: perBlock })).catch(() => undefined);
             }, Math.max(30, 1.5 * this.rtt.ms));
           } else if (m.type === 'end') {
