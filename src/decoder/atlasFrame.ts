@@ -65,8 +65,9 @@ function pictureOf(streams: VideoStream[], component: VideoStream['component'], 
 }
 
 /** Copies a frame's pictures and atlas out of wasm memory (its pictures must all be in). */
-export function exportAtlasFrame(decoder: VpccDecoder, streams: VideoStream[], frame: number): AtlasFrame {
-  const params = decoder.reconstructionParams(frame);
+export function exportAtlasFrame(
+  decoder: VpccDecoder, streams: VideoStream[], frame: number, params = decoder.reconstructionParams(frame),
+): AtlasFrame {
   const occ = pictureOf(streams, 'occupancy', frame, 0);
   const occupancy = copyPlane(decoder, streams, occ.stream, occ.index, 0);
   const geometry: AtlasPlane[] = [];

@@ -86,12 +86,9 @@ export async function decodeSegment(decoder: VpccDecoder, bytes: Uint8Array, opt
   const reconstructNext = () => {
     const f = done++;
     let r0 = performance.now();
-    let onGpu = output === 'atlas' || output === 'both';
-    if (output === 'auto') {
-      const params = decoder.reconstructionParams(f);
-      onGpu = params.unsupported === 0 && params.postProcessing === 0;
-    }
-    if (onGpu) (output === 'both' ? atlasFrames : frames).push(exportAtlasFrame(decoder, streams, f));
+    const params = output === 'points' ? null : decoder.reconstructionParams(f);
+    const onGpu = output === 'auto' ? params!.unsupported === 0 && params!.postProcessing === 0 : output !== 'points';
+    if (onGpu) (output === 'both' ? atlasFrames : frames).push(exportAtlasFrame(decoder, streams, f, params!));
     // With both outputs the time is the CPU reconstruction's alone (what the benchmark compares).
     if (output === 'both') r0 = performance.now();
     if (output === 'points' || output === 'both' || !onGpu) {
