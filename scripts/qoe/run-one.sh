@@ -7,7 +7,9 @@
 # Inputs (env): RUN_DIR ORIGIN_BIN IMPAIR_BIN CONTENT_DIR WEB_DIR PAGE_QUERY GE DELAY_MS SEED LOSS_DIRECTION
 #               TRACE_FILE TRACE_SCALE POSE_FILE TIMEOUT_S [ORIGIN_CC: the origin's congestion control]
 # Outputs in RUN_DIR: qoe.json (client result), impair.a (client→origin counters),
-#                     impair.b (origin→client counters), origin.log, page.log, client.log
+#                     impair.b (origin→client counters), qdisc.a (the origin-side bottleneck
+#                     queue: `tc -s qdisc`), metrics.a (the origin's /metrics at the end),
+#                     origin.log, page.log, client.log
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 source "$here/../lib.sh"
@@ -73,5 +75,12 @@ spki_url="$HQ_ADDR_A:4433"
 ip netns exec "$HQ_NS_B" "$ROOT/node_modules/.bin/tsx" "$here/client.ts" \
     --url "http://127.0.0.1:8080/?origin=https://$HQ_ADDR_A:4433&pose=/content/pose.csv&autoplay=1&$PAGE_QUERY" \
     --spki-from "$spki_url" --timeout "$TIMEOUT_S" --out "$RUN_DIR/qoe.json" > "$RUN_DIR/client.log" 2>&1 || true
+
+# What the bottleneck queue dropped (congestion loss, which the impairer does not see: it sits
+# behind the queue) and what the origin counted, before everything is torn down. The browser has
+# closed its connection; the second lets the origin finish draining it, so its counters are in.
+sleep 1
+ip netns exec "$HQ_NS_A" tc -s qdisc show dev hqveth-a > "$RUN_DIR/qdisc.a" 2>&1 || true
+ip netns exec "$HQ_NS_A" curl -sk --max-time 5 "https://$HQ_ADDR_A:4433/metrics" > "$RUN_DIR/metrics.a" 2>/dev/null || true
 
 hq_net_impair_stop

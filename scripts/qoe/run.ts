@@ -23,7 +23,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { parseManifest } from '../../src/player/mpd';
-import type { ImpairerDirection, RunConfig, RunRecord } from '../../src/qoe/aggregate';
+import { type ImpairerDirection, parsePrometheusText, parseQdiscStats, type RunConfig, type RunRecord } from '../../src/qoe/aggregate';
 import { autoTraceScale, expandMatrix, geForLoss, parseBandwidthTrace } from '../../src/qoe/matrix';
 import type { QoeLog } from '../../src/qoe/schema';
 import { writeReport } from './report';
@@ -51,6 +51,10 @@ function readImpairer(file: string): ImpairerDirection | undefined {
   } catch {
     return undefined;
   }
+}
+
+function readIfExists<T>(file: string, parse: (text: string) => T | undefined): T | undefined {
+  return existsSync(file) ? parse(readFileSync(file, 'utf8')) : undefined;
 }
 
 function main(): void {
@@ -158,6 +162,8 @@ function main(): void {
     const record: RunRecord = {
       run: config, qoe, error,
       impairer: { toServer: readImpairer(join(runDir, 'impair.a')), toClient: readImpairer(join(runDir, 'impair.b')) },
+      bottleneck: readIfExists(join(runDir, 'qdisc.a'), parseQdiscStats),
+      origin: readIfExists(join(runDir, 'metrics.a'), (text) => parsePrometheusText(text)),
     };
     writeFileSync(recordFile, JSON.stringify(record));
     console.log(error ? `FAILED: ${error}` : `ok (freezes ${qoe?.freezes.length ?? '?'})`);

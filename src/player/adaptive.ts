@@ -16,6 +16,12 @@
  *    Gilbert–Elliott loss (fecModel.ts, the origin's own planning model), cost = (K + R) symbols.
  *    R is chosen among a few overheads (plan at 90 %, 99 %, 99.9 %); a datagram object is never
  *    waited for, so it never freezes playback.
+ *  - skip: not fetched at all. Only when even the cheapest options of all objects do not fit:
+ *    then objects are admitted most visible first while their cheapest option fits (the most
+ *    visible always), and the rest are given up whole — instead of every object being sent into
+ *    a link that cannot carry them, where the origin purges at the deadline whatever is queued
+ *    last: partly sent objects of every rank. Skipping never buys a higher quality elsewhere (a
+ *    held frame is a frozen object, worse than a lower rung).
  * The capacity is what the path carries in one segment duration, or until the deadline when that
  * is sooner: segments are requested once per segment duration, so planning with the whole time to
  * a deadline a full buffer pushes further out would commit the same seconds of the link to two
@@ -58,6 +64,19 @@ export function repairFor(k: number, loss: LossModel, target: number): number {
     else lo = mid + 1;
   }
   return lo;
+}
+
+/**
+ * Which objects (most visible first) are fetched at all: each whose cheapest option still fits
+ * beside those admitted before it; the most visible always.
+ */
+export function admit(cheapestCosts: readonly number[], capacity: number): boolean[] {
+  let used = 0;
+  return cheapestCosts.map((cost, i) => {
+    if (i > 0 && used + cost > capacity) return false;
+    used += cost;
+    return true;
+  });
 }
 
 export class AdaptivePolicy implements DeliveryPolicy {
@@ -110,7 +129,11 @@ export class AdaptivePolicy implements DeliveryPolicy {
     });
     const window = Math.max(0, Math.min(input.timeToDeadlineS, input.segmentDurationS));
     const capacity = SAFETY * input.throughputBps * window;
-    const picked = solveMultipleChoice(groups, capacity);
-    return groups.map((g, i) => g[picked[i]].plan);
+    const admitted = admit(groups.map((g) => Math.min(...g.map((c) => c.cost))), capacity);
+    const picked = solveMultipleChoice(groups.filter((_, i) => admitted[i]), capacity);
+    let next = 0;
+    return groups.map((g, i) => (admitted[i]
+      ? g[picked[next++]].plan
+      : { objectId: objects[i].objectId, quality: 0, delivery: 'skip', fec: { kind: 'none' }, urgency: Math.min(7, objects[i].rank) }));
   }
 }

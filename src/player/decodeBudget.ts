@@ -46,10 +46,11 @@ export interface BudgetObject {
 export function fitDecodeBudget(plans: readonly ObjectPlan[], objects: readonly BudgetObject[], model: DecodeCostModel, capacityMs: number): ObjectPlan[] {
   const out = plans.map((p) => ({ ...p }));
   const ladder = (p: ObjectPlan) => objects.find((o) => o.objectId === p.objectId)?.pointsPerFrame ?? [];
-  const cost = () => out.reduce((sum, p) => sum + (model.estimateMs(ladder(p)[p.quality] ?? 0) ?? 0), 0);
+  const fetched = out.filter((p) => p.delivery !== 'skip');
+  const cost = () => fetched.reduce((sum, p) => sum + (model.estimateMs(ladder(p)[p.quality] ?? 0) ?? 0), 0);
   if (model.estimateMs(1) === null) return out;
   while (cost() > capacityMs) {
-    const victim = [...out].reverse().find((p) => p.quality > 0);
+    const victim = [...fetched].reverse().find((p) => p.quality > 0);
     if (!victim) break;
     victim.quality--;
   }

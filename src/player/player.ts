@@ -18,7 +18,7 @@ import { realClock } from './clock';
 import { type DecodedFrame, type DecodedSegment, framePoints, type SegmentDecoder } from './decoder';
 import { parseManifest, type SceneModel } from './mpd';
 import { PlayoutSession, type PlayoutEvent, type ShownObject } from './playout';
-import { type DeliveryPolicy, FixedModePolicy, PLAYER_MODES, type PlayerMode, reliableCountFromDegree } from './policy';
+import { type DeliveryPolicy, FixedModePolicy, PLAYER_MODES, type PlanDelivery, type PlayerMode, reliableCountFromDegree } from './policy';
 import type { ViewportModel } from './ranking';
 import { abrRule, knapsackRule } from './rules';
 
@@ -67,7 +67,7 @@ export interface CurrentFrame {
 export interface ObjectStats {
   id: string;
   quality: number;
-  delivery: 'reliable' | 'datagram' | null;
+  delivery: PlanDelivery | null;
   /** 0 = most visible at the last request. */
   rank: number;
   visibleArea: number;
@@ -121,7 +121,7 @@ export class Player extends EventTarget {
   private endedAtS = NaN;
   private readonly playback = new Map<string, ObjectPlayback>();
   private readonly frameNow = new Map<string, CurrentFrame | null>();
-  private readonly lastPlan = new Map<string, { rank: number; visibleArea: number; delivery: 'reliable' | 'datagram' }>();
+  private readonly lastPlan = new Map<string, { rank: number; visibleArea: number; delivery: PlanDelivery }>();
   private contentBase = '/';
   private originBase = '';
 

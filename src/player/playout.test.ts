@@ -156,6 +156,22 @@ describe('PlayoutSession', () => {
     expect(session.network().loss.rate).toBe(0);
   });
 
+  it('a skipped object is not requested, never waited for, and recorded as skipped', async () => {
+    const clock = new VirtualClock();
+    const link = new ScriptedLink(clock, () => 40e6);
+    // A policy that gives up the less visible object every segment (what `adaptive` does when
+    // even the lowest rungs do not fit).
+    const fixed = new FixedModePolicy('qr', knapsackRule);
+    const policy = { mode: 'adaptive' as const, plan: (i: Parameters<typeof fixed.plan>[0]) => fixed.plan(i).map((p) => (p.objectId === 'o1' ? { ...p, delivery: 'skip' as const } : p)) };
+    const session = await playOn(clock, link, 5, { policy });
+    expect(link.requests.length).toBeGreaterThan(0);
+    expect(link.requests.every((r) => r.path.includes('/o0/'))).toBe(true);
+    const skipped = session.segmentRecords().filter((r) => r.object === 'o1');
+    expect(skipped.length).toBeGreaterThan(0);
+    expect(skipped.every((r) => r.delivery === 'skip' && !r.onTime && !r.recovered)).toBe(true);
+    expect(session.freezeSummary().count).toBe(0);
+  });
+
   it('freezes when reliable objects cannot arrive in time, counts the freeze once, and resumes', async () => {
     // 20 Mbit/s, then an outage of 3 s, then back.
     const { session } = await play((t) => (t >= 4 && t < 7 ? 0 : 20e6), 12);

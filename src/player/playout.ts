@@ -17,7 +17,7 @@ import type { DecodedSegment, SegmentDecoder } from './decoder';
 import type { LossModel } from './fecModel';
 import { FreezeTracker } from './freezes';
 import { type SceneModel, type SceneObject, segmentPath } from './mpd';
-import type { DeliveryPolicy, ObjectPlan, PlanObject } from './policy';
+import type { DeliveryPolicy, ObjectPlan, PlanDelivery, PlanObject } from './policy';
 import { rankObjects, type ViewportModel } from './ranking';
 import { RttEstimator } from '../transport/rtt';
 import { ThroughputEstimator } from './throughput';
@@ -52,7 +52,7 @@ export interface PlannedObject {
   segment: number;
   objectId: string;
   quality: number;
-  delivery: 'reliable' | 'datagram';
+  delivery: PlanDelivery;
   rank: number;
   visibleArea: number;
 }
@@ -331,6 +331,7 @@ export class PlayoutSession {
 
   private transportFor(plan: ObjectPlan): { transport: ObjectTransport; plan: ObjectPlan } {
     const { webtransport, http2 } = this.cfg.transports;
+    if (plan.delivery === 'skip') return { transport: webtransport ?? http2, plan };
     if (this.policy.mode === 'h2' || !webtransport) {
       return { transport: http2, plan: { ...plan, delivery: 'reliable', fec: { kind: 'none' } } };
     }
@@ -348,14 +349,19 @@ export class PlayoutSession {
       receivedBytes: 0, objectBytes: 0, abandoned: false, shownOnTime: false, recorded: false,
       settled: false, done: Promise.resolve(),
     };
+    if (plan.delivery === 'skip') {
+      task.settled = true;
+      return task;
+    }
+    const delivery = plan.delivery;
     const timeLeftMs = Math.max(1, (deadline - clock.now()) * 1000);
     task.done = (async () => {
       try {
         for (;;) {
           task.result = await transport.fetchObject({
-            path, delivery: plan.delivery, urgency: plan.urgency, fec: plan.fec, signal: task.abort.signal,
+            path, delivery, urgency: plan.urgency, fec: plan.fec, signal: task.abort.signal,
             // Reliable objects may stall playback, so the origin keeps sending them past the deadline.
-            deadlineMs: plan.delivery === 'datagram' ? Math.round(timeLeftMs) : undefined,
+            deadlineMs: delivery === 'datagram' ? Math.round(timeLeftMs) : undefined,
             onProgress: (received, total) => {
               task.receivedBytes = received;
               task.objectBytes = total;
@@ -363,7 +369,7 @@ export class PlayoutSession {
           });
           // A reliable object lost with the session is asked for again once the session is back,
           // so playback waits for it (an outage freeze) instead of skipping it.
-          if (task.result.bytes || plan.delivery !== 'reliable' || task.result.status !== 0) break;
+          if (task.result.bytes || delivery !== 'reliable' || task.result.status !== 0) break;
           if (!(await this.sessionRestored(transport, task.abort.signal))) break;
           task.lostWithSession = true;
         }
@@ -378,7 +384,7 @@ export class PlayoutSession {
           }
         }
       } catch (e) {
-        task.result = { status: 0, bytes: null, stats: { delivery: plan.delivery, transport: transport.kind, objectBytes: 0, receivedBytes: 0, requestedAt: 0, recovered: false }, error: e instanceof Error ? e.message : String(e) };
+        task.result = { status: 0, bytes: null, stats: { delivery, transport: transport.kind, objectBytes: 0, receivedBytes: 0, requestedAt: 0, recovered: false }, error: e instanceof Error ? e.message : String(e) };
       } finally {
         task.settled = true;
       }
@@ -546,8 +552,8 @@ export class PlayoutSession {
       firstByteAtS: rel(s?.firstByteAt), completedAtS: t.result?.bytes ? t.completedAt! - this.origin : undefined,
       objectBytes: s?.objectBytes ?? 0, receivedBytes: s?.receivedBytes ?? 0,
       symbolSize: s?.symbolSize, sourceSymbols: s?.sourceSymbols, symbolsSent: s?.symbolsSent,
-      symbolsReceived: s?.symbolsReceived, repairRequests: s?.repairRequests,
-      recovered: !!t.result?.bytes, abandoned: t.abandoned, decoded: !!t.decoded, decodeMs: t.decoded?.decodeMs,
+      symbolsReceived: s?.symbolsReceived, symbolsObserved: s?.symbolsObserved, symbolsLost: s?.symbolsLost,
+      repairRequests: s?.repairRequests, recovered: !!t.result?.bytes, abandoned: t.abandoned, decoded: !!t.decoded, decodeMs: t.decoded?.decodeMs,
       decodeError: t.decodeError,
       onTime: !!t.shownOnTime,
     });

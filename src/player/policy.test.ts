@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AdaptivePolicy, repairFor } from './adaptive';
+import { AdaptivePolicy, admit, repairFor } from './adaptive';
 import { PLANNING_BURST_CAP, PLANNING_LOSS_CAP, PLANNING_LOSS_FLOOR, recoveryProbability } from './fecModel';
 import { FixedModePolicy, type PlanInput, reliableCountFromDegree } from './policy';
 import { abrRule, hybridRule, knapsackRule, priorityGreedyRule } from './rules';
@@ -85,14 +85,36 @@ describe('adaptive', () => {
 
   it('stays within the capacity the deadline leaves', () => {
     const plans = new AdaptivePolicy().plan(input({ throughputBps: 8e6 }));
-    const bits = plans.reduce((s, p) => s + LADDER[p.quality], 0);
+    const bits = plans.filter((p) => p.delivery !== 'skip').reduce((s, p) => s + LADDER[p.quality], 0);
     expect(bits).toBeLessThanOrEqual(8e6);
   });
 
   it('a deadline beyond one segment does not let a segment use more than a segment of throughput', () => {
     const plans = new AdaptivePolicy().plan(input({ throughputBps: 8e6, timeToDeadlineS: 2, bufferS: 1 }));
-    const bits = plans.reduce((s, p) => s + LADDER[p.quality], 0);
+    const bits = plans.filter((p) => p.delivery !== 'skip').reduce((s, p) => s + LADDER[p.quality], 0);
     expect(bits).toBeLessThanOrEqual(8e6);
+  });
+
+  it('skips nothing when the lowest qualities fit', () => {
+    // Four lowest rungs: 4 × (1 Mbit + ~5 % repair + framing) ≈ 4.4 Mbit, within 85 % of 6 Mbit/s.
+    for (const throughputBps of [6e6, 30e6, 1e9]) {
+      const plans = new AdaptivePolicy().plan(input({ throughputBps }));
+      expect(plans.every((p) => p.delivery !== 'skip'), String(throughputBps)).toBe(true);
+    }
+  });
+
+  it('admits objects most visible first while their cheapest option fits, the most visible always', () => {
+    expect(admit([1, 1, 1, 1], 4)).toEqual([true, true, true, true]);
+    expect(admit([1, 2, 1, 1], 3)).toEqual([true, true, false, false]);
+    expect(admit([1, 3, 1, 5], 3)).toEqual([true, false, true, false]);
+    expect(admit([5, 1], 2)).toEqual([true, false]);
+  });
+
+  it('gives up the least visible objects whole when even the lowest qualities do not fit', () => {
+    // Four objects of 1 Mbit/s at the lowest quality, 3 Mbit/s of link: two fit, with repair.
+    const plans = new AdaptivePolicy().plan(input({ throughputBps: 3e6, loss: { rate: 0.02, meanBurst: 2 } }));
+    expect(plans.map((p) => p.delivery === 'skip')).toEqual([false, false, true, true]);
+    expect(plans.filter((p) => p.delivery !== 'skip').every((p) => p.quality === 0)).toBe(true);
   });
 
   it('repairFor reaches its target probability with the fewest symbols', () => {

@@ -4,7 +4,7 @@
  * with a degree of reliability Qn = share of objects sent reliably); `adaptive` chooses all of it
  * jointly (adaptive.ts).
  */
-import type { FecRequest } from '../transport/types';
+import type { Delivery, FecRequest } from '../transport/types';
 import { assignDelivery } from './abr';
 import { planningLoss, planRepair, type LossModel } from './fecModel';
 import type { AbrRule } from './rules';
@@ -40,10 +40,17 @@ export interface PlanInput {
   bufferTargetS: number;
 }
 
+/**
+ * How an object of a segment is fetched: reliably, as datagrams, or not at all (`skip`: the
+ * previous frame is held — what `adaptive` chooses for the least valuable objects when even the
+ * lowest qualities exceed what the link carries before the deadline).
+ */
+export type PlanDelivery = Delivery | 'skip';
+
 export interface ObjectPlan {
   objectId: string;
   quality: number;
-  delivery: 'reliable' | 'datagram';
+  delivery: PlanDelivery;
   fec: FecRequest;
   /** RFC 9218 urgency 0 … 7. */
   urgency: number;

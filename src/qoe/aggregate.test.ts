@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { aggregate, cdf, measuredLossPct, type RunRecord, runsCsv, stat, toRow } from './aggregate';
+import { aggregate, cdf, measuredLossPct, parsePrometheusText, parseQdiscStats, queueDropPct, type RunRecord, runsCsv, stat, toRow } from './aggregate';
 import { QOE_SCHEMA, type QoeLog, type QoeSegment } from './schema';
 import { barChart, lineChart, ticks } from './svg';
 
@@ -67,6 +67,20 @@ describe('statistics helpers', () => {
   it('measured loss is dropped over seen, unknown without packets', () => {
     expect(measuredLossPct({ seen: 200, dropped_loss: 10 })).toBe(5);
     expect(measuredLossPct({ seen: 0, dropped_loss: 0 })).toBeNaN();
+  });
+  it('reads the bottleneck queue from tc -s qdisc and its drop share of what was offered', () => {
+    const text = 'qdisc tbf 8001: root refcnt 2 rate 4Mbit burst 16Kb lat 100ms\n' +
+      ' Sent 32685810 bytes 24763 pkt (dropped 237, overlimits 5120 requeues 0)\n backlog 0b 0p requeues 0\n';
+    const counters = parseQdiscStats(text);
+    expect(counters).toEqual({ sentPackets: 24763, droppedPackets: 237 });
+    expect(queueDropPct(counters)).toBeCloseTo((100 * 237) / 25000, 9);
+    expect(parseQdiscStats('Cannot find device "hqveth-a"')).toBeUndefined();
+    expect(queueDropPct(undefined)).toBeNaN();
+  });
+  it('reads Prometheus text samples without the project prefix', () => {
+    const text = '# HELP holoquic_symbols_sent_total RaptorQ symbols.\n# TYPE holoquic_symbols_sent_total counter\n' +
+      'holoquic_symbols_sent_total 42\nholoquic_sessions_active 0\nother_metric 1.5\nbroken line here\n';
+    expect(parsePrometheusText(text)).toEqual({ symbols_sent_total: 42, sessions_active: 0, other_metric: 1.5 });
   });
 });
 

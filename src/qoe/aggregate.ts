@@ -33,6 +33,14 @@ export interface RunConfig {
   congestionControl?: 'cubic' | 'bbr2';
 }
 
+/** The origin-side bottleneck queue (`tc -s qdisc` of the rate-shaped interface). */
+export interface BottleneckCounters {
+  /** Packets the queue passed on. */
+  sentPackets: number;
+  /** Packets it dropped: congestion loss, before the impairer sees anything. */
+  droppedPackets: number;
+}
+
 export interface RunRecord {
   run: RunConfig;
   /** Null when the run failed; `error` says why. */
@@ -40,6 +48,26 @@ export interface RunRecord {
   error?: string;
   /** Counters per direction: origin → client and client → origin. */
   impairer?: { toClient?: ImpairerDirection; toServer?: ImpairerDirection };
+  bottleneck?: BottleneckCounters;
+  /** The origin's /metrics at the end of the run, by name without the `holoquic_` prefix. */
+  origin?: Record<string, number>;
+}
+
+/** Reads the first qdisc's `Sent … pkt (dropped …` line of `tc -s qdisc show`. */
+export function parseQdiscStats(text: string): BottleneckCounters | undefined {
+  const m = /Sent \d+ bytes (\d+) pkt \(dropped (\d+)/.exec(text);
+  return m ? { sentPackets: Number(m[1]), droppedPackets: Number(m[2]) } : undefined;
+}
+
+/** Reads the samples of a Prometheus text exposition (`name value` lines; comments skipped). */
+export function parsePrometheusText(text: string, prefix = 'holoquic_'): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const line of text.split('\n')) {
+    const m = /^([a-zA-Z_:][a-zA-Z0-9_:]*)\s+(\S+)$/.exec(line.trim());
+    if (!m || !Number.isFinite(Number(m[2]))) continue;
+    out[m[1].startsWith(prefix) ? m[1].slice(prefix.length) : m[1]] = Number(m[2]);
+  }
+  return out;
 }
 
 export interface RunRow {
@@ -49,6 +77,13 @@ export interface RunRow {
   summary?: QoeSummary;
   /** Loss the impairer actually applied to origin → client packets, in percent (NaN if unknown). */
   measuredLossPct: number;
+  /** Packets the bottleneck queue dropped, in percent of those offered to it (NaN if unknown). */
+  queueDropPct: number;
+}
+
+export function queueDropPct(bottleneck: BottleneckCounters | undefined): number {
+  const offered = bottleneck ? bottleneck.sentPackets + bottleneck.droppedPackets : 0;
+  return offered > 0 ? (100 * bottleneck!.droppedPackets) / offered : NaN;
 }
 
 export function measuredLossPct(direction: ImpairerDirection | undefined): number {
@@ -58,8 +93,9 @@ export function measuredLossPct(direction: ImpairerDirection | undefined): numbe
 
 export function toRow(record: RunRecord): RunRow {
   const measured = measuredLossPct(record.impairer?.toClient);
-  if (!record.qoe) return { run: record.run, ok: false, error: record.error ?? 'no QoE log', measuredLossPct: measured };
-  return { run: record.run, ok: true, summary: summarizeQoe(record.qoe), measuredLossPct: measured };
+  const queue = queueDropPct(record.bottleneck);
+  if (!record.qoe) return { run: record.run, ok: false, error: record.error ?? 'no QoE log', measuredLossPct: measured, queueDropPct: queue };
+  return { run: record.run, ok: true, summary: summarizeQoe(record.qoe), measuredLossPct: measured, queueDropPct: queue };
 }
 
 /** Mean and sample standard deviation over repetitions; NaN values are left out. */
@@ -99,6 +135,7 @@ export interface Cell {
   /** Share of received bytes that never reached the screen. */
   wastedShare: Stat;
   measuredLossPct: Stat;
+  queueDropPct: Stat;
   /** Every per-segment throughput sample of every repetition (Mbit/s), for CDFs. */
   throughputSamplesMbps: number[];
 }
@@ -132,6 +169,7 @@ export function aggregate(rows: readonly RunRow[]): Cell[] {
       qualitySwitches: pick((s) => s.qualitySwitches),
       wastedShare: pick((s) => (s.bytesReceived > 0 ? s.bytesWasted / s.bytesReceived : NaN)),
       measuredLossPct: stat(group.map((r) => r.measuredLossPct)),
+      queueDropPct: stat(group.map((r) => r.queueDropPct)),
       throughputSamplesMbps: ok.flatMap((r) => r.summary!.throughputBps.map((b) => b / 1e6)),
     });
   }
@@ -150,6 +188,7 @@ const CSV_COLUMNS = [
   'id', 'trace', 'mode', 'lossPct', 'repetition', 'ok', 'error', 'freezeCount', 'freezeTotalS', 'meanQuality',
   'meanThroughputMbps', 'onTimeRatio', 'decodeSuccess', 'datagramRecovery', 'datagramDecoded', 'fecOverhead',
   'repairRequests', 'objectSegments', 'startupS', 'qualitySwitches', 'bytesWasted', 'bytesReceived', 'measuredLossPct',
+  'queueDropPct',
 ] as const;
 
 function csvField(value: unknown): string {
@@ -170,7 +209,7 @@ export function runsCsv(rows: readonly RunRow[]): string {
       decodeSuccess: s?.decodeSuccess, datagramRecovery: s?.datagramRecovery, datagramDecoded: s?.datagramDecoded,
       fecOverhead: s?.fecOverhead, repairRequests: s?.repairRequests, objectSegments: s?.objectSegments,
       startupS: s?.startupS, qualitySwitches: s?.qualitySwitches, bytesWasted: s?.bytesWasted, bytesReceived: s?.bytesReceived,
-      measuredLossPct: r.measuredLossPct,
+      measuredLossPct: r.measuredLossPct, queueDropPct: r.queueDropPct,
     };
     lines.push(CSV_COLUMNS.map((c) => csvField(values[c])).join(','));
   }
@@ -187,19 +226,20 @@ function fmt(st: Stat, digits: number, scale = 1): string {
 /**
  * The comparison as Markdown tables, one per trace (docs/results.md takes them as they are):
  * freezes, quality (visible and all), throughput, on-time ratio, datagram objects recovered and
- * decoded, FEC overhead and the loss the impairer applied, per loss level and mode.
+ * decoded, FEC overhead, the loss the impairer applied and what the bottleneck queue dropped, per
+ * loss level and mode.
  */
 export function markdownSummary(cells: readonly Cell[]): string {
   const out: string[] = [];
   for (const trace of [...new Set(cells.map((c) => c.trace))]) {
     out.push(`#### ${trace}`, '');
-    out.push('| loss | mode | runs | freezes | freeze time (s) | visible quality | quality | throughput (Mbit/s) | on time | datagram objects recovered | decoded | FEC overhead | measured loss |');
-    out.push('|---|---|---|---|---|---|---|---|---|---|---|---|---|');
+    out.push('| loss | mode | runs | freezes | freeze time (s) | visible quality | quality | throughput (Mbit/s) | on time | datagram objects recovered | decoded | FEC overhead | measured loss | queue drops |');
+    out.push('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
     for (const c of cells.filter((x) => x.trace === trace)) {
       out.push(`| ${c.lossPct} % | ${c.mode} | ${c.runs - c.failed}${c.failed ? ` (+${c.failed} failed)` : ''} | ${fmt(c.freezeCount, 1)} | ${fmt(c.freezeTotalS, 2)} | ` +
         `${fmt(c.meanVisibleQuality, 2)} | ${fmt(c.meanQuality, 2)} | ${fmt(c.throughputMbps, 1)} | ${fmt(c.onTimeRatio, 1, 100)} % | ` +
         `${fmt(c.datagramRecovery, 1, 100)}${c.datagramRecovery.n ? ' %' : ''} | ${fmt(c.datagramDecoded, 1, 100)}${c.datagramDecoded.n ? ' %' : ''} | ` +
-        `${fmt(c.fecOverhead, 0, 100)}${c.fecOverhead.n ? ' %' : ''} | ${fmt(c.measuredLossPct, 2)} % |`);
+        `${fmt(c.fecOverhead, 0, 100)}${c.fecOverhead.n ? ' %' : ''} | ${fmt(c.measuredLossPct, 2)} % | ${fmt(c.queueDropPct, 2)}${c.queueDropPct.n ? ' %' : ''} |`);
     }
     out.push('');
   }

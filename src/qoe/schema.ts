@@ -44,7 +44,8 @@ export interface QoeSegment {
   qualityCount: number;
   /** Declared bitrate of the representation (bit/s). */
   bitrateBps: number;
-  delivery: 'reliable' | 'datagram';
+  /** `skip`: not requested (`adaptive` short of capacity); the previous frame was held. */
+  delivery: 'reliable' | 'datagram' | 'skip';
   fec: 'none' | 'planned' | 'fixed';
   transport: 'webtransport' | 'http2';
   /** Predicted visible area share (0…1) and rank (0 = most visible) when the request was made. */
@@ -64,6 +65,9 @@ export interface QoeSegment {
   sourceSymbols?: number;
   symbolsSent?: number;
   symbolsReceived?: number;
+  /** Of the symbols up to the last one received (the span that says anything about loss), those missing. */
+  symbolsObserved?: number;
+  symbolsLost?: number;
   repairRequests?: number;
   /** Object bytes complete and exact. */
   recovered: boolean;

@@ -65,6 +65,7 @@ describe('protocol codec behaviour', () => {
         oti: Uint8Array.from({ length: 12 }, (_, i) => i + 1),
         sourceSymbols: 55,
         plannedRepair: 4,
+        firstRepairEsi: 56,
       },
       { type: 'sent', symbolsSent: 1000, nextEsi: 70 },
       { type: 'end', reason: 'deadline-passed', symbolsSent: 9, purged: 3 },

@@ -51,6 +51,11 @@ export type ResponseMessage =
       oti: Uint8Array;
       sourceSymbols: number;
       plannedRepair: number;
+      /**
+       * ESI of source block 0's first repair symbol: repair symbol n carries K' + n (RFC 6330's
+       * extended source block size), not K + n, so losses are placed by this.
+       */
+      firstRepairEsi: number;
     }
   | { type: 'response'; status: number; delivery: 'error'; message: string };
 
@@ -159,6 +164,7 @@ export function encodeMessage(message: Message): Uint8Array {
           body.push(...message.oti);
           writeVarint(body, message.sourceSymbols);
           writeVarint(body, message.plannedRepair);
+          writeVarint(body, message.firstRepairEsi);
         }
       }
       type = MessageType.response;
@@ -287,8 +293,9 @@ function decodeResponse(r: ByteReader, length: number): ResponseMessage {
   const oti = r.bytes(12).slice();
   const sourceSymbols = r.varint();
   const plannedRepair = r.varint();
+  const firstRepairEsi = r.varint();
   if (r.remaining !== 0) throw new ProtocolError('trailing bytes in RESPONSE');
-  return { type: 'response', status: 200, delivery: 'datagram', objectLength, oti, sourceSymbols, plannedRepair };
+  return { type: 'response', status: 200, delivery: 'datagram', objectLength, oti, sourceSymbols, plannedRepair, firstRepairEsi };
 }
 
 // ── object datagrams (§3.1) ──

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { countLosses, LossEstimator } from './loss';
+import { countLosses, LossEstimator, sendingIndex } from './loss';
 
 const range = (n: number) => Array.from({ length: n }, (_, i) => i);
 
@@ -7,11 +7,31 @@ describe('countLosses', () => {
   it('counts lost symbols and runs of consecutive losses', () => {
     // lost: 2,3,4 (one run), 7 (one run), 9 (one run, at the end)
     const received = range(10).filter((e) => ![2, 3, 4, 7, 9].includes(e));
-    expect(countLosses({ sent: 10, receivedEsis: received })).toEqual({ lost: 5, runs: 3 });
+    expect(countLosses({ sent: 10, arrived: received })).toEqual({ lost: 5, runs: 3 });
   });
 
   it('ignores ids outside what was sent and counts a loss at ESI 0 as a run', () => {
-    expect(countLosses({ sent: 4, receivedEsis: [1, 2, 3, 99, -1] })).toEqual({ lost: 1, runs: 1 });
+    expect(countLosses({ sent: 4, arrived: [1, 2, 3, 99, -1] })).toEqual({ lost: 1, runs: 1 });
+  });
+});
+
+describe('sendingIndex', () => {
+  // K = 80 source symbols; raptorq's repair symbol n carries ESI K' + n (K' = 84 for K = 80).
+  it('places source ESIs as they are and repair ESIs after the last source symbol', () => {
+    expect(sendingIndex(0, 80, 84)).toBe(0);
+    expect(sendingIndex(79, 80, 84)).toBe(79);
+    expect(sendingIndex(84, 80, 84)).toBe(80);
+    expect(sendingIndex(90, 80, 84)).toBe(86);
+  });
+  it('rejects ESIs no symbol carries', () => {
+    expect(sendingIndex(80, 80, 84)).toBeNull();
+    expect(sendingIndex(83, 80, 84)).toBeNull();
+    expect(sendingIndex(-1, 80, 84)).toBeNull();
+    expect(sendingIndex(100, 80, 10)).toBeNull(); // a first repair ESI below K is malformed
+  });
+  it('all repair received after all source is no loss (raw ESIs counted 6 losses here)', () => {
+    const arrived = [...range(80), ...[84, 85, 86, 87, 88, 89]].map((esi) => sendingIndex(esi, 80, 84)!);
+    expect(countLosses({ sent: 86, arrived })).toEqual({ lost: 0, runs: 0 });
   });
 });
 
@@ -24,16 +44,16 @@ describe('LossEstimator', () => {
     const estimator = new LossEstimator(1e12); // no decay
     // 1000 symbols, bursts of 2 lost every 100 → 2 % loss, mean burst 2
     const received = range(1000).filter((e) => e % 100 >= 2);
-    estimator.observe({ sent: 1000, receivedEsis: received });
+    estimator.observe({ sent: 1000, arrived: received });
     expect(estimator.wireFields()).toEqual({ lossPpm: 20_000, burstMilli: 2000 });
   });
 
   it('follows a change in loss with its half-life', () => {
     const estimator = new LossEstimator(1000);
     const lossy = range(1000).filter((e) => e % 10 !== 0); // 10 %
-    for (let i = 0; i < 20; i++) estimator.observe({ sent: 1000, receivedEsis: lossy });
+    for (let i = 0; i < 20; i++) estimator.observe({ sent: 1000, arrived: lossy });
     expect(estimator.estimate().rate).toBeCloseTo(0.1, 6);
-    for (let i = 0; i < 3; i++) estimator.observe({ sent: 1000, receivedEsis: range(1000) });
+    for (let i = 0; i < 3; i++) estimator.observe({ sent: 1000, arrived: range(1000) });
     // three half-lives of clean delivery: the old loss weighs ~1/8 of the total
     expect(estimator.estimate().rate).toBeGreaterThan(0.005);
     expect(estimator.estimate().rate).toBeLessThan(0.02);

@@ -1,14 +1,26 @@
 /**
- * Datagram loss estimation from RaptorQ symbol ids. The origin sends a request's symbols in ESI
- * order and tells how many it sent (SENT); the gaps in what arrived are the losses, and runs of
- * consecutive gaps are the bursts. The estimate feeds the next REQUEST's `loss_ppm` and
+ * Datagram loss estimation from RaptorQ symbol ids. The origin sends a request's symbols in order
+ * (source ESIs, then repair) and tells how many it sent (SENT); the gaps in what arrived, placed
+ * in that order by `sendingIndex`, are the losses, and runs of consecutive gaps are the bursts. The estimate feeds the next REQUEST's `loss_ppm` and
  * `burst_milli`, from which the origin plans repair (docs/protocol.md §3.3).
  */
 
-/** What one delivery saw: how many symbols were sent and which ESIs arrived (one source block). */
+/** What one delivery saw: how many symbols were sent and which of them arrived (one source block). */
 export interface SymbolObservation {
   sent: number;
-  receivedEsis: Iterable<number>;
+  /** Positions in sending order (see `sendingIndex`), not raw ESIs. */
+  arrived: Iterable<number>;
+}
+
+/**
+ * A symbol's position in the origin's sending order: source symbols are ESI 0 … K−1, repair symbol
+ * n carries ESI `firstRepairEsi` + n (K' + n, docs/protocol.md §3) and is sent K + n-th. Null for
+ * an ESI no symbol of this block carries.
+ */
+export function sendingIndex(esi: number, sourceSymbols: number, firstRepairEsi: number): number | null {
+  if (esi >= 0 && esi < sourceSymbols) return esi;
+  if (esi >= firstRepairEsi && firstRepairEsi >= sourceSymbols) return sourceSymbols + (esi - firstRepairEsi);
+  return null;
 }
 
 export interface LossEstimate {
@@ -23,13 +35,13 @@ export interface LossEstimate {
 /** Counts losses and loss runs of one delivery. */
 export function countLosses(observation: SymbolObservation): { lost: number; runs: number } {
   const received = new Uint8Array(observation.sent);
-  for (const esi of observation.receivedEsis) if (esi >= 0 && esi < observation.sent) received[esi] = 1;
+  for (const index of observation.arrived) if (index >= 0 && index < observation.sent) received[index] = 1;
   let lost = 0;
   let runs = 0;
-  for (let esi = 0; esi < observation.sent; esi++) {
-    if (received[esi]) continue;
+  for (let index = 0; index < observation.sent; index++) {
+    if (received[index]) continue;
     lost++;
-    if (esi === 0 || received[esi - 1]) runs++;
+    if (index === 0 || received[index - 1]) runs++;
   }
   return { lost, runs };
 }

@@ -6,7 +6,7 @@
  */
 import { FecWorkerClient } from '../fec/client';
 import { decodeMessage, decodeObjectDatagram, encodeMessage, type FecMode, type Message, REQUEST_ID_LIMIT } from './codec';
-import { countLosses, LossEstimator } from './loss';
+import { countLosses, LossEstimator, sendingIndex } from './loss';
 import { fetchWithRetry } from './retry';
 import { RttEstimator } from './rtt';
 import type { DeliveryStats, ObjectRequest, ObjectResult, ObjectTransport, TransportState } from './types';
@@ -52,6 +52,13 @@ interface DatagramSink {
 }
 
 const EARLY_PACKETS_LIMIT = 4096;
+/**
+ * Datagrams the browser may hold for us while the page is busy. Chromium's default is 1: a
+ * datagram that arrives while no read() is pending replaces the one waiting, so a main thread busy
+ * for a few milliseconds would lose symbols the network delivered, and the loss estimate would
+ * charge them to the network. 8192 symbols (≈ 11 MB) cover about a second at 80 Mbit/s.
+ */
+const INCOMING_DATAGRAM_QUEUE = 8192;
 /** Extra repair symbols asked for beyond the measured shortfall. */
 const REPAIR_MARGIN = 2;
 
@@ -104,6 +111,7 @@ export class WebTransportSession implements ObjectTransport {
     const config = await fetchOriginConfig(this.options.originBase);
     const hashes = config.certificateHashes.map((h) => ({ algorithm: h.algorithm, value: hexBytes(h.value) }));
     const wt = new WebTransport(this.options.webtransportUrl ?? config.webtransportUrl, hashes.length > 0 ? { serverCertificateHashes: hashes } : {});
+    wt.datagrams.incomingHighWaterMark = INCOMING_DATAGRAM_QUEUE;
     await wt.ready;
     this.transport = wt;
     this.fec ??= new FecWorkerClient();
@@ -262,13 +270,17 @@ export class WebTransportSession implements ObjectTransport {
     stats.sourceSymbols = response.sourceSymbols;
     stats.symbolsReceived = 0;
     stats.repairRequests = 0;
-    const esisBlock0 = new Set<number>();
+    // Block 0's symbols that arrived, by position in sending order: the gaps are the losses.
+    const arrivedBlock0 = new Set<number>();
     const decoded = fec.open(requestId, response.oti);
     decoded.catch(() => undefined);
     const onPacket = (packet: Uint8Array, block: number, esi: number) => {
       stats.symbolsReceived!++;
       stats.receivedBytes += packet.length;
-      if (block === 0) esisBlock0.add(esi);
+      if (block === 0) {
+        const index = sendingIndex(esi, response.sourceSymbols, response.firstRepairEsi);
+        if (index !== null) arrivedBlock0.add(index);
+      }
       request.onProgress?.(Math.min(stats.receivedBytes, response.objectLength), response.objectLength);
       fec.push(requestId, packet);
     };
@@ -337,11 +349,15 @@ export class WebTransportSession implements ObjectTransport {
       fec.close(requestId);
       writer.write(encodeMessage({ type: 'cancel' })).then(() => writer.close()).catch(() => undefined);
     }
-    if (blocks === 1 && symbolsSent > 0 && esisBlock0.size > 0) {
+    if (blocks === 1 && arrivedBlock0.size > 0) {
       // Symbols after the last one received are still in flight or were purged when we stopped:
-      // only the span up to the highest ESI seen says anything about loss.
-      const observed = Math.min(symbolsSent, Math.max(...esisBlock0) + 1);
-      const observation = { sent: observed, receivedEsis: esisBlock0 };
+      // only the span up to the last one seen says anything about loss. It is observed whether
+      // or not SENT has come (objects decoded before it are the loss-free ones; leaving them out
+      // made every estimate a pessimistic one).
+      let last = 0;
+      for (const index of arrivedBlock0) last = Math.max(last, index);
+      const observed = symbolsSent > 0 ? Math.min(symbolsSent, last + 1) : last + 1;
+      const observation = { sent: observed, arrived: arrivedBlock0 };
       this.loss.observe(observation);
       const losses = countLosses(observation);
       stats.symbolsObserved = observed;

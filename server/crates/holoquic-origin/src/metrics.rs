@@ -61,6 +61,11 @@ metrics! {
     counter client_datagrams_dropped_total,
     /// HTTPS (HTTP/2 and HTTP/1.1) requests served.
     counter https_requests_total,
+    /// QUIC packets sent, counted when their connection ends.
+    counter quic_packets_sent_total,
+    /// QUIC packets declared lost by loss detection (queue drops and link loss alike), counted when
+    /// their connection ends.
+    counter quic_packets_lost_total,
 }
 
 impl Metrics {

@@ -72,6 +72,11 @@ pub enum ResponseBody {
         oti: [u8; 12],
         source_symbols: u64,
         planned_repair: u64,
+        /// The ESI the first repair symbol of source block 0 carries. Repair symbol n of a block
+        /// carries ESI K' + n, K' being the block's extended source block size (RFC 6330 §5.3.1;
+        /// raptorq puts that internal symbol id on the wire), so repair ESIs do not continue from
+        /// K: a client that counts losses from ESI gaps needs this to place repair symbols.
+        first_repair_esi: u64,
     },
     /// Any other status, with a human-readable reason.
     Error { message: String },
@@ -131,11 +136,12 @@ impl Message {
                 put(&mut body, r.status.into());
                 match &r.body {
                     ResponseBody::Reliable { object_length } => put(&mut body, *object_length),
-                    ResponseBody::Datagram { object_length, oti, source_symbols, planned_repair } => {
+                    ResponseBody::Datagram { object_length, oti, source_symbols, planned_repair, first_repair_esi } => {
                         put(&mut body, *object_length);
                         body.extend_from_slice(oti);
                         put(&mut body, *source_symbols);
                         put(&mut body, *planned_repair);
+                        put(&mut body, *first_repair_esi);
                     }
                     ResponseBody::Error { message } => {
                         put(&mut body, 0);
@@ -283,10 +289,11 @@ fn decode_response(r: &mut Reader<'_>) -> Result<Response, DecodeError> {
         let oti: [u8; 12] = r.bytes(12)?.try_into().expect("12 bytes");
         let source_symbols = r.varint()?;
         let planned_repair = r.varint()?;
+        let first_repair_esi = r.varint()?;
         if !r.remaining().is_empty() {
             return Err(DecodeError::Malformed("trailing bytes in RESPONSE"));
         }
-        ResponseBody::Datagram { object_length, oti, source_symbols, planned_repair }
+        ResponseBody::Datagram { object_length, oti, source_symbols, planned_repair, first_repair_esi }
     };
     Ok(Response { status, body })
 }
@@ -388,6 +395,7 @@ mod tests {
                 oti: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12],
                 source_symbols: 55,
                 planned_repair: 4,
+                first_repair_esi: 56,
             },
         ] {
             let message = Message::Response(Response { status: 200, body });

@@ -268,7 +268,13 @@ impl RequestStream {
         }
         Message::Response(Response {
             status: 200,
-            body: ResponseBody::Datagram { object_length, oti: oti.serialize(), source_symbols: total_source, planned_repair: planned },
+            body: ResponseBody::Datagram {
+                object_length,
+                oti: oti.serialize(),
+                source_symbols: total_source,
+                planned_repair: planned,
+                first_repair_esi: u64::from(symbols.first_repair_esi(0)),
+            },
         })
         .encode(&mut self.out);
         self.outcome.datagram = true;

@@ -278,6 +278,9 @@ impl Server {
         for id in closed {
             if let Some(mut client) = self.clients.remove(&id) {
                 client.wt.on_close(&self.ctx);
+                let stats = client.conn.stats();
+                Metrics::add(&self.ctx.metrics.quic_packets_sent_total, stats.sent as u64);
+                Metrics::add(&self.ctx.metrics.quic_packets_lost_total, stats.lost as u64);
                 Metrics::dec(&self.ctx.metrics.connections_active);
             }
             self.aliases.retain(|_, v| *v != id);

@@ -80,11 +80,16 @@ impl ObjectSymbols {
         ((end - start) / usize::from(self.oti.symbol_size())) as u32
     }
 
+    /// The ESI carried by `block`'s first repair symbol: K', the block's extended source block
+    /// size (RFC 6330 §5.3.1), which raptorq puts on the wire for repair symbol 0.
+    pub fn first_repair_esi(&self, block: usize) -> u32 {
+        raptorq::extended_source_block_symbols(self.source_symbols(block))
+    }
+
     /// Appends the serialized encoding packet (payload id, then the symbol) of `symbol`.
     pub fn write_packet(&mut self, symbol: SymbolRef, out: &mut Vec<u8>) {
         let block = usize::from(symbol.block);
         let k = self.source_symbols(block);
-        let size = usize::from(self.oti.symbol_size());
         if symbol.index < k {
             out.extend_from_slice(&PayloadId::new(symbol.block, symbol.index).serialize());
             let block_start = self.blocks[block].0;
@@ -100,7 +105,9 @@ impl ObjectSymbols {
                 out.resize(out.len() + (sub_size - have), 0);
             }
         } else {
-            let packet = self.encoder(block).repair_packets(symbol.index, 1).pop().expect("one repair packet");
+            // raptorq numbers repair symbols from 0 and carries K' + n as the ESI (see
+            // `first_repair_esi`): repair symbol n is our symbol K + n.
+            let packet = self.encoder(block).repair_packets(symbol.index - k, 1).pop().expect("one repair packet");
             out.extend_from_slice(&packet.serialize());
         }
     }
@@ -164,7 +171,7 @@ mod tests {
             for (b, encoder) in reference.get_block_encoders().iter().enumerate() {
                 let k = symbols.source_symbols(b);
                 let expected: Vec<Vec<u8>> =
-                    encoder.source_packets().iter().chain(encoder.repair_packets(k, 3).iter()).map(EncodingPacket::serialize).collect();
+                    encoder.source_packets().iter().chain(encoder.repair_packets(0, 3).iter()).map(EncodingPacket::serialize).collect();
                 let mut got = Vec::new();
                 for index in 0..k + 3 {
                     let mut out = Vec::new();
@@ -207,6 +214,21 @@ mod tests {
             lazy.write_packet(SymbolRef { block: block as u8, index }, &mut a);
             prepared.write_packet(SymbolRef { block: block as u8, index }, &mut b);
             assert_eq!(a, b);
+        }
+    }
+
+    /// Repair symbol n carries ESI K' + n: what RESPONSE's `first_repair_esi` tells the client.
+    #[test]
+    fn repair_symbols_carry_consecutive_esis_from_the_first_repair_esi() {
+        let data = object(100_003);
+        let mut symbols = ObjectSymbols::new(data, 1200);
+        let k = symbols.source_symbols(0);
+        let first = symbols.first_repair_esi(0);
+        assert!(first >= k);
+        for n in 0..4 {
+            let mut out = Vec::new();
+            symbols.write_packet(SymbolRef { block: 0, index: k + n }, &mut out);
+            assert_eq!(EncodingPacket::deserialize(&out).payload_id().encoding_symbol_id(), first + n);
         }
     }
 
