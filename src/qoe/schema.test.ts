@@ -77,6 +77,18 @@ describe('summarizeQoe', () => {
     expect(s.startupS).toBe(0.4);
   });
 
+  it('counts skipped objects apart: not requested, so neither on time nor late', () => {
+    const s = summarizeQoe(log([
+      segment({ index: 0 }),
+      segment({ index: 0, object: 'o1', onTime: false, recovered: false, decoded: false, completedAtS: undefined }),
+      segment({ index: 0, object: 'o2', delivery: 'skip', onTime: false, recovered: false, decoded: false, completedAtS: undefined, objectBytes: 0, receivedBytes: 0 }),
+      segment({ index: 0, object: 'o3', delivery: 'skip', onTime: false, recovered: false, decoded: false, completedAtS: undefined, objectBytes: 0, receivedBytes: 0 }),
+    ]));
+    expect(s.onTimeRatio).toBe(0.5);
+    expect(s.skippedShare).toBe(0.5);
+    expect(s.objectSegments).toBe(2);
+  });
+
   it('reports NaN, not zero, for quantities with nothing to measure', () => {
     const s = summarizeQoe(log([]));
     expect(s.onTimeRatio).toBeNaN();

@@ -118,9 +118,11 @@ export interface QoeSummary {
    *  the time from its first request to its last completion. */
   throughputBps: number[];
   meanThroughputBps: number;
-  /** Object-segments shown at their playout time / all object-segments (abandoned requests are
-   *  not outcomes: their replacement is). */
+  /** Object-segments shown at their playout time / object-segments requested (abandoned requests
+   *  are not outcomes: their replacement is; skipped ones were never asked for). */
   onTimeRatio: number;
+  /** Object-segments the player chose not to fetch (`adaptive` short of capacity) / all. */
+  skippedShare: number;
   /** Decoded / recovered object-segments. */
   decodeSuccess: number;
   /** Datagram object-segments recovered / datagram object-segments (NaN if none). */
@@ -169,7 +171,8 @@ export function summarizeQoe(log: QoeLog): QoeSummary {
   // An abandoned request was replaced by another record for the same object and segment: it
   // counts for bytes and throughput, not as an outcome.
   const all = log.segments;
-  const segs = all.filter((s) => !s.abandoned);
+  const outcomes = all.filter((s) => !s.abandoned);
+  const segs = outcomes.filter((s) => s.delivery !== 'skip');
   const shown = segs.filter((s) => s.onTime);
   const recovered = segs.filter((s) => s.recovered);
   const datagram = segs.filter((s) => s.delivery === 'datagram');
@@ -186,6 +189,7 @@ export function summarizeQoe(log: QoeLog): QoeSummary {
     throughputBps: throughput,
     meanThroughputBps: mean(throughput),
     onTimeRatio: segs.length === 0 ? NaN : shown.length / segs.length,
+    skippedShare: outcomes.length === 0 ? NaN : (outcomes.length - segs.length) / outcomes.length,
     decodeSuccess: recovered.length === 0 ? NaN : recovered.filter((s) => s.decoded).length / recovered.length,
     datagramRecovery: datagram.length === 0 ? NaN : datagram.filter((s) => s.recovered).length / datagram.length,
     datagramDecoded: datagram.length === 0 ? NaN : datagram.filter((s) => s.decoded).length / datagram.length,
