@@ -583,9 +583,10 @@ void parseSeiPayload(Sei& sei) {
       const uint32_t attributes = r.ue();
       if (attributes > 127) throw ParseError("attribute smoothing for more than 127 attributes");
       for (uint32_t j = 0; j < attributes; ++j) {
-        const uint8_t attributeIndex = static_cast<uint8_t>(r.u(7));
-        r.u(1);  // attribute_smoothing_cancel_flag (instances follow either way, as TMC2 writes them)
-        std::vector<std::pair<uint8_t, AttributeSmoothingInstance>> instances;
+        AttributeSmoothingUpdate update;
+        update.attributeIndex = static_cast<uint8_t>(r.u(7));
+        update.cancel = r.flag();  // the instances follow either way, as TMC2 writes them
+        auto& instances = update.instances;
         const unsigned count = static_cast<unsigned>(r.u(8));
         for (unsigned i = 0; i < count; ++i) {
           AttributeSmoothingInstance inst;
@@ -603,7 +604,7 @@ void parseSeiPayload(Sei& sei) {
           }
           instances.emplace_back(index, inst);
         }
-        sei.attributeSmoothing.emplace_back(attributeIndex, std::move(instances));
+        sei.attributeSmoothing.push_back(std::move(update));
       }
       break;
     }

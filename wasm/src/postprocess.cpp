@@ -1,10 +1,12 @@
 #include "vpcc/postprocess.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <limits>
 #include <string>
+#include <unordered_map>
 
 #include "vpcc/bit_reader.h"
 #include "vpcc/color.h"
@@ -269,6 +271,200 @@ bool gridSmoothingFor(const CodedSequence& seq, const DecodedAtlasFrame& frame, 
   return enabled;
 }
 
+bool attributeSmoothingFor(const CodedSequence& seq, const DecodedAtlasFrame& frame, AttributeSmoothingParams& params) {
+  // Rec1 and Rec2 apply attribute smoothing (Rec0 none); any live instance of any attribute
+  // turns it on, the last one giving the thresholds — what TMC2's decoder does.
+  if (seq.vps.ptl.reconstruction == 0 || !frame.attributeSmoothing) return false;
+  bool enabled = false;
+  for (const AttributeSmoothingUpdate& update : frame.attributeSmoothing->attributeSmoothing) {
+    if (update.cancel) continue;
+    for (const auto& [index, instance] : update.instances) {
+      if (instance.cancel) continue;
+      enabled = true;
+      params.threshold = instance.threshold;
+      params.thresholdVariation = instance.thresholdVariation;
+      params.thresholdDifference = instance.thresholdDifference;
+    }
+  }
+  return enabled;
+}
+
+size_t smoothAttributesGrid(PointCloudFrame& frame, const AttributeSmoothingParams& params,
+                            const std::vector<uint8_t>& moved, std::vector<uint8_t>& recoloured) {
+  const size_t n = frame.size();
+  recoloured.assign(n, 0);
+  if (n == 0 || frame.boundary.size() != n || frame.patchIndex.size() != n || frame.colors16.size() != n * 3) return 0;
+  const int16_t* pos = frame.positions.data();
+  uint16_t* colour = frame.colors16.data();
+  const int g = int(std::max<uint32_t>(frame.occupancyPrecision, 1)), half = g / 2;
+  if (frame.bitDepth3d > 16) throw ParseError("attribute smoothing of " + std::to_string(frame.bitDepth3d) + "-bit geometry is beyond this decoder");
+  const int size = 1 << frame.bitDepth3d, w = size / g;
+  if (w <= 0) return 0;
+  const size_t w2 = size_t(w) * w, gridCells = w2 * size_t(w);
+  const int margin = std::max(half, 1);
+  auto inside = [&](const int16_t* p) {
+    for (int d = 0; d < 3; ++d)
+      if (p[d] < margin || size <= p[d] + margin) return false;
+    return true;
+  };
+  // A point takes part when it is a boundary point that geometry smoothing did not move (TMC2
+  // marks moved points as another boundary type).
+  auto candidate = [&](size_t i) { return frame.boundary[i] == 1 && (moved.empty() || !moved[i]) && inside(pos + i * 3); };
+  auto firstCell = [&](const int16_t* p, int c[3]) {
+    for (int d = 0; d < 3; ++d) c[d] = p[d] / g + ((p[d] % g < half) ? -1 : 0);
+  };
+  // Cells around candidate points get a slot. A hash map, not a dense grid: with 2-pixel
+  // occupancy precision a 10-bit grid has 2^27 cells, of which a frame touches a few thousand.
+  std::unordered_map<size_t, int32_t> slotMap;
+  int32_t slots = 0;
+  for (size_t i = 0; i < n; ++i) {
+    if (!candidate(i)) continue;
+    int c[3];
+    firstCell(pos + i * 3, c);
+    for (int dx = 0; dx < 2; ++dx)
+      for (int dy = 0; dy < 2; ++dy)
+        for (int dz = 0; dz < 2; ++dz)
+          if (slotMap.emplace(size_t(c[0] + dx) + size_t(c[1] + dy) * w + size_t(c[2] + dz) * w2, slots).second) ++slots;
+  }
+  auto slotAt = [&](size_t cellId) {
+    const auto it = slotMap.find(cellId);
+    return it == slotMap.end() ? -1 : it->second;
+  };
+  if (slots == 0) return 0;
+  // Per cell: colour sum (float, as the reference accumulates), count, first patch, whether a
+  // second patch shows up, and every luma value (for the mean/median test).
+  std::vector<uint16_t> count(size_t(slots), 0);
+  std::vector<float> sum(size_t(slots) * 3, 0.f);
+  std::vector<uint32_t> patchOf(size_t(slots), 0);
+  std::vector<uint8_t> mixed(size_t(slots), 0);
+  std::vector<std::vector<uint16_t>> luma(static_cast<size_t>(slots));
+  for (size_t i = 0; i < n; ++i) {
+    const int16_t* p = pos + i * 3;
+    if (p[0] < 0 || p[1] < 0 || p[2] < 0) continue;
+    const size_t cellId = size_t(p[0] / g) + size_t(p[1] / g) * w + size_t(p[2] / g) * w2;
+    if (cellId >= gridCells) continue;
+    const int32_t s = slotAt(cellId);
+    if (s < 0) continue;
+    const uint32_t patch = frame.patchIndex[i] + 1;
+    if (count[s] == 0) {
+      patchOf[s] = patch;
+      mixed[s] = 0;
+    } else if (!mixed[s] && patchOf[s] != patch) {
+      mixed[s] = 1;
+    }
+    for (int c = 0; c < 3; ++c) sum[size_t(s) * 3 + c] += float(colour[i * 3 + c]);
+    ++count[s];
+    luma[s].push_back(colour[i * 3]);
+  }
+  // Whether a cell's luma is textured (mean and median apart by more than the variation
+  // threshold); computed once per cell, on demand.
+  std::vector<int8_t> textured(size_t(slots), -1);
+  const double variationLimit = double(params.thresholdVariation) * 256.0;
+  auto isTextured = [&](int32_t s) {
+    if (textured[s] < 0) {
+      auto& values = luma[s];
+      double mean = 0;
+      for (uint16_t v : values) mean += double(v);
+      mean /= double(values.size());
+      std::sort(values.begin(), values.end());
+      const size_t m = values.size();
+      const double median = m % 2 == 0 ? (double(values[m / 2]) + double(values[m / 2 - 1])) / 2.0 : double(values[m / 2]);
+      textured[s] = std::abs(mean - median) > variationLimit ? 1 : 0;
+    }
+    return textured[s] == 1;
+  };
+  const double differenceLimit = double(params.thresholdDifference) * 256.0;
+  const int g2 = g * 2;
+  const double g2cube = double(g2) * g2 * g2;
+  std::vector<std::array<uint16_t, 3>> smoothed;
+  std::vector<uint32_t> changed;
+  for (size_t i = 0; i < n; ++i) {
+    if (!candidate(i)) continue;
+    const int16_t* p = pos + i * 3;
+    const uint16_t* own = colour + i * 3;
+    int c[3];
+    firstCell(p, c);
+    int32_t cell[2][2][2];
+    bool seam = false;
+    for (int dz = 0; dz < 2; ++dz)
+      for (int dy = 0; dy < 2; ++dy)
+        for (int dx = 0; dx < 2; ++dx) {
+          const int32_t s = slotAt(size_t(c[0] + dx) + size_t(c[1] + dy) * w + size_t(c[2] + dz) * w2);
+          cell[dz][dy][dx] = s;
+          if (mixed[s] && count[s] != 0) seam = true;
+        }
+    if (!seam) continue;
+    // The eight cell means, each replaced by the point's own colour when it is empty, textured,
+    // or (cells other than the first) too far in luma from the first.
+    double mean[2][2][2][3];
+    double firstLuma = 0;
+    bool keep = false;
+    for (int dz = 0; dz < 2 && !keep; ++dz)
+      for (int dy = 0; dy < 2 && !keep; ++dy)
+        for (int dx = 0; dx < 2; ++dx) {
+          const int32_t s = cell[dz][dy][dx];
+          double* dst = mean[dz][dy][dx];
+          const bool first = dx == 0 && dy == 0 && dz == 0;
+          bool useOwn = count[s] == 0;
+          if (!useOwn) {
+            for (int k = 0; k < 3; ++k) dst[k] = double(sum[size_t(s) * 3 + k]) / double(count[s]);
+            if (first) {
+              // A textured first cell keeps the point as it is.
+              if (count[s] > 1 && isTextured(s)) {
+                keep = true;
+                break;
+              }
+            } else {
+              if (std::abs(firstLuma - dst[0]) > differenceLimit) useOwn = true;
+              if (count[s] > 1 && isTextured(s)) useOwn = true;
+            }
+          }
+          if (useOwn)
+            for (int k = 0; k < 3; ++k) dst[k] = double(own[k]);
+          if (first) firstLuma = dst[0];
+        }
+    if (keep) {
+      // The reference still compares the point's own colour with itself: only a zero
+      // threshold "changes" it, to the same value.
+      continue;
+    }
+    int wHigh[3], wLow[3];
+    for (int d = 0; d < 3; ++d) {
+      wHigh[d] = (p[d] - c[d] * g - half) * 2 + 1;
+      wLow[d] = g2 - wHigh[d];
+    }
+    double blend[3] = {0, 0, 0};
+    for (int dz = 0; dz < 2; ++dz)
+      for (int dy = 0; dy < 2; ++dy)
+        for (int dx = 0; dx < 2; ++dx) {
+          const int weight = (dx ? wHigh[0] : wLow[0]) * (dy ? wHigh[1] : wLow[1]) * (dz ? wHigh[2] : wLow[2]);
+          for (int k = 0; k < 3; ++k) blend[k] += mean[dz][dy][dx][k] * double(weight);
+        }
+    uint16_t result[3];
+    for (int k = 0; k < 3; ++k) {
+      const double v = blend[k] / g2cube + 0.5;
+      result[k] = uint16_t(std::min<int64_t>(std::max<int64_t>(int64_t(v), 0), 65535));
+    }
+    const double change = std::abs(double(result[0]) - double(own[0])) * 10.0 / 256.0;
+    if (change >= double(params.threshold)) {
+      smoothed.push_back({result[0], result[1], result[2]});
+      changed.push_back(uint32_t(i));
+    }
+  }
+  // Applied after the pass: cell means were taken before any point changed, and a point's blend
+  // only reads its own colour besides them.
+  size_t recolouredCount = 0;
+  for (size_t m = 0; m < changed.size(); ++m) {
+    uint16_t* dst = colour + size_t(changed[m]) * 3;
+    if (dst[0] != smoothed[m][0] || dst[1] != smoothed[m][1] || dst[2] != smoothed[m][2]) {
+      std::copy(smoothed[m].begin(), smoothed[m].end(), dst);
+      recoloured[changed[m]] = 1;
+      ++recolouredCount;
+    }
+  }
+  return recolouredCount;
+}
+
 size_t smoothGeometryGrid(PointCloudFrame& frame, const GridSmoothingParams& params, std::vector<uint8_t>& moved) {
   const size_t n = frame.size();
   moved.assign(n, 0);
@@ -506,14 +702,18 @@ PointCloudFrame postProcess(const CodedSequence& seq, const DecodedAtlasFrame& f
     local.movedPoints = smoothGeometryGrid(out, params, moved);
     if (local.movedPoints) transferColors(input, out, moved);
   }
-  if (seq.vps.ptl.reconstruction != 0 && frame.attributeSmoothing)
-    for (const auto& attribute : frame.attributeSmoothing->attributeSmoothing)
-      for (const auto& instance : attribute.second) local.attributeSmoothingSkipped |= !instance.second.cancel;
-  // Only moved points changed colour: the others keep the RGB reconstruction computed from the
-  // same 16-bit values.
-  if (out.colors16.size() == out.positions.size() && local.movedPoints)
+  AttributeSmoothingParams attributeParams;
+  std::vector<uint8_t> recoloured;
+  if (attributeSmoothingFor(seq, frame, attributeParams) && input.boundary.size() == input.size()) {
+    local.attributesSmoothed = true;
+    local.recolouredPoints = smoothAttributesGrid(out, attributeParams, moved, recoloured);
+  }
+  // Only moved and recoloured points changed colour: the others keep the RGB reconstruction
+  // computed from the same 16-bit values.
+  if (out.colors16.size() == out.positions.size() && (local.movedPoints || local.recolouredPoints))
     for (size_t i = 0; i < out.size(); ++i)
-      if (moved[i]) yuv16ToRgb8(&out.colors16[i * 3], &out.colors[i * 3]);
+      if ((local.movedPoints && moved[i]) || (local.recolouredPoints && recoloured[i]))
+        yuv16ToRgb8(&out.colors16[i * 3], &out.colors[i * 3]);
   if (report) *report = local;
   return out;
 }

@@ -8,6 +8,7 @@
 #include "vpcc/bit_reader.h"
 #include "vpcc/color.h"
 #include "vpcc/md5.h"
+#include "vpcc/postprocess.h"
 
 namespace vpcc {
 namespace {
@@ -134,10 +135,11 @@ PointCloudFrame reconstructFrame(const CodedSequence& seq, const DecodedAtlasFra
       throw ParseError("attribute picture size differs from the atlas");
   }
 
-  // Geometry smoothing (SEI 66) needs boundary flags and patch indices per point.
-  bool wantSmoothingInfo = false;
-  if (frame.geometrySmoothing)
-    for (const auto& [index, instance] : frame.geometrySmoothing->geometrySmoothing) wantSmoothingInfo |= !instance.cancel;
+  // Geometry (SEI 66) and attribute (SEI 67) smoothing need boundary flags and patch indices.
+  GridSmoothingParams geometrySmoothing;
+  AttributeSmoothingParams attributeSmoothing;
+  const bool wantSmoothingInfo =
+      gridSmoothingFor(seq, frame, geometrySmoothing) || attributeSmoothingFor(seq, frame, attributeSmoothing);
 
   std::vector<Point> points;
   PointCloudFrame out;
@@ -234,6 +236,8 @@ PointCloudFrame reconstructFrame(const CodedSequence& seq, const DecodedAtlasFra
     }
   }
   out.projectedPoints = uint32_t(points.size());
+  out.occupancyPrecision = precision;
+  out.bitDepth3d = bitDepth3d;
 
   out.positions.resize(points.size() * 3);
   out.colors.assign(points.size() * 3, 127);

@@ -47,11 +47,10 @@ int main(int argc, char** argv) {
         const auto frame = vpcc::postProcess(seq, atlas, reconstructed, &report);
         const auto r2 = std::chrono::steady_clock::now();
         auto ms = [](auto a, auto b) { return std::chrono::duration<double, std::milli>(b - a).count(); };
-        std::printf("frame %u: patches %zu, points %zu, md5 %s, post-processed md5 %s (%zu points smoothed%s); "
+        std::printf("frame %u: patches %zu, points %zu, md5 %s, post-processed md5 %s (%zu points smoothed, %zu recoloured); "
                     "reconstruction %.1f ms, post-processing %.1f ms\n",
                     frameBase + atlas.afoc, atlas.patchCount(), frame.size(), vpcc::frameMd5(reconstructed).c_str(),
-                    vpcc::frameMd5(frame).c_str(), report.movedPoints,
-                    report.attributeSmoothingSkipped ? ", attribute smoothing SEI ignored" : "", ms(r0, r1), ms(r1, r2));
+                    vpcc::frameMd5(frame).c_str(), report.movedPoints, report.recolouredPoints, ms(r0, r1), ms(r1, r2));
         if (!plyPattern.empty()) {
           char path[4096];
           std::snprintf(path, sizeof path, plyPattern.c_str(), frameBase + atlas.afoc);

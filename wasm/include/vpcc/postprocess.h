@@ -8,9 +8,16 @@
 //     distance-weighted) and backward (unsmoothed points whose nearest smoothed point is the
 //     moved one and of nearly equal colour) in 16-bit Y'CbCr; nearest neighbours are searched
 //     with the reference's k-d tree order so that ties resolve identically;
-//  3. back to 8-bit RGB.
-// Attribute smoothing (SEI 67) is not implemented yet (no conformance stream uses it); frames
-// that ask for it are returned after steps 1–3 and `attributeSmoothingSkipped` is set.
+//  3. attribute smoothing (attribute smoothing SEI, Rec1 and Rec2): a boundary point near cells
+//     whose points come from different patches takes the trilinear blend of the 2×2×2
+//     surrounding cells' mean colours when its luma differs enough from it; cells whose luma
+//     mean and median disagree (texture, not a seam) or whose luma is far from the point's own
+//     cell stay out of the blend. As TMC2 does it: cells of the occupancy precision's size (not
+//     the SEI's grid size, which TMC2 reads but does not use), 16-bit Y'CbCr, points moved by
+//     step 1 left alone;
+//  4. back to 8-bit RGB.
+// No conformance stream of ../shared uses SEI 67, so step 3 follows TMC2's code but has no
+// TMC2 checksum to match yet.
 #pragma once
 
 #include "vpcc/atlas.h"
@@ -22,7 +29,8 @@ namespace vpcc {
 struct PostProcessReport {
   bool geometrySmoothed = false;
   size_t movedPoints = 0;
-  bool attributeSmoothingSkipped = false;
+  bool attributesSmoothed = false;
+  size_t recolouredPoints = 0;
 };
 
 /// Geometry smoothing parameters in effect for a frame (from its SEI and the profile), if any.
@@ -31,6 +39,17 @@ struct GridSmoothingParams {
   uint32_t threshold = 64;
 };
 bool gridSmoothingFor(const CodedSequence& seq, const DecodedAtlasFrame& frame, GridSmoothingParams& params);
+
+/// Attribute smoothing thresholds in effect for a frame (the SEI's last live instance), if any.
+struct AttributeSmoothingParams {
+  /// Least luma change, in 10/256 steps of the 16-bit value, for a point to take the blend.
+  uint32_t threshold = 0;
+  /// Largest |mean − median| of a cell's luma, in 256ths, for the cell to join the blend.
+  uint32_t thresholdVariation = 0;
+  /// Largest luma difference from the point's own cell, in 256ths, for a cell to join.
+  uint32_t thresholdDifference = 0;
+};
+bool attributeSmoothingFor(const CodedSequence& seq, const DecodedAtlasFrame& frame, AttributeSmoothingParams& params);
 
 /// The post-processed frame (the input is what reconstructFrame returned for `frame`).
 PointCloudFrame postProcess(const CodedSequence& seq, const DecodedAtlasFrame& frame, const PointCloudFrame& input,
@@ -41,5 +60,9 @@ PointCloudFrame postProcess(const CodedSequence& seq, const DecodedAtlasFrame& f
 size_t smoothGeometryGrid(PointCloudFrame& frame, const GridSmoothingParams& params, std::vector<uint8_t>& moved);
 /// Recolours the moved points of `target` (16-bit colours) from `source` (the frame before smoothing).
 void transferColors(const PointCloudFrame& source, PointCloudFrame& target, const std::vector<uint8_t>& moved);
+/// Smooths the 16-bit colours of boundary points not in `moved` (empty: none moved); marks the
+/// changed ones in `recoloured`. Needs frame.boundary/patchIndex/occupancyPrecision/bitDepth3d.
+size_t smoothAttributesGrid(PointCloudFrame& frame, const AttributeSmoothingParams& params,
+                            const std::vector<uint8_t>& moved, std::vector<uint8_t>& recoloured);
 
 }  // namespace vpcc

@@ -20,7 +20,8 @@ struct PointCloudFrame {
   /// Y, Cb, Cr per point at 16 bits (chroma offset 32768): the precision post-processing works
   /// in (empty when the sequence has no attribute).
   std::vector<uint16_t> colors16;
-  /// Per point, filled only when the frame's SEI asks for geometry smoothing (what it needs):
+  /// Per point, filled only when the frame's SEI asks for geometry or attribute smoothing (what
+  /// they need):
   /// whether the point's pixel is a patch boundary pixel (within two pixels of an unoccupied
   /// pixel or of the tile border), and the index of its patch in its tile.
   std::vector<uint8_t> boundary;
@@ -31,6 +32,10 @@ struct PointCloudFrame {
   std::vector<uint32_t> pixel;
   std::vector<uint8_t> map;
   uint32_t projectedPoints = 0, rawPoints = 0, eomPoints = 0;
+  /// Atlas pixels per occupancy-map sample, and the 3D coordinate bit depth (the grid attribute
+  /// smoothing works on: TMC2 sizes its cells by the occupancy precision).
+  uint32_t occupancyPrecision = 1;
+  uint32_t bitDepth3d = 10;
   size_t size() const { return positions.size() / 3; }
 };
 

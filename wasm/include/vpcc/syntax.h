@@ -263,6 +263,12 @@ struct AttributeSmoothingInstance {
   bool filterEomPoints = false;
   uint8_t gridSizeMinus2 = 0, threshold = 0, thresholdVariation = 0, thresholdDifference = 0;
 };
+/// One attribute's entry of an attribute smoothing SEI: cancelled as a whole, or its instances.
+struct AttributeSmoothingUpdate {
+  uint8_t attributeIndex = 0;
+  bool cancel = false;
+  std::vector<std::pair<uint8_t, AttributeSmoothingInstance>> instances;  // (instance index, instance)
+};
 struct OccupancySynthesisInstance {
   bool cancel = false;
   uint32_t methodType = 0;
@@ -277,8 +283,7 @@ struct Sei {
   bool persistence = false, reset = false;
   std::vector<std::pair<uint8_t, GeometrySmoothingInstance>> geometrySmoothing;
   std::vector<std::pair<uint8_t, OccupancySynthesisInstance>> occupancySynthesis;
-  // attribute index → (instance index, instance)
-  std::vector<std::pair<uint8_t, std::vector<std::pair<uint8_t, AttributeSmoothingInstance>>>> attributeSmoothing;
+  std::vector<AttributeSmoothingUpdate> attributeSmoothing;
   // decoded atlas information hash (19/21): MD5 only (CRC/checksum kept raw)
   uint8_t hashType = 0;
   std::optional<std::array<uint8_t, 16>> highLevelMd5, atlasMd5, atlasB2pMd5;
