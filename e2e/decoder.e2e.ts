@@ -130,16 +130,15 @@ describe('GPU reconstruction', () => {
 });
 
 describe('HEVC (TMC2 conformance stream)', () => {
-  it.skipIf(!existsSync(`${TMC2_STREAM}.bin`))('decodes bit-exactly where WebCodecs has HEVC, else fails saying so', async () => {
+  it.skipIf(!existsSync(`${TMC2_STREAM}.bin`))('decodes bit-exactly with WebCodecs where it has HEVC, else with the module\'s own decoder', async () => {
     // Served to the page by Playwright (the stream is test material outside the content root).
     await browser.page.route('**/tmc2-stream.bin', (route) => route.fulfill({ body: readFileSync(`${TMC2_STREAM}.bin`) }));
     const result = await decodeIn('/tmc2-stream.bin');
-    console.log(`TMC2 HEVC stream in this browser: ${result.error ?? 'decoded'}`);
-    if (result.error) {
-      expect(result.error).toMatch(/cannot decode hev1\.\S+ \(HEVC needs a hardware decoder/);
-    } else {
-      const log = readFileSync(`${TMC2_STREAM}_dec_rec_pcframe_log.txt`, 'utf8');
-      expect(result.md5).toEqual([...log.matchAll(/MD5 checksum\s*=\s*([0-9a-f]{32})/g)].map((m) => m[1]));
-    }
+    console.log(`TMC2 HEVC stream in this browser: decoded by ${result.videoDecoder}, ${result.pictureMs?.toFixed(0)} ms of video for ${result.points?.length} frames`);
+    expect(result.error).toBeUndefined();
+    // Headless Chromium has no HEVC in WebCodecs: this is the libde265 fallback at work.
+    expect(result.videoDecoder).toBe('wasm');
+    const log = readFileSync(`${TMC2_STREAM}_dec_rec_pcframe_log.txt`, 'utf8');
+    expect(result.md5).toEqual([...log.matchAll(/MD5 checksum\s*=\s*([0-9a-f]{32})/g)].map((m) => m[1]));
   });
 });

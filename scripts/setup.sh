@@ -2,6 +2,7 @@
 # Installs what holoquic needs on Debian 12 and builds everything. Idempotent: quick when
 # everything is already installed and built. Used by scripts/demo.sh and scripts/test.sh.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/libde265.sh"
 cd "$ROOT"
 
 install_apt_packages() {
@@ -43,16 +44,15 @@ build_server() {
 
 build_wasm() {
   [ -f wasm/CMakeLists.txt ] || return 0
+  build_libde265
   step "cmake native build (wasm/build-native)"
-  cmake -S wasm -B wasm/build-native -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+  cmake -S wasm -B wasm/build-native -G Ninja -DCMAKE_BUILD_TYPE=Release -DVPCC_DE265_ROOT="$LIBDE265_NATIVE" >/dev/null
   cmake --build wasm/build-native --parallel 2
-  if [ -f wasm/emscripten.cmake ] || grep -q EMSCRIPTEN wasm/CMakeLists.txt; then
-    step "emscripten build (wasm/build-wasm)"
-    if [ ! -f wasm/build-wasm/build.ninja ]; then
-      emcmake cmake -S wasm -B wasm/build-wasm -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
-    fi
-    cmake --build wasm/build-wasm --parallel 2
+  step "emscripten build (wasm/build-wasm)"
+  if ! grep -qs "VPCC_DE265_ROOT:PATH=$LIBDE265_WASM\$" wasm/build-wasm/CMakeCache.txt; then
+    emcmake cmake -S wasm -B wasm/build-wasm -G Ninja -DCMAKE_BUILD_TYPE=Release -DVPCC_DE265_ROOT="$LIBDE265_WASM" >/dev/null
   fi
+  cmake --build wasm/build-wasm --parallel 2
   # The decoder's libFuzzer target (clang, ASan + UBSan), run for a bounded time by the cpp suite.
   step "clang fuzzing build (wasm/build-fuzz)"
   CC=clang CXX=clang++ cmake -S wasm -B wasm/build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DVPCC_FUZZ=ON >/dev/null

@@ -20,6 +20,8 @@ export interface DecoderTestResult {
   frameMs?: number[];
   /** Worker time handing decoded pictures into wasm memory, whole segment. */
   pictureMs?: number;
+  /** Who decoded the video. */
+  videoDecoder?: 'webcodecs' | 'wasm';
 }
 
 /** GPU reconstruction of a segment's frames against the CPU reconstruction (no post-processing). */
@@ -59,6 +61,7 @@ async function decode(path: string, options: { corruptAt?: number[] } = {}): Pro
       decodeMs: segment.decodeMs,
       frameMs: segment.timing.frameMs,
       pictureMs: segment.timing.pictureMs,
+      videoDecoder: segment.timing.videoDecoder,
     };
   } catch (e) {
     return { error: e instanceof Error ? e.message : String(e) };

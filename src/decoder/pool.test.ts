@@ -17,7 +17,7 @@ class ScriptedWorker {
   }
   decoded(id: number, points: number[]): void {
     const frames = points.map((count) => ({ count, positions: new Int16Array(count * 3), colors: new Uint8Array(count * 3) }));
-    this.onmessage!({ data: { type: 'decoded', id, frames, timing: { totalMs: 10, parseMs: 1, frameMs: points.map(() => 2), pictureMs: 1 } } } as MessageEvent<FromWorker>);
+    this.onmessage!({ data: { type: 'decoded', id, frames, timing: { totalMs: 10, parseMs: 1, frameMs: points.map(() => 2), pictureMs: 1, videoDecoder: 'webcodecs' } } } as MessageEvent<FromWorker>);
   }
   failed(id: number, message: string): void {
     this.onmessage!({ data: { type: 'failed', id, message } } as MessageEvent<FromWorker>);

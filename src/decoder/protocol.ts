@@ -29,8 +29,13 @@ export interface SegmentTiming {
    * pictures and atlas for the GPU (output 'both': the CPU reconstruction alone).
    */
   frameMs: number[];
-  /** All decoded pictures: VideoFrame.copyTo into wasm memory + bit-depth conversion. */
+  /**
+   * All decoded pictures: VideoFrame.copyTo into wasm memory + bit-depth conversion; with the
+   * module's own decoder, the decoding itself too.
+   */
   pictureMs: number;
+  /** Who decoded the video: the browser's WebCodecs, or the wasm module (HEVC without WebCodecs). */
+  videoDecoder: 'webcodecs' | 'wasm';
 }
 
 export interface DecodeResult {

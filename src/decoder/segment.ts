@@ -3,12 +3,14 @@
  * sub-bitstreams, WebCodecs decodes them all at once, every decoded picture is copied straight
  * into wasm memory, and each point-cloud frame is reconstructed as soon as its pictures are in,
  * copied out once into its own transferable buffers, and its pictures freed — so only the
- * pictures of frames still waiting for a slower stream are ever held.
+ * pictures of frames still waiting for a slower stream are ever held. HEVC where WebCodecs has
+ * no decoder is decoded by the module itself (libde265), a frame's pictures of every stream at
+ * a time, with the same frame-by-frame reconstruction.
  */
 import type { DecodedFrame, PointFrame } from '../player/decoder';
 import { type AtlasFrame, exportAtlasFrame } from './atlasFrame';
 import type { SegmentTiming } from './protocol';
-import { decodeVideoStream } from './video';
+import { CodecUnavailableError, decodeVideoStream, webCodecsDecodes } from './video';
 import type { VideoStream, VpccDecoder } from './vpcc';
 
 /**
@@ -102,17 +104,36 @@ export async function decodeSegment(decoder: VpccDecoder, bytes: Uint8Array, opt
     decoder.releaseFrame(f);
   };
 
-  const results = await Promise.allSettled(streams.map((s) => decodeVideoStream(s.codec, s.data.slice(), (frame) => accept(s, frame))));
-  await chain;
-  const videoFailure = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
-  if (videoFailure) throw videoFailure.reason;
-  if (failure) throw failure;
+  const viaWebCodecs = (await Promise.all(streams.map((s) => webCodecsDecodes(s.codec, s.data)))).every(Boolean);
+  if (viaWebCodecs) {
+    const results = await Promise.allSettled(streams.map((s) => decodeVideoStream(s.codec, s.data.slice(), (frame) => accept(s, frame))));
+    await chain;
+    const videoFailure = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (videoFailure) throw videoFailure.reason;
+    if (failure) throw failure;
+  } else {
+    const missing = streams.find((s) => !decoder.canDecode(s.codec));
+    if (missing) throw new CodecUnavailableError(missing.codec === 'hevc' ? 'hevc (and this build of the decoder has no HEVC of its own)' : missing.codec);
+    for (let f = 0; f < frameCount; f++) {
+      const p0 = performance.now();
+      for (const s of streams) {
+        const need = Math.min(s.pictureCount, Math.max(0, (f + 1 - s.firstFrame) * s.picturesPerFrame));
+        while (delivered[s.index] < need) {
+          const n = decoder.decodePictures(s.index, need - delivered[s.index]);
+          if (n === 0) break;
+          delivered[s.index] += n;
+        }
+      }
+      pictureMs += performance.now() - p0;
+      while (done < frameCount && decoder.frameReady(done)) reconstructNext();
+    }
+  }
   for (const s of streams) {
     if (delivered[s.index] !== s.pictureCount)
       throw new Error(`${s.component} video (stream ${s.index}) gave ${delivered[s.index]} pictures, the atlas needs ${s.pictureCount}`);
   }
   if (done !== frameCount) throw new Error(`only ${done} of ${frameCount} frames could be reconstructed`);
-  return { frames, atlasFrames: output === 'both' ? atlasFrames : undefined, md5: options.md5 && md5.length === frameCount ? md5 : undefined, timing: { totalMs: performance.now() - t0, parseMs, frameMs, pictureMs } };
+  return { frames, atlasFrames: output === 'both' ? atlasFrames : undefined, md5: options.md5 && md5.length === frameCount ? md5 : undefined, timing: { totalMs: performance.now() - t0, parseMs, frameMs, pictureMs, videoDecoder: viaWebCodecs ? 'webcodecs' : 'wasm' } };
 }
 
 async function putPicture(decoder: VpccDecoder, stream: VideoStream, index: number, frame: VideoFrame): Promise<void> {

@@ -1,7 +1,8 @@
 /**
  * Decodes one V-PCC video sub-bitstream with WebCodecs `VideoDecoder`, handing each decoded
  * picture (output order) to a callback. AVC is decoded by every Chromium; HEVC only where the
- * browser has a decoder for it (`isConfigSupported`), otherwise a clear error.
+ * browser has a decoder for it (`isConfigSupported`, see `webCodecsDecodes`) — elsewhere the
+ * segment decoder falls back to the wasm module's own HEVC decoder (segment.ts).
  */
 import { accessUnits, codecString, type VideoCodecName } from './nal';
 
@@ -10,10 +11,24 @@ export class CodecUnavailableError extends Error {
   constructor(codec: string) {
     super(
       `this browser's WebCodecs cannot decode ${codec}` +
-        (codec.startsWith('hev') ? ' (HEVC needs a hardware decoder; headless Chromium has none — pack content with --codec avc)' : ''),
+        (codec.startsWith('hev') ? ' (HEVC needs a hardware decoder here, or a decoder module built with libde265: scripts/setup.sh)' : ''),
     );
     this.name = 'CodecUnavailableError';
   }
+}
+
+const support = new Map<string, Promise<boolean>>();
+
+/** Whether this browser's WebCodecs decodes a stream like this one (asked once per codec string). */
+export function webCodecsDecodes(codec: VideoCodecName, lengthPrefixed: Uint8Array): Promise<boolean> {
+  if (typeof VideoDecoder === 'undefined') return Promise.resolve(false);
+  const config = { codec: codecString(codec, lengthPrefixed), hardwareAcceleration: codec === 'avc' ? 'prefer-software' : 'no-preference' } as const;
+  let answer = support.get(config.codec);
+  if (!answer) {
+    answer = VideoDecoder.isConfigSupported(config).then((s) => !!s.supported, () => false);
+    support.set(config.codec, answer);
+  }
+  return answer;
 }
 
 export async function decodeVideoStream(

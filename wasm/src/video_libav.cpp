@@ -69,8 +69,6 @@ class LibavDecoder final : public VideoDecoder {
     const AVPixFmtDescriptor* desc = av_pix_fmt_desc_get(static_cast<AVPixelFormat>(f->format));
     if (!desc || desc->nb_components < 3) throw ParseError("unsupported decoded pixel format");
     const int internalDepth = desc->comp[0].depth;
-    const int shift = internalDepth - outputBitDepth;
-    const uint32_t maxValue = (1u << outputBitDepth) - 1;
     Picture pic;
     pic.width = uint32_t(f->width);
     pic.height = uint32_t(f->height);
@@ -85,10 +83,8 @@ class LibavDecoder final : public VideoDecoder {
         const uint8_t* row = f->data[c] + size_t(y) * f->linesize[c];
         uint16_t* out = plane.samples.data() + size_t(y) * plane.width;
         for (uint32_t x = 0; x < plane.width; ++x) {
-          uint32_t v = internalDepth > 8 ? uint32_t(row[2 * x]) | uint32_t(row[2 * x + 1]) << 8 : row[x];
-          if (shift > 0) v = std::min((v + (1u << (shift - 1))) >> shift, maxValue);
-          else if (shift < 0) v <<= -shift;
-          out[x] = static_cast<uint16_t>(v);
+          const uint32_t v = internalDepth > 8 ? uint32_t(row[2 * x]) | uint32_t(row[2 * x + 1]) << 8 : row[x];
+          out[x] = toNominalDepth(v, internalDepth, outputBitDepth);
         }
       }
     }

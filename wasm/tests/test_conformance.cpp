@@ -14,11 +14,10 @@ using namespace vpcc;
 static const char* kStreams[] = {"synth_ai_r4", "synth_ra_r2"};
 static std::string dir(const std::string& name) { return harness::sharedDir() + "/vpcc/" + name + "/" + name; }
 
-TEST(decoded_pictures_match_tmc2) {
-  auto decoder = makeLibavDecoder();
+static void checkPictures(VideoDecoder& decoder) {
   for (const std::string name : kStreams) {
     const auto seqs = parseSampleStream(harness::readFile(dir(name) + ".bin"));
-    const DecodedVideo video = decodeVideo(seqs.at(0), *decoder);
+    const DecodedVideo video = decodeVideo(seqs.at(0), decoder);
     const auto expected = tmc2::pictures(dir(name) + "_dec_picture_log.txt");
     auto compare = [&](const std::vector<Picture>& pictures, const std::string& component, bool sixteenBit) {
       const auto& want = expected.at(component);
@@ -36,6 +35,13 @@ TEST(decoded_pictures_match_tmc2) {
     compare(video.attribute[0], "Attribute", true);
   }
 }
+
+TEST(decoded_pictures_match_tmc2) { checkPictures(*makeLibavDecoder()); }
+
+#ifdef VPCC_WITH_DE265
+// The wasm module's HEVC decoder, natively: the same pictures as HM.
+TEST(libde265_pictures_match_tmc2) { checkPictures(*makeDe265Decoder()); }
+#endif
 
 TEST(reconstructed_point_counts_match_tmc2) {
   auto decoder = makeLibavDecoder();
