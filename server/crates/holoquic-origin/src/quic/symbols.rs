@@ -5,9 +5,13 @@
 //! (~12 s of CPU per GB of object on this machine), and a request without planned repair that is
 //! never asked for any pays nothing for it. When repair is planned, `prepare_repair` builds the
 //! encoders on a helper thread while the source symbols go out, so the QUIC thread (which paces
-//! every connection) never stalls on them.
+//! every connection) never stalls on them. Built encoders are kept in a bounded cache shared by
+//! every request for the same object: viewers of a scene fetch the same segments, and each
+//! encoder is then built once, not once per viewer.
 
+use std::collections::VecDeque;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 
 use bytes::Bytes;
@@ -26,13 +30,67 @@ pub struct SymbolRef {
 const MAX_PREPARING: usize = 4;
 static PREPARING: AtomicUsize = AtomicUsize::new(0);
 
+/// Encoder memory the cache may hold (an object's encoders take about its size again).
+const ENCODER_CACHE_BYTES: usize = 512 << 20;
+
+/// Encoders of recently encoded objects, least recently used first. An object is named by the
+/// address of its bytes: the content store hands out the same allocation to every request while
+/// it caches the object, and an entry keeps its `Bytes`, so the address cannot be reused by
+/// another object while the entry lives.
+struct EncoderCache {
+    entries: VecDeque<CachedEncoders>,
+    bytes: usize,
+}
+
+struct CachedEncoders {
+    object: Bytes,
+    symbol_size: u16,
+    encoders: Vec<Arc<SourceBlockEncoder>>,
+}
+
+static ENCODER_CACHE: Mutex<EncoderCache> = Mutex::new(EncoderCache { entries: VecDeque::new(), bytes: 0 });
+/// Encoders built since start (block encoders), for tests and benchmarks.
+static ENCODERS_BUILT: AtomicUsize = AtomicUsize::new(0);
+
+impl EncoderCache {
+    fn find(object: &Bytes, symbol_size: u16) -> Option<Vec<Arc<SourceBlockEncoder>>> {
+        let mut cache = ENCODER_CACHE.lock().ok()?;
+        let at = cache.entries.iter().position(|e| {
+            e.symbol_size == symbol_size && e.object.len() == object.len() && e.object.as_ptr() == object.as_ptr()
+        })?;
+        let entry = cache.entries.remove(at)?;
+        let encoders = entry.encoders.clone();
+        cache.entries.push_back(entry);
+        Some(encoders)
+    }
+
+    fn remember(object: &Bytes, symbol_size: u16, encoders: Vec<Arc<SourceBlockEncoder>>) {
+        let Ok(mut cache) = ENCODER_CACHE.lock() else { return };
+        let known = cache.entries.iter().any(|e| e.symbol_size == symbol_size && e.object.as_ptr() == object.as_ptr() && e.object.len() == object.len());
+        if known || object.len() > ENCODER_CACHE_BYTES / 4 {
+            return;
+        }
+        while cache.bytes + object.len() > ENCODER_CACHE_BYTES {
+            let Some(old) = cache.entries.pop_front() else { break };
+            cache.bytes -= old.object.len();
+        }
+        cache.bytes += object.len();
+        cache.entries.push_back(CachedEncoders { object: object.clone(), symbol_size, encoders });
+    }
+}
+
+/// Block encoders built since the process started (each cache hit saves building them again).
+pub fn encoders_built() -> usize {
+    ENCODERS_BUILT.load(Ordering::Relaxed)
+}
+
 pub struct ObjectSymbols {
     object: Bytes,
     oti: ObjectTransmissionInformation,
     /// [start, end) of every source block in the object; `end` may pass the object's end (zero
     /// padding).
     blocks: Vec<(usize, usize)>,
-    encoders: Vec<Option<SourceBlockEncoder>>,
+    encoders: Vec<Option<Arc<SourceBlockEncoder>>>,
     /// Encoders of every block being built by `prepare_repair`'s thread (a request that ends
     /// early detaches it; it holds only a `Bytes` clone of the object).
     preparing: Option<JoinHandle<Vec<SourceBlockEncoder>>>,
@@ -42,12 +100,19 @@ impl ObjectSymbols {
     pub fn new(object: Bytes, symbol_size: u16) -> Self {
         let oti = ObjectTransmissionInformation::with_defaults(object.len() as u64, symbol_size);
         let blocks = calculate_block_offsets(&object, &oti);
-        let encoders = blocks.iter().map(|_| None).collect();
+        let encoders = match EncoderCache::find(&object, symbol_size) {
+            Some(cached) if cached.len() == blocks.len() => cached.into_iter().map(Some).collect(),
+            _ => blocks.iter().map(|_| None).collect(),
+        };
         Self { object, oti, blocks, encoders, preparing: None }
     }
 
-    /// Starts building every block's encoder on a helper thread (repair symbols will be needed).
+    /// Starts building every block's encoder on a helper thread (repair symbols will be needed),
+    /// unless they are built or cached already.
     pub fn prepare_repair(&mut self) {
+        if self.encoders.iter().all(Option::is_some) {
+            return;
+        }
         if self.preparing.is_some() || PREPARING.fetch_add(1, Ordering::Relaxed) >= MAX_PREPARING {
             PREPARING.fetch_sub(1, Ordering::Relaxed);
             return;
@@ -112,17 +177,28 @@ impl ObjectSymbols {
         }
     }
 
-    fn encoder(&mut self, block: usize) -> &SourceBlockEncoder {
+    fn encoder(&mut self, block: usize) -> Arc<SourceBlockEncoder> {
         if self.encoders[block].is_none() {
             if let Some(handle) = self.preparing.take() {
                 // Normally long finished: the source symbols went out first.
                 if let Ok(built) = handle.join() {
-                    self.encoders = built.into_iter().map(Some).collect();
+                    self.encoders = built.into_iter().map(|e| Some(Arc::new(e))).collect();
+                    self.remember_if_complete();
                 }
             }
         }
-        let (object, oti, range) = (&self.object, &self.oti, self.blocks[block]);
-        self.encoders[block].get_or_insert_with(|| build_encoder(object, oti, range, block))
+        if self.encoders[block].is_none() {
+            self.encoders[block] = Some(Arc::new(build_encoder(&self.object, &self.oti, self.blocks[block], block)));
+            self.remember_if_complete();
+        }
+        self.encoders[block].clone().expect("built above")
+    }
+
+    /// Once every block's encoder exists, later requests for the object reuse them.
+    fn remember_if_complete(&self) {
+        if let Some(all) = self.encoders.iter().cloned().collect::<Option<Vec<_>>>() {
+            EncoderCache::remember(&self.object, self.oti.symbol_size(), all);
+        }
     }
 }
 
@@ -150,6 +226,7 @@ fn build_encoder(object: &[u8], oti: &ObjectTransmissionInformation, (start, end
     } else {
         object[start..end].into()
     };
+    ENCODERS_BUILT.fetch_add(1, Ordering::Relaxed);
     SourceBlockEncoder::new2(block as u8, oti, &data)
 }
 
@@ -215,6 +292,32 @@ mod tests {
             prepared.write_packet(SymbolRef { block: block as u8, index }, &mut b);
             assert_eq!(a, b);
         }
+    }
+
+    /// A second request for the same bytes (the content store shares them) reuses the encoders
+    /// the first one built; other bytes of the same content do not.
+    #[test]
+    fn encoders_are_built_once_per_object() {
+        let data = object(200_003);
+        let k = |s: &ObjectSymbols| s.source_symbols(0);
+        let mut first = ObjectSymbols::new(data.clone(), 1200);
+        let mut a = Vec::new();
+        first.write_packet(SymbolRef { block: 0, index: k(&first) + 1 }, &mut a);
+        let built = encoders_built();
+        let mut second = ObjectSymbols::new(data.clone(), 1200);
+        second.prepare_repair();
+        let mut b = Vec::new();
+        second.write_packet(SymbolRef { block: 0, index: k(&second) + 1 }, &mut b);
+        assert_eq!(a, b);
+        let copy = Bytes::from(data.to_vec()); // equal bytes, another allocation: not the same object
+        let mut third = ObjectSymbols::new(copy, 1200);
+        let mut c = Vec::new();
+        third.write_packet(SymbolRef { block: 0, index: k(&third) + 1 }, &mut c);
+        assert_eq!(a, c);
+        // Tests run in parallel and build encoders too: at least the third one was built, and
+        // this test's objects account for at most two builds.
+        assert!(encoders_built() > built, "the copy is encoded afresh");
+        assert!(second.encoders.iter().all(Option::is_some) && second.preparing.is_none(), "the second request started from the cache");
     }
 
     /// Repair symbol n carries ESI K' + n: what RESPONSE's `first_repair_esi` tells the client.
