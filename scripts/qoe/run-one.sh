@@ -9,6 +9,7 @@
 # Outputs in RUN_DIR: qoe.json (client result), impair.a (client→origin counters),
 #                     impair.b (origin→client counters), qdisc.a (the origin-side bottleneck
 #                     queue: `tc -s qdisc`), metrics.a (the origin's /metrics at the end),
+#                     snmp.b (the client namespace's /proc/net/snmp: UDP receive-buffer drops),
 #                     origin.log, page.log, client.log
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -81,6 +82,7 @@ ip netns exec "$HQ_NS_B" "$ROOT/node_modules/.bin/tsx" "$here/client.ts" \
 # closed its connection; the second lets the origin finish draining it, so its counters are in.
 sleep 1
 ip netns exec "$HQ_NS_A" tc -s qdisc show dev hqveth-a > "$RUN_DIR/qdisc.a" 2>&1 || true
+ip netns exec "$HQ_NS_B" cat /proc/net/snmp > "$RUN_DIR/snmp.b" 2>&1 || true
 ip netns exec "$HQ_NS_A" curl -sk --max-time 5 "https://$HQ_ADDR_A:4433/metrics" > "$RUN_DIR/metrics.a" 2>/dev/null || true
 
 hq_net_impair_stop

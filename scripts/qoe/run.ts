@@ -23,7 +23,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { parseManifest } from '../../src/player/mpd';
-import { type ImpairerDirection, parsePrometheusText, parseQdiscStats, type RunConfig, type RunRecord } from '../../src/qoe/aggregate';
+import { type ImpairerDirection, parsePrometheusText, parseQdiscStats, parseUdpSnmp, type RunConfig, type RunRecord } from '../../src/qoe/aggregate';
 import { autoTraceScale, expandMatrix, geForLoss, parseBandwidthTrace } from '../../src/qoe/matrix';
 import type { QoeLog } from '../../src/qoe/schema';
 import { writeReport } from './report';
@@ -164,6 +164,7 @@ function main(): void {
       impairer: { toServer: readImpairer(join(runDir, 'impair.a')), toClient: readImpairer(join(runDir, 'impair.b')) },
       bottleneck: readIfExists(join(runDir, 'qdisc.a'), parseQdiscStats),
       origin: readIfExists(join(runDir, 'metrics.a'), (text) => parsePrometheusText(text)),
+      clientUdp: readIfExists(join(runDir, 'snmp.b'), parseUdpSnmp),
     };
     writeFileSync(recordFile, JSON.stringify(record));
     console.log(error ? `FAILED: ${error}` : `ok (freezes ${qoe?.freezes.length ?? '?'})`);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { aggregate, cdf, measuredLossPct, parsePrometheusText, parseQdiscStats, queueDropPct, type RunRecord, runsCsv, stat, toRow } from './aggregate';
+import { aggregate, cdf, measuredLossPct, parsePrometheusText, parseQdiscStats, parseUdpSnmp, queueDropPct, type RunRecord, runsCsv, stat, toRow } from './aggregate';
 import { QOE_SCHEMA, type QoeLog, type QoeSegment } from './schema';
 import { barChart, lineChart, ticks } from './svg';
 
@@ -77,6 +77,13 @@ describe('statistics helpers', () => {
     expect(parseQdiscStats('Cannot find device "hqveth-a"')).toBeUndefined();
     expect(queueDropPct(undefined)).toBeNaN();
   });
+  it('reads the UDP receive-buffer drops of /proc/net/snmp', () => {
+    const text = 'Ip: Forwarding DefaultTTL\nIp: 1 64\nUdp: InDatagrams NoPorts InErrors OutDatagrams RcvbufErrors SndbufErrors\n' +
+      'Udp: 8433 0 12 2946 12 0\nUdpLite: InDatagrams NoPorts InErrors\nUdpLite: 0 0 0\n';
+    expect(parseUdpSnmp(text)).toEqual({ inDatagrams: 8433, rcvbufErrors: 12, inErrors: 12 });
+    expect(parseUdpSnmp('Ip: 1 2\n')).toBeUndefined();
+  });
+
   it('reads Prometheus text samples without the project prefix', () => {
     const text = '# HELP holoquic_symbols_sent_total RaptorQ symbols.\n# TYPE holoquic_symbols_sent_total counter\n' +
       'holoquic_symbols_sent_total 42\nholoquic_sessions_active 0\nother_metric 1.5\nbroken line here\n';

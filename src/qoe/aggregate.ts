@@ -49,8 +49,28 @@ export interface RunRecord {
   /** Counters per direction: origin → client and client → origin. */
   impairer?: { toClient?: ImpairerDirection; toServer?: ImpairerDirection };
   bottleneck?: BottleneckCounters;
+  /** The client namespace's UDP counters: datagrams the kernel dropped before Chromium read them. */
+  clientUdp?: UdpCounters;
   /** The origin's /metrics at the end of the run, by name without the `holoquic_` prefix. */
   origin?: Record<string, number>;
+}
+
+/** UDP counters of a network namespace (`/proc/net/snmp`). */
+export interface UdpCounters {
+  inDatagrams: number;
+  /** Dropped because the socket's receive buffer was full (the reader too slow). */
+  rcvbufErrors: number;
+  inErrors: number;
+}
+
+/** Reads the `Udp:` header and value lines of /proc/net/snmp. */
+export function parseUdpSnmp(text: string): UdpCounters | undefined {
+  const lines = text.split('\n').filter((l) => l.startsWith('Udp: '));
+  if (lines.length < 2) return undefined;
+  const names = lines[0].split(/\s+/).slice(1), values = lines[1].split(/\s+/).slice(1).map(Number);
+  const get = (name: string) => values[names.indexOf(name)];
+  const counters = { inDatagrams: get('InDatagrams'), rcvbufErrors: get('RcvbufErrors'), inErrors: get('InErrors') };
+  return Object.values(counters).every((v) => Number.isFinite(v)) ? counters : undefined;
 }
 
 /** Reads the first qdisc's `Sent … pkt (dropped …` line of `tc -s qdisc show`. */
