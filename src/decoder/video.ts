@@ -17,12 +17,20 @@ export class CodecUnavailableError extends Error {
   }
 }
 
+/**
+ * H.264 in software everywhere: fast enough for these picture sizes, and always I420 in system
+ * memory. HEVC mostly exists only in hardware (whose NV12 output is handled too).
+ */
+function configFor(codec: VideoCodecName, lengthPrefixed: Uint8Array): VideoDecoderConfig {
+  return { codec: codecString(codec, lengthPrefixed), hardwareAcceleration: codec === 'avc' ? 'prefer-software' : 'no-preference' };
+}
+
 const support = new Map<string, Promise<boolean>>();
 
 /** Whether this browser's WebCodecs decodes a stream like this one (asked once per codec string). */
 export function webCodecsDecodes(codec: VideoCodecName, lengthPrefixed: Uint8Array): Promise<boolean> {
   if (typeof VideoDecoder === 'undefined') return Promise.resolve(false);
-  const config = { codec: codecString(codec, lengthPrefixed), hardwareAcceleration: codec === 'avc' ? 'prefer-software' : 'no-preference' } as const;
+  const config = configFor(codec, lengthPrefixed);
   let answer = support.get(config.codec);
   if (!answer) {
     answer = VideoDecoder.isConfigSupported(config).then((s) => !!s.supported, () => false);
@@ -37,12 +45,7 @@ export async function decodeVideoStream(
   onPicture: (frame: VideoFrame) => void,
 ): Promise<void> {
   if (typeof VideoDecoder === 'undefined') throw new CodecUnavailableError(`${codec} (no WebCodecs in this context)`);
-  const config: VideoDecoderConfig = {
-    codec: codecString(codec, lengthPrefixed),
-    // H.264 in software everywhere: fast enough for these picture sizes, and always I420 in
-    // system memory. HEVC mostly exists only in hardware (whose NV12 output is handled too).
-    hardwareAcceleration: codec === 'avc' ? 'prefer-software' : 'no-preference',
-  };
+  const config = configFor(codec, lengthPrefixed);
   const support = await VideoDecoder.isConfigSupported(config);
   if (!support.supported) throw new CodecUnavailableError(config.codec);
   const units = accessUnits(codec, lengthPrefixed);

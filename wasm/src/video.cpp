@@ -19,20 +19,26 @@ std::string Picture::planeMd5(int plane, bool sixteenBit) const {
   return md5.hex();
 }
 
-std::vector<uint8_t> lengthPrefixedToAnnexB(const std::vector<uint8_t>& data) {
-  std::vector<uint8_t> out;
-  out.reserve(data.size() + 64);
+void forEachNalUnit(const std::vector<uint8_t>& data, const std::function<void(const uint8_t*, size_t)>& nal) {
   size_t pos = 0;
   while (pos < data.size()) {
     if (data.size() - pos < 4) throw ParseError("truncated NAL unit length in a video sub-bitstream");
     const size_t length = size_t(data[pos]) << 24 | size_t(data[pos + 1]) << 16 | size_t(data[pos + 2]) << 8 | data[pos + 3];
     pos += 4;
     if (length == 0 || length > data.size() - pos) throw ParseError("NAL unit length runs past the video sub-bitstream");
-    static const uint8_t startCode[4] = {0, 0, 0, 1};
-    out.insert(out.end(), startCode, startCode + 4);
-    out.insert(out.end(), data.begin() + long(pos), data.begin() + long(pos + length));
+    nal(data.data() + pos, length);
     pos += length;
   }
+}
+
+std::vector<uint8_t> lengthPrefixedToAnnexB(const std::vector<uint8_t>& data) {
+  std::vector<uint8_t> out;
+  out.reserve(data.size() + 64);
+  forEachNalUnit(data, [&](const uint8_t* nal, size_t size) {
+    static const uint8_t startCode[4] = {0, 0, 0, 1};
+    out.insert(out.end(), startCode, startCode + 4);
+    out.insert(out.end(), nal, nal + size);
+  });
   return out;
 }
 

@@ -65,17 +65,9 @@ class De265Source final : public PictureSource {
     if (!ctx_) throw std::runtime_error("cannot create the HEVC decoder");
     // A picture with decoding errors is an error here, not a picture.
     de265_set_parameter_bool(ctx_.get(), DE265_DECODER_PARAM_SUPPRESS_FAULTY_PICTURES, 1);
-    size_t pos = 0;
-    while (pos < lengthPrefixed.size()) {
-      if (lengthPrefixed.size() - pos < 4) throw ParseError("truncated NAL unit length in a video sub-bitstream");
-      const size_t length = size_t(lengthPrefixed[pos]) << 24 | size_t(lengthPrefixed[pos + 1]) << 16 |
-                            size_t(lengthPrefixed[pos + 2]) << 8 | lengthPrefixed[pos + 3];
-      pos += 4;
-      if (length == 0 || length > lengthPrefixed.size() - pos)
-        throw ParseError("NAL unit length runs past the video sub-bitstream");
-      check(de265_push_NAL(ctx_.get(), lengthPrefixed.data() + pos, int(length), 0, nullptr));
-      pos += length;
-    }
+    forEachNalUnit(lengthPrefixed, [&](const uint8_t* nal, size_t size) {
+      check(de265_push_NAL(ctx_.get(), nal, int(size), 0, nullptr));
+    });
     check(de265_flush_data(ctx_.get()));
   }
 

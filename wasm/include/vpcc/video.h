@@ -4,6 +4,7 @@
 #pragma once
 
 #include <array>
+#include <functional>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -66,6 +67,10 @@ inline uint16_t toNominalDepth(uint32_t value, int codecDepth, int nominalDepth)
   }
   return static_cast<uint16_t>(value << -shift);
 }
+
+/// Calls `nal(data, size)` for each 4-byte length-prefixed NAL unit. Throws ParseError when a
+/// length is zero or runs past the end.
+void forEachNalUnit(const std::vector<uint8_t>& lengthPrefixed, const std::function<void(const uint8_t*, size_t)>& nal);
 
 /// Converts 4-byte length-prefixed NAL units to an Annex-B byte stream. Throws ParseError when a
 /// length runs past the end.

@@ -52,12 +52,16 @@ static ENCODER_CACHE: Mutex<EncoderCache> = Mutex::new(EncoderCache { entries: V
 /// Encoders built since start (block encoders), for tests and benchmarks.
 static ENCODERS_BUILT: AtomicUsize = AtomicUsize::new(0);
 
+impl CachedEncoders {
+    fn is_for(&self, object: &Bytes, symbol_size: u16) -> bool {
+        self.symbol_size == symbol_size && self.object.len() == object.len() && self.object.as_ptr() == object.as_ptr()
+    }
+}
+
 impl EncoderCache {
     fn find(object: &Bytes, symbol_size: u16) -> Option<Vec<Arc<SourceBlockEncoder>>> {
         let mut cache = ENCODER_CACHE.lock().ok()?;
-        let at = cache.entries.iter().position(|e| {
-            e.symbol_size == symbol_size && e.object.len() == object.len() && e.object.as_ptr() == object.as_ptr()
-        })?;
+        let at = cache.entries.iter().position(|e| e.is_for(object, symbol_size))?;
         let entry = cache.entries.remove(at)?;
         let encoders = entry.encoders.clone();
         cache.entries.push_back(entry);
@@ -66,7 +70,7 @@ impl EncoderCache {
 
     fn remember(object: &Bytes, symbol_size: u16, encoders: Vec<Arc<SourceBlockEncoder>>) {
         let Ok(mut cache) = ENCODER_CACHE.lock() else { return };
-        let known = cache.entries.iter().any(|e| e.symbol_size == symbol_size && e.object.as_ptr() == object.as_ptr() && e.object.len() == object.len());
+        let known = cache.entries.iter().any(|e| e.is_for(object, symbol_size));
         if known || object.len() > ENCODER_CACHE_BYTES / 4 {
             return;
         }
