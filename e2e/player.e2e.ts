@@ -56,15 +56,16 @@ function describeRecord(s: QoeSegment): string {
   return `seg ${s.index} ${s.object} q${s.quality} ${s.delivery}/${s.fec} rank ${s.rank} recovered=${s.recovered} decoded=${s.decoded}${s.decodeError ? ` (${s.decodeError})` : ''}`;
 }
 
-/** Checks every mode shares: it played past startup, and everything that arrived was decoded. */
+/** Checks every mode shares: it played past startup, and everything that arrived in time was decoded. */
 function expectPlayedAndDecoded(log: QoeLog): void {
   const records = outcomes(log);
   const story = `freezes ${JSON.stringify(log.freezes)}; startup ${log.playback.startupS} s; ` +
     records.map((s) => `${describeRecord(s)} req ${s.requestedAtS.toFixed(2)} done ${s.completedAtS?.toFixed(2)} decode ${s.decodeMs?.toFixed(0)} ms`).join('\n');
   // Past startup and on (how far depends on the machine's decoding speed: not asserted here).
   expect(Math.max(...records.map((s) => s.index)), story).toBeGreaterThanOrEqual(2);
-  const undecoded = records.filter((s) => s.recovered && !s.decoded);
-  expect(undecoded.map(describeRecord)).toEqual([]);
+  // An object whose segment was shown before a decoder was free for it is late, not undecodable.
+  const undecoded = records.filter((s) => s.recovered && !s.decoded && !s.decodeLate);
+  expect(undecoded.map(describeRecord), story).toEqual([]);
   expect(records.filter((s) => s.decoded).length).toBeGreaterThan(0);
 }
 

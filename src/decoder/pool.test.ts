@@ -67,6 +67,26 @@ describe('DecoderPool', () => {
     expect(p.stats().rejectedBusy).toBe(1);
   });
 
+  it('withdraws a waiting job when its signal aborts; a running one finishes', async () => {
+    const { p, workers } = pool(1, 4);
+    const running = new AbortController();
+    const waiting = new AbortController();
+    const a = p.decode({ ...job(0), signal: running.signal });
+    const b = p.decode({ ...job(1), signal: waiting.signal });
+    const c = p.decode(job(2));
+    running.abort();
+    waiting.abort();
+    await expect(b).rejects.toMatchObject({ name: 'AbortError' });
+    await expect(p.decode({ ...job(3), signal: waiting.signal })).rejects.toMatchObject({ name: 'AbortError' });
+    workers[0].decoded(workers[0].requests[0].id, [1]);
+    await expect(a).resolves.toBeDefined();
+    // The withdrawn job never reached the worker: the next one it got is job 2.
+    expect(workers[0].requests[1].bytes).toEqual(Uint8Array.of(2));
+    workers[0].decoded(workers[0].requests[1].id, [2]);
+    await expect(c).resolves.toBeDefined();
+    expect(p.stats()).toMatchObject({ segments: 2, withdrawn: 1 });
+  });
+
   it('passes decode errors through with their message', async () => {
     const { p, workers } = pool(1, 2);
     const result = p.decode(job(0));

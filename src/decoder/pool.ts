@@ -1,8 +1,10 @@
 /**
  * The decoder pool: a few decode workers (each with its own wasm module and WebCodecs decoders)
  * behind the player's `SegmentDecoder` interface. Jobs wait in one bounded FIFO queue and go to
- * whichever worker is free; a full queue rejects at once (back-pressure the playout loop sees as
- * a decode failure of that segment) rather than growing without bound.
+ * whichever worker is free. A job can be withdrawn while it waits (its `signal`): the playout loop
+ * withdraws the objects of a segment it has already shown, so work that can no longer be seen
+ * never holds up the segments still to come. The queue bound is a guard against a caller that
+ * never withdraws anything; a full queue rejects at once rather than growing without bound.
  */
 import type { DecodedSegment, DecodeJob, SegmentDecoder } from '../player/decoder';
 import type { AtlasFrame } from './atlasFrame';
@@ -12,7 +14,10 @@ import type { DecodeOutput } from './segment';
 export interface DecoderPoolOptions {
   /** Workers (default min(2, hardwareConcurrency)). */
   size?: number;
-  /** Jobs allowed to wait for a worker (default 8). */
+  /**
+   * Jobs allowed to wait for a worker (default 32: the player keeps at most a few segments of
+   * objects in flight and withdraws stale ones, so only a runaway caller reaches it).
+   */
   maxQueued?: number;
   /** Makes a worker (default: the module worker next to this file). */
   createWorker?: () => Worker;
@@ -49,6 +54,8 @@ export interface DecoderPoolStats {
   frames: number;
   failures: number;
   rejectedBusy: number;
+  /** Jobs withdrawn by their caller before a worker took them. */
+  withdrawn: number;
   /** Mean worker time per segment and per frame (reconstruction + post-processing + copy), ms. */
   meanSegmentMs: number;
   meanFrameMs: number;
@@ -78,11 +85,11 @@ export class DecoderPool implements SegmentDecoder {
   private readonly output: DecodeOutput;
   private nextId = 1;
   private closed = false;
-  private totals = { segments: 0, frames: 0, failures: 0, rejectedBusy: 0, segmentMs: 0, frameMs: 0 };
+  private totals = { segments: 0, frames: 0, failures: 0, rejectedBusy: 0, withdrawn: 0, segmentMs: 0, frameMs: 0 };
 
   constructor(options: DecoderPoolOptions = {}) {
     const size = Math.max(1, options.size ?? Math.min(2, globalThis.navigator?.hardwareConcurrency ?? 1));
-    this.maxQueued = options.maxQueued ?? 8;
+    this.maxQueued = options.maxQueued ?? 32;
     this.timeoutMs = options.timeoutMs ?? 60_000;
     this.output = options.output ?? 'points';
     this.createWorker = options.createWorker ?? (() => new Worker(new URL('./worker.ts', import.meta.url), { type: 'module' }));
@@ -112,12 +119,17 @@ export class DecoderPool implements SegmentDecoder {
   }
 
   decode(job: DecodeJob): Promise<DecodedSegment> {
-    return this.decodeDetailed(job.bytes, { output: this.output });
+    return this.decodeDetailed(job.bytes, { output: this.output }, job.signal);
   }
 
-  /** Decodes a segment, with the outputs `options` ask for. */
-  decodeDetailed(bytes: Uint8Array, options: DecodeRequestOptions = {}): Promise<DetailedSegment> {
+  /**
+   * Decodes a segment, with the outputs `options` ask for. Aborting `signal` while the job still
+   * waits for a worker withdraws it (the promise rejects with an `AbortError`); a job already
+   * running finishes.
+   */
+  decodeDetailed(bytes: Uint8Array, options: DecodeRequestOptions = {}, signal?: AbortSignal): Promise<DetailedSegment> {
     if (this.closed) return Promise.reject(new Error('decoder pool closed'));
+    if (signal?.aborted) return Promise.reject(withdrawn());
     const dead = this.slots.every((slot) => slot.dead);
     if (dead) return Promise.reject(this.slots[0].dead!);
     if (this.queue.length >= this.maxQueued) {
@@ -125,7 +137,15 @@ export class DecoderPool implements SegmentDecoder {
       return Promise.reject(new Error(`decoder busy: ${this.queue.length} segments already waiting`));
     }
     return new Promise((resolve, reject) => {
-      this.queue.push({ bytes, options, enqueuedAt: performance.now(), resolve, reject });
+      const job: Job = { bytes, options, enqueuedAt: performance.now(), resolve, reject };
+      this.queue.push(job);
+      signal?.addEventListener('abort', () => {
+        const at = this.queue.indexOf(job);
+        if (at < 0) return;
+        this.queue.splice(at, 1);
+        this.totals.withdrawn++;
+        reject(withdrawn());
+      }, { once: true });
       this.dispatch();
     });
   }
@@ -138,7 +158,7 @@ export class DecoderPool implements SegmentDecoder {
   stats(): DecoderPoolStats {
     const t = this.totals;
     return {
-      segments: t.segments, frames: t.frames, failures: t.failures, rejectedBusy: t.rejectedBusy,
+      segments: t.segments, frames: t.frames, failures: t.failures, rejectedBusy: t.rejectedBusy, withdrawn: t.withdrawn,
       meanSegmentMs: t.segments ? t.segmentMs / t.segments : 0,
       meanFrameMs: t.frames ? t.frameMs / t.frames : 0,
     };
@@ -230,4 +250,8 @@ export class DecoderPool implements SegmentDecoder {
     // The others take the queue; with none left, every queued job fails with this error.
     this.dispatch();
   }
+}
+
+function withdrawn(): Error {
+  return new DOMException('decode withdrawn before it started', 'AbortError');
 }

@@ -12,6 +12,8 @@ export interface DecodeJob {
   segment: number;
   quality: number;
   bytes: Uint8Array;
+  /** Withdraws the job if it has not started (the segment was shown meanwhile). */
+  signal?: AbortSignal;
 }
 
 /**

@@ -223,6 +223,50 @@ describe('PlayoutSession', () => {
     for (const [k, points] of late) expect(points, `segment ${k}`).toBeLessThanOrEqual(800);
   });
 
+  it('withdraws the decode of objects whose segment was shown before a decoder was free: late, not failed', async () => {
+    const clock = new VirtualClock();
+    const link = new ScriptedLink(clock, () => 200e6);
+    // One worker, 1 s per object at every quality: two objects a segment is twice what it can do.
+    const queue: Array<{ run: () => void; signal?: AbortSignal }> = [];
+    let busy = false;
+    let deepest = 0;
+    const next = () => {
+      if (busy || queue.length === 0) return;
+      busy = true;
+      queue.shift()!.run();
+    };
+    const overloaded: SegmentDecoder = {
+      parallelism: 1,
+      decode: (job) => new Promise((resolve, reject) => {
+        const entry = {
+          signal: job.signal,
+          run: () => void clock.sleep(1).then(() => {
+            busy = false;
+            resolve({ frames: [], decodeMs: 1000 });
+            next();
+          }),
+        };
+        queue.push(entry);
+        deepest = Math.max(deepest, queue.length);
+        job.signal?.addEventListener('abort', () => {
+          const at = queue.indexOf(entry);
+          if (at < 0) return;
+          queue.splice(at, 1);
+          reject(new DOMException('withdrawn', 'AbortError'));
+        });
+        next();
+      }),
+    };
+    // Datagram objects play at their deadline, decoded or not (reliable ones would freeze instead).
+    const session = await playOn(clock, link, 12, { decoder: overloaded, policy: new FixedModePolicy('q100-fec', knapsackRule) });
+    const records = session.segmentRecords();
+    expect(records.filter((r) => r.decodeError)).toEqual([]);
+    expect(records.filter((r) => r.decodeLate && !r.decoded).length).toBeGreaterThan(0);
+    // The decoder stays on the content still to come instead of falling ever further behind.
+    expect(deepest).toBeLessThanOrEqual(4);
+    expect(records.filter((r) => r.index >= 8 && r.decoded).length).toBeGreaterThan(0);
+  });
+
   it('content time never runs backwards when a pause overlaps a freeze, and counts the overlap once', async () => {
     const clock = new VirtualClock();
     // 20 Mbit/s, nothing from 1.5 s to 6 s (a freeze once the buffer is spent), paused from 4 s to 8 s.

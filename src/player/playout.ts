@@ -88,6 +88,12 @@ interface ObjectTask {
   completedAt?: number;
   decoded?: DecodedSegment;
   decodeError?: string;
+  /**
+   * Aborted when the segment is shown: an object whose decode has not started by then can never
+   * be seen, so it is not decoded (`decodeLate`) and the decoder goes on with what is still to come.
+   */
+  decodeWithdraw: AbortController;
+  decodeLate: boolean;
   abandoned: boolean;
   /** Its frames were handed to the renderer at the segment's playout time. */
   shownOnTime: boolean;
@@ -346,6 +352,7 @@ export class PlayoutSession {
     const task: ObjectTask = {
       object, index, plan: { ...plan, quality }, visibleArea, rank, lostWithSession: false,
       requestedAt: clock.now(), deadline, abort: new AbortController(),
+      decodeWithdraw: new AbortController(), decodeLate: false,
       receivedBytes: 0, objectBytes: 0, abandoned: false, shownOnTime: false, recorded: false,
       settled: false, done: Promise.resolve(),
     };
@@ -376,11 +383,14 @@ export class PlayoutSession {
         task.completedAt = clock.now();
         this.learn(task.result);
         if (task.result.bytes && !task.abandoned) {
+          const signal = task.decodeWithdraw.signal;
           try {
-            task.decoded = await this.cfg.decoder.decode({ objectId: object.id, segment: index, quality, bytes: task.result.bytes });
+            if (signal.aborted) throw signal.reason;
+            task.decoded = await this.cfg.decoder.decode({ objectId: object.id, segment: index, quality, bytes: task.result.bytes, signal });
             this.decodeCost.observe(object.representations[quality].pointsPerFrame, task.decoded.decodeMs);
           } catch (e) {
-            task.decodeError = e instanceof Error ? e.message : String(e);
+            if (signal.aborted) task.decodeLate = true;
+            else task.decodeError = e instanceof Error ? e.message : String(e);
           }
         }
       } catch (e) {
@@ -535,7 +545,8 @@ export class PlayoutSession {
     })));
     this.cfg.onSegment?.(k, shown);
     this.cfg.onEvent?.({ type: 'segment', index: k, qualities });
-    // Records are written when the tasks are complete (decode of late objects still counts).
+    for (const t of list) if (!t.settled) t.decodeWithdraw.abort();
+    // Records are written when the tasks are complete (a decode already running still counts).
     for (const t of list) void t.done.then(() => this.record(t));
   }
 
@@ -554,7 +565,7 @@ export class PlayoutSession {
       symbolSize: s?.symbolSize, sourceSymbols: s?.sourceSymbols, symbolsSent: s?.symbolsSent,
       symbolsReceived: s?.symbolsReceived, symbolsObserved: s?.symbolsObserved, symbolsLost: s?.symbolsLost,
       repairRequests: s?.repairRequests, recovered: !!t.result?.bytes, abandoned: t.abandoned, decoded: !!t.decoded, decodeMs: t.decoded?.decodeMs,
-      decodeError: t.decodeError,
+      decodeError: t.decodeError, decodeLate: t.decodeLate || undefined,
       onTime: !!t.shownOnTime,
     });
   }

@@ -77,6 +77,11 @@ export interface QoeSegment {
   decoded: boolean;
   /** Why it was not decoded although its bytes arrived (decoder error or decoder busy). */
   decodeError?: string;
+  /**
+   * Its bytes arrived, but its segment was shown before a decoder was free for it: it could never
+   * be seen, so it was not decoded (a late object, not a decode failure).
+   */
+  decodeLate?: boolean;
   decodeMs?: number;
   /** Its frames were shown at their playout time (recovered and decoded before the deadline). */
   onTime: boolean;
@@ -123,7 +128,7 @@ export interface QoeSummary {
   onTimeRatio: number;
   /** Object-segments the player chose not to fetch (`adaptive` short of capacity) / all. */
   skippedShare: number;
-  /** Decoded / recovered object-segments. */
+  /** Decoded / recovered object-segments a decoder was given (late ones, never decoded, left out). */
   decodeSuccess: number;
   /** Datagram object-segments recovered / datagram object-segments (NaN if none). */
   datagramRecovery: number;
@@ -174,7 +179,7 @@ export function summarizeQoe(log: QoeLog): QoeSummary {
   const outcomes = all.filter((s) => !s.abandoned);
   const segs = outcomes.filter((s) => s.delivery !== 'skip');
   const shown = segs.filter((s) => s.onTime);
-  const recovered = segs.filter((s) => s.recovered);
+  const recovered = segs.filter((s) => s.recovered && !s.decodeLate);
   const datagram = segs.filter((s) => s.delivery === 'datagram');
   const withSymbols = datagram.filter((s) => (s.sourceSymbols ?? 0) > 0 && s.symbolsSent !== undefined);
   const source = withSymbols.reduce((a, s) => a + (s.sourceSymbols ?? 0), 0);
