@@ -6,6 +6,7 @@
 #
 # Inputs (env): RUN_DIR ORIGIN_BIN IMPAIR_BIN CONTENT_DIR WEB_DIR PAGE_QUERY GE DELAY_MS SEED LOSS_DIRECTION
 #               TRACE_FILE TRACE_SCALE POSE_FILE TIMEOUT_S [ORIGIN_CC: the origin's congestion control]
+#               [ORIGIN_QLOG=1: the origin writes a qlog per connection into RUN_DIR/qlog]
 # Outputs in RUN_DIR: qoe.json (client result), impair.a (client→origin counters),
 #                     impair.b (origin→client counters), qdisc.a (the origin-side bottleneck
 #                     queue: `tc -s qdisc`), metrics.a (the origin's /metrics at the end),
@@ -45,7 +46,7 @@ hq_net_up
 
 # The origin and its content, on the origin side.
 ip netns exec "$HQ_NS_A" "$ORIGIN_BIN" --listen "$HQ_ADDR_A:4433" --content "$CONTENT_DIR" \
-    ${ORIGIN_CC:+--cc "$ORIGIN_CC"} --cors --allow-origin http://127.0.0.1:8080 > "$RUN_DIR/origin.log" 2>&1 & pids+=($!)
+    ${ORIGIN_CC:+--cc "$ORIGIN_CC"} ${ORIGIN_QLOG:+--qlog-dir "$RUN_DIR/qlog"} --cors --allow-origin http://127.0.0.1:8080 > "$RUN_DIR/origin.log" 2>&1 & pids+=($!)
 wait_ready "$RUN_DIR/origin.log"
 
 # The page (built app + pose trace) from 127.0.0.1 on the client side: a secure context.

@@ -7,13 +7,14 @@
  *                  [--traces 5g_walking_lumos5g_100,...] [--poses FILE,...] [--reps 3]
  *                  [--duration 120] [--delay-ms 10] [--trace-scale auto|X] [--abr RULE]
  *                  [--buffer S] [--k N] [--content DIR] [--manifest PATH] [--loss-direction down|both]
- *                  [--no-build] [--resume] [--cc cubic|bbr2]
+ *                  [--no-build] [--resume] [--cc cubic|bbr2] [--qlog]
  *
  * --resume keeps the runs of an earlier invocation with the same --name that succeeded and runs
  * only the others, so a long matrix can be spread over several sittings (repetitions run outermost,
  * so a partial matrix covers every cell once before repeating any). --cc picks the origin's
  * congestion control (default: the origin's, loss-tolerant BBR2); `cubic` is the loss-based
- * controller of the reference paper's QUIC stack.
+ * controller of the reference paper's QUIC stack. --qlog has the origin write a qlog per QUIC
+ * connection into each run's directory, which is then kept (results/qoe/<name>/<run>/qlog).
  *
  * Needs root. Results: results/qoe/<name>/{runs/*.json, runs.csv, cells.json, report.html}.
  */
@@ -65,7 +66,7 @@ function main(): void {
       'delay-ms': { type: 'string' }, 'trace-scale': { type: 'string' }, abr: { type: 'string' }, buffer: { type: 'string' },
       k: { type: 'string' }, content: { type: 'string' }, manifest: { type: 'string' }, 'keep-run-dirs': { type: 'boolean', default: false },
       'loss-direction': { type: 'string' }, 'no-build': { type: 'boolean', default: false },
-      resume: { type: 'boolean', default: false }, cc: { type: 'string' },
+      resume: { type: 'boolean', default: false }, cc: { type: 'string' }, qlog: { type: 'boolean', default: false },
     },
   });
   if (process.getuid?.() !== 0) throw new Error('the QoE runner needs root (network namespaces, tc, iptables)');
@@ -146,7 +147,7 @@ function main(): void {
         ...process.env, RUN_DIR: runDir, ORIGIN_BIN: originBin, IMPAIR_BIN: impairBin, CONTENT_DIR: contentDir,
         WEB_DIR: join(ROOT, 'dist'), PAGE_QUERY: query.toString(), GE: ge, DELAY_MS: String(delayMs),
         SEED: String(1 + entry.repetition), LOSS_DIRECTION: lossDirection, TRACE_FILE: entry.trace, TRACE_SCALE: String(scale), POSE_FILE: entry.pose,
-        TIMEOUT_S: String(duration + 60), ORIGIN_CC: cc ?? '',
+        TIMEOUT_S: String(duration + 60), ORIGIN_CC: cc ?? '', ORIGIN_QLOG: values.qlog ? '1' : '',
       },
     });
     let qoe: QoeLog | null = null;
@@ -168,7 +169,7 @@ function main(): void {
     };
     writeFileSync(recordFile, JSON.stringify(record));
     console.log(error ? `FAILED: ${error}` : `ok (freezes ${qoe?.freezes.length ?? '?'})`);
-    if (!values['keep-run-dirs'] && !error) rmSync(runDir, { recursive: true, force: true });
+    if (!values['keep-run-dirs'] && !values.qlog && !error) rmSync(runDir, { recursive: true, force: true });
   });
   const commandLine = `npm run qoe -- ${process.argv.slice(2).join(' ')}`;
   writeReport(out, [`command: ${commandLine}`, `date: ${new Date().toISOString()}`, `commit: ${commit}`, `machine: ${process.env.HOLOQUIC_MACHINE ?? 'Debian 12, 2 cores, no GPU'}`]);

@@ -41,6 +41,14 @@ describe('protocol codec (docs/protocol.md §4 byte examples)', () => {
     expect([d.requestId, d.sourceBlock, d.symbolId]).toEqual([7, 0, 258]);
     expect(d.packet.subarray(4)).toEqual(hex('aa bb'));
   });
+
+  it('encodes and decodes the SYMBOL example (the datagram example on the request stream)', () => {
+    const symbol: Message = { type: 'symbol', packet: hex('00 00 01 02 aa bb') };
+    const bytes = hex('13 06 00 00 01 02 aa bb');
+    expect(encodeMessage(symbol)).toEqual(bytes);
+    expect(decodeMessage(bytes)).toEqual({ message: symbol, consumed: bytes.length });
+    expect(() => decodeMessage(hex('13 04 00 00 01 02'))).toThrow(ProtocolError);
+  });
 });
 
 describe('protocol codec behaviour', () => {

@@ -20,6 +20,7 @@ const MessageType = {
   response: 0x10,
   sent: 0x11,
   end: 0x12,
+  symbol: 0x13,
 } as const;
 
 export type FecMode = 'none' | 'planned' | 'fixed';
@@ -65,7 +66,12 @@ export type Message =
   | { type: 'cancel' }
   | ResponseMessage
   | { type: 'sent'; symbolsSent: number; nextEsi: number }
-  | { type: 'end'; reason: EndReason; symbolsSent: number; purged: number };
+  | { type: 'end'; reason: EndReason; symbolsSent: number; purged: number }
+  /**
+   * A RaptorQ encoding packet (`sbn u8 | esi u24 | symbol`) on the request stream instead of in a
+   * datagram: the origin fills its congestion window's tail with one (docs/protocol.md → SYMBOL).
+   */
+  | { type: 'symbol'; packet: Uint8Array };
 
 // ── varints (RFC 9000 §16); values are kept below 2^53 so they fit a JS number ──
 
@@ -180,6 +186,10 @@ export function encodeMessage(message: Message): Uint8Array {
       writeVarint(body, message.purged);
       type = MessageType.end;
       break;
+    case 'symbol':
+      body.push(...message.packet);
+      type = MessageType.symbol;
+      break;
   }
   const out: number[] = [];
   writeVarint(out, type);
@@ -275,6 +285,9 @@ function decodeBody(type: number, r: ByteReader, length: number): Message {
       message = { type: 'end', reason, symbolsSent: r.varint(), purged: r.varint() };
       break;
     }
+    case MessageType.symbol:
+      if (length < 5) throw new ProtocolError('SYMBOL shorter than payload id + 1 byte');
+      return { type: 'symbol', packet: r.bytes(length).slice() };
     default:
       throw new ProtocolError(`unknown message type 0x${type.toString(16)}`);
   }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { countLosses, LossEstimator, sendingIndex } from './loss';
+import { countLosses, datagramObservation, LossEstimator, sendingIndex } from './loss';
 
 const range = (n: number) => Array.from({ length: n }, (_, i) => i);
 
@@ -32,6 +32,22 @@ describe('sendingIndex', () => {
   it('all repair received after all source is no loss (raw ESIs counted 6 losses here)', () => {
     const arrived = [...range(80), ...[84, 85, 86, 87, 88, 89]].map((esi) => sendingIndex(esi, 80, 84)!);
     expect(countLosses({ sent: 86, arrived })).toEqual({ lost: 0, runs: 0 });
+  });
+});
+
+describe('datagramObservation', () => {
+  it('leaves symbols sent on the stream out of the span, and closes the sequence up around them', () => {
+    // Positions 0…9: 3 and 7 went on the stream, 4 and 5 were lost, 9 is beyond the last datagram.
+    const o = datagramObservation(9, [0, 1, 2, 6, 8, 9], [3, 7]);
+    expect(o.sent).toBe(7);
+    expect([...o.arrived].sort((a, b) => a - b)).toEqual([0, 1, 2, 5, 6]);
+    expect(countLosses(o)).toEqual({ lost: 2, runs: 1 });
+  });
+
+  it('a stream symbol taken from far ahead is neither a loss nor the end of the span', () => {
+    const o = datagramObservation(4, [0, 1, 2, 3], [50]);
+    expect(o).toEqual({ sent: 4, arrived: [0, 1, 2, 3] });
+    expect(countLosses(o).lost).toBe(0);
   });
 });
 

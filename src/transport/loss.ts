@@ -23,6 +23,33 @@ export function sendingIndex(esi: number, sourceSymbols: number, firstRepairEsi:
   return null;
 }
 
+/**
+ * The datagram-only view of a delivery: the origin may send some symbols on the request stream
+ * instead (SYMBOL, docs/protocol.md §3), taken from ahead of the datagrams it still had queued.
+ * Those were never exposed to datagram loss, so they leave the sequence: the span is the
+ * datagrams up to the last one received (`observedUpTo` positions, stream ones removed), and
+ * positions close up around them so a loss run either side of one stays one run.
+ */
+export function datagramObservation(observedUpTo: number, byDatagram: Iterable<number>, byStream: Iterable<number>): SymbolObservation {
+  const stream = [...byStream].filter((i) => i >= 0 && i < observedUpTo).sort((a, b) => a - b);
+  const streamSet = new Set(stream);
+  const before = (index: number) => {
+    let lo = 0;
+    let hi = stream.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (stream[mid] < index) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  };
+  const arrived: number[] = [];
+  for (const index of byDatagram) {
+    if (index >= 0 && index < observedUpTo && !streamSet.has(index)) arrived.push(index - before(index));
+  }
+  return { sent: observedUpTo - streamSet.size, arrived };
+}
+
 export interface LossEstimate {
   /** Mean loss rate, 0 … 1. */
   rate: number;

@@ -6,7 +6,7 @@
  */
 import { FecWorkerClient } from '../fec/client';
 import { decodeMessage, decodeObjectDatagram, encodeMessage, type FecMode, type Message, REQUEST_ID_LIMIT } from './codec';
-import { countLosses, LossEstimator, sendingIndex } from './loss';
+import { countLosses, datagramObservation, LossEstimator, sendingIndex } from './loss';
 import { fetchWithRetry } from './retry';
 import { RttEstimator } from './rtt';
 import type { DeliveryStats, ObjectRequest, ObjectResult, ObjectTransport, TransportState } from './types';
@@ -270,16 +270,24 @@ export class WebTransportSession implements ObjectTransport {
     stats.sourceSymbols = response.sourceSymbols;
     stats.symbolsReceived = 0;
     stats.repairRequests = 0;
-    // Block 0's symbols that arrived, by position in sending order: the gaps are the losses.
+    // Block 0's symbols that arrived, by position in sending order: the gaps are the losses. A
+    // SYMBOL on the stream was taken from ahead of the datagrams still queued at the origin, so
+    // only datagrams say how far sending has got (`lastDatagram`) and stream ones leave the count.
     const arrivedBlock0 = new Set<number>();
+    const streamBlock0: number[] = [];
+    let lastDatagram = -1;
     const decoded = fec.open(requestId, response.oti);
     decoded.catch(() => undefined);
-    const onPacket = (packet: Uint8Array, block: number, esi: number) => {
+    const onPacket = (packet: Uint8Array, block: number, esi: number, byStream = false) => {
       stats.symbolsReceived!++;
       stats.receivedBytes += packet.length;
       if (block === 0) {
         const index = sendingIndex(esi, response.sourceSymbols, response.firstRepairEsi);
-        if (index !== null) arrivedBlock0.add(index);
+        if (index !== null && byStream) streamBlock0.push(index);
+        else if (index !== null) {
+          arrivedBlock0.add(index);
+          lastDatagram = Math.max(lastDatagram, index);
+        }
       }
       request.onProgress?.(Math.min(stats.receivedBytes, response.objectLength), response.objectLength);
       fec.push(requestId, packet);
@@ -310,7 +318,7 @@ export class WebTransportSession implements ObjectTransport {
       }, () => finish('ended'));
       if (Number.isFinite(deadlineAt)) setTimeout(() => finish('deadline'), Math.max(0, deadlineAt - performance.now()));
       request.signal?.addEventListener('abort', () => finish('cancelled'), { once: true });
-      // Messages: SENT drives repair on demand; END or FIN ends the request.
+      // Messages: SENT drives repair on demand, SYMBOL is one more symbol; END or FIN ends the request.
       void (async () => {
         for (;;) {
           const m = await messages.next().catch(() => null);
@@ -331,6 +339,8 @@ export class WebTransportSession implements ObjectTransport {
               expectedSymbols = symbolsSent + perBlock * blocks;
               writer.write(encodeMessage({ type: 'repair', symbols: perBlock })).catch(() => undefined);
             }, Math.max(30, 1.5 * this.rtt.ms));
+          } else if (m.type === 'symbol') {
+            onPacket(m.packet, m.packet[0], (m.packet[1] << 16) | (m.packet[2] << 8) | m.packet[3], true);
           } else if (m.type === 'end') {
             symbolsSent = m.symbolsSent;
             stats.symbolsSent = symbolsSent;
@@ -349,15 +359,14 @@ export class WebTransportSession implements ObjectTransport {
       fec.close(requestId);
       writer.write(encodeMessage({ type: 'cancel' })).then(() => writer.close()).catch(() => undefined);
     }
-    if (blocks === 1 && arrivedBlock0.size > 0) {
-      // Symbols after the last one received are still in flight or were purged when we stopped:
-      // only the span up to the last one seen says anything about loss. It is observed whether
-      // or not SENT has come (objects decoded before it are the loss-free ones; leaving them out
-      // made every estimate a pessimistic one).
-      let last = 0;
-      for (const index of arrivedBlock0) last = Math.max(last, index);
+    if (blocks === 1 && lastDatagram >= 0) {
+      // Symbols after the last datagram received are still in flight or were purged when we
+      // stopped: only the span up to it says anything about loss. It is observed whether or not
+      // SENT has come (objects decoded before it are the loss-free ones; leaving them out made
+      // every estimate a pessimistic one).
+      const last = lastDatagram;
       const observed = symbolsSent > 0 ? Math.min(symbolsSent, last + 1) : last + 1;
-      const observation = { sent: observed, arrived: arrivedBlock0 };
+      const observation = datagramObservation(observed, arrivedBlock0, streamBlock0);
       this.loss.observe(observation);
       const losses = countLosses(observation);
       stats.symbolsObserved = observed;

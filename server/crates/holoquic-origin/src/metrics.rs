@@ -53,6 +53,9 @@ metrics! {
     counter repair_symbols_total,
     /// Queued datagrams dropped because of a deadline or a cancel.
     counter datagrams_purged_total,
+    /// Symbols sent on a request stream to fill the congestion window's tail (docs/protocol.md →
+    /// SYMBOL); they count in `symbols_sent_total` too.
+    counter symbols_on_stream_total,
     /// Requests whose deadline passed before everything was sent.
     counter deadline_misses_total,
     /// Connections or streams closed for protocol errors.

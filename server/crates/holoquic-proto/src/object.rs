@@ -20,6 +20,7 @@ mod kind {
     pub const RESPONSE: u64 = 0x10;
     pub const SENT: u64 = 0x11;
     pub const END: u64 = 0x12;
+    pub const SYMBOL: u64 = 0x13;
 }
 
 /// How the object travels.
@@ -98,6 +99,10 @@ pub enum Message {
     Response(Response),
     Sent { symbols_sent: u64, next_esi: u64 },
     End { reason: EndReason, symbols_sent: u64, purged: u64 },
+    /// A RaptorQ encoding packet (`sbn u8 | esi u24 | symbol`) of the request, carried on its
+    /// stream instead of in a datagram (docs/protocol.md → SYMBOL): the origin fills the tail of
+    /// the congestion window with it when the next datagram does not fit.
+    Symbol { packet: Vec<u8> },
 }
 
 /// Why the origin ended a datagram request.
@@ -161,6 +166,10 @@ impl Message {
                 put(&mut body, *purged);
                 kind::END
             }
+            Message::Symbol { packet } => {
+                body.extend_from_slice(packet);
+                kind::SYMBOL
+            }
         };
         put(out, kind);
         put(out, body.len() as u64);
@@ -218,6 +227,12 @@ fn decode_body(kind: u64, body: &[u8]) -> Result<Message, DecodeError> {
                 symbols_sent: r.varint().map_err(short)?,
                 purged: r.varint().map_err(short)?,
             }
+        }
+        kind::SYMBOL => {
+            if body.len() < 5 {
+                return Err(DecodeError::Malformed("SYMBOL shorter than payload id + 1 byte"));
+            }
+            return Ok(Message::Symbol { packet: body.to_vec() });
         }
         _ => return Err(DecodeError::Malformed("unknown message type")),
     };
@@ -384,6 +399,19 @@ mod tests {
         assert_eq!(dgram.source_block(), 0);
         assert_eq!(dgram.symbol_id(), 258);
         assert_eq!(&dgram.packet[4..], &[0xaa, 0xbb]);
+    }
+
+    /// docs/protocol.md §4, fourth example: the third example's symbol, on the request stream.
+    #[test]
+    fn symbol_matches_protocol_example() {
+        let symbol = Message::Symbol { packet: hex("00 00 01 02 aa bb") };
+        let bytes = hex("13 06 00 00 01 02 aa bb");
+        let mut out = Vec::new();
+        symbol.encode(&mut out);
+        assert_eq!(out, bytes);
+        assert_eq!(Message::decode(&bytes), Ok((symbol, bytes.len())));
+        // A payload id needs a symbol after it.
+        assert!(matches!(Message::decode(&hex("13 04 00 00 01 02")), Err(DecodeError::Malformed(_))));
     }
 
     #[test]

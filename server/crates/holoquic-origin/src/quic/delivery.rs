@@ -452,6 +452,28 @@ impl RequestStream {
         }
     }
 
+    /// Moves the next symbol of the datagram queue to the stream as a SYMBOL message (see
+    /// `Connection::fill_window`). Returns whether there was one to move.
+    pub fn symbol_to_stream(&mut self) -> bool {
+        let State::Datagram(send) = &mut self.state else { return false };
+        if self.ending != Ending::Open {
+            return false;
+        }
+        let Some(symbol) = send.queue.pop_front() else { return false };
+        let packet = if send.front.is_empty() {
+            let mut packet = Vec::new();
+            send.symbols.write_packet(symbol, &mut packet);
+            packet
+        } else {
+            let packet = send.front[send.header.len()..].to_vec();
+            send.front.clear();
+            packet
+        };
+        send.symbols_sent += 1;
+        Message::Symbol { packet }.encode(&mut self.out);
+        true
+    }
+
     /// The datagram header whose queued copies in QUIC must be dropped now (the request ended).
     pub fn take_purge(&mut self) -> Option<Vec<u8>> {
         self.purge.take()
@@ -575,6 +597,47 @@ mod tests {
         let end = messages(&drain(&mut s));
         assert!(matches!(end[..], [Message::Sent { .. }, Message::End { reason: EndReason::Completed, .. }]), "{end:?}");
         assert!(s.is_done());
+    }
+
+    #[test]
+    fn symbols_moved_to_the_stream_decode_with_the_datagrams_and_count_as_sent() {
+        let object: Vec<u8> = (0..30_000u32).map(|i| (i * 13) as u8).collect();
+        let f = Fixture::new(&object);
+        let mut s = RequestStream::new(4, 0, Instant::now());
+        s.on_data(&request(Delivery::Datagram, FecMode::None, "/content/d/obj"), false, Instant::now(), &f.env());
+        let Message::Response(Response { body: ResponseBody::Datagram { oti, source_symbols, .. }, .. }) = messages(&drain(&mut s))[0].clone() else { panic!() };
+        let mut decoder = Decoder::new(ObjectTransmissionInformation::deserialize(&oti));
+        let mut result = None;
+        let (mut by_datagram, mut by_stream) = (0, 0);
+        // Every third symbol goes on the stream, one of them after its datagram was built.
+        for n in 0.. {
+            if n == 4 {
+                assert!(s.peek_datagram().is_some());
+            }
+            if n % 3 == 1 {
+                if !s.symbol_to_stream() {
+                    break;
+                }
+                by_stream += 1;
+                let [Message::Symbol { packet }] = &messages(&drain(&mut s))[..] else { panic!("one SYMBOL") };
+                result = result.or(decoder.decode(EncodingPacket::deserialize(packet)));
+                continue;
+            }
+            let Some(d) = s.peek_datagram() else { break };
+            result = result.or(decoder.decode(EncodingPacket::deserialize(ObjectDatagram::decode(&d[1..]).unwrap().packet)));
+            by_datagram += 1;
+            s.datagram_sent(0);
+        }
+        assert_eq!(by_datagram + by_stream, source_symbols);
+        assert!(by_stream > 0);
+        assert_eq!(result.as_deref(), Some(&object[..]));
+        s.on_departed(0);
+        let [Message::Sent { symbols_sent, .. }] = messages(&drain(&mut s))[..] else { panic!("SENT") };
+        assert_eq!(symbols_sent, source_symbols);
+        // Nothing left to move, and nothing moves once the request has ended.
+        assert!(!s.symbol_to_stream());
+        s.on_data(&[], true, Instant::now(), &f.env());
+        assert!(!s.symbol_to_stream());
     }
 
     #[test]

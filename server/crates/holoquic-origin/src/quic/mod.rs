@@ -238,6 +238,8 @@ impl Server {
                         refilled = true;
                         continue;
                     }
+                    // Datagrams wait that do not fit the window's tail: fill it (see fill_window).
+                    Err(quiche::Error::Done) if client.wt.fill_window(&mut client.conn, &self.ctx) => continue,
                     Err(quiche::Error::Done) => break,
                     Err(e) => {
                         tracing::debug!("send: {e}");
@@ -365,9 +367,10 @@ pub(crate) fn quiche_config(ctx: &QuicContext) -> Result<quiche::Config> {
     Ok(c)
 }
 
+/// Writes the connection's qlog into `dir` (created if missing) as `<trace id>.sqlog`.
 fn attach_qlog(conn: &mut quiche::Connection, dir: &std::path::Path) {
     let path = dir.join(format!("{}.sqlog", conn.trace_id()));
-    match std::fs::File::create(&path) {
+    match std::fs::create_dir_all(dir).and_then(|()| std::fs::File::create(&path)) {
         Ok(file) => conn.set_qlog(Box::new(std::io::BufWriter::new(file)), "holoquic-origin".into(), conn.trace_id().to_owned()),
         Err(e) => tracing::warn!("qlog {}: {e}", path.display()),
     }
