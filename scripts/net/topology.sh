@@ -26,6 +26,12 @@ HQ_IMPAIR_PIDS=()
 HQ_IMPAIR_OUT=${HQ_IMPAIR_OUT:-/tmp/hqnet-impair-$$}
 
 hq_net_up() {
+    # Namespaces of runs killed outright (SIGKILL, a machine stopped mid-run) were never torn
+    # down: their owner's pid is in the name and no longer alive.
+    local ns
+    for ns in $(ip netns list | awk '{ print $1 }' | grep -E '^hqnet-[ab]-[0-9]+$'); do
+        kill -0 "${ns##*-}" 2>/dev/null || ip netns del "$ns" 2>/dev/null || true
+    done
     ip netns add "$HQ_NS_A"
     ip netns add "$HQ_NS_B"
     ip link add hqveth-a netns "$HQ_NS_A" type veth peer name hqveth-b netns "$HQ_NS_B"

@@ -74,9 +74,13 @@ hq_net_rate "$(awk -v r="$first" -v s="$TRACE_SCALE" 'BEGIN { printf "%.3f", r *
 hq_net_replay "$TRACE_FILE" "$TRACE_SCALE" & pids+=($!)
 
 spki_url="$HQ_ADDR_A:4433"
+# In the background and waited for: a signal then interrupts the wait at once and the traps tear
+# everything down (bash runs traps only after a foreground command has finished).
 ip netns exec "$HQ_NS_B" "$ROOT/node_modules/.bin/tsx" "$here/client.ts" \
     --url "http://127.0.0.1:8080/?origin=https://$HQ_ADDR_A:4433&pose=/content/pose.csv&autoplay=1&$PAGE_QUERY" \
-    --spki-from "$spki_url" --timeout "$TIMEOUT_S" --out "$RUN_DIR/qoe.json" > "$RUN_DIR/client.log" 2>&1 || true
+    --spki-from "$spki_url" --timeout "$TIMEOUT_S" --out "$RUN_DIR/qoe.json" > "$RUN_DIR/client.log" 2>&1 &
+pids+=($!)
+wait "$!" || true
 
 # What the bottleneck queue dropped (congestion loss, which the impairer does not see: it sits
 # behind the queue) and what the origin counted, before everything is torn down. The browser has

@@ -18,7 +18,7 @@
  *
  * Needs root. Results: results/qoe/<name>/{runs/*.json, runs.csv, cells.json, report.html}.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -58,7 +58,7 @@ function readIfExists<T>(file: string, parse: (text: string) => T | undefined): 
   return existsSync(file) ? parse(readFileSync(file, 'utf8')) : undefined;
 }
 
-function main(): void {
+async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
       name: { type: 'string' }, smoke: { type: 'boolean', default: false }, modes: { type: 'string' }, loss: { type: 'string' },
@@ -116,11 +116,11 @@ function main(): void {
   mkdirSync(join(out, 'runs'), { recursive: true });
   writeFileSync(commitFile, `${commit}\n`);
   console.log(`QoE experiment "${name}": ${runs.length} runs of ${duration} s → ${out}`);
-  runs.forEach((entry, i) => {
+  for (const [i, entry] of runs.entries()) {
     const recordFile = join(out, 'runs', `${entry.id}.json`);
     if (values.resume && existsSync(recordFile) && !(JSON.parse(readFileSync(recordFile, 'utf8')) as RunRecord).error) {
       console.log(`[${i + 1}/${runs.length}] ${entry.id}: kept from an earlier sitting`);
-      return;
+      continue;
     }
     const traceText = readFileSync(entry.trace, 'utf8');
     const traceMbps = parseBandwidthTrace(traceText).map((s) => s.mbps);
@@ -140,9 +140,8 @@ function main(): void {
     if (values.buffer) query.set('buffer', values.buffer);
     if (values.k) query.set('k', values.k);
     process.stdout.write(`[${i + 1}/${runs.length}] ${config.trace} loss ${entry.lossPct} % ${entry.mode} rep ${entry.repetition} (scale ${scale.toPrecision(3)}) … `);
-    const child = spawnSync('bash', [join(ROOT, 'scripts/qoe/run-one.sh')], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-      timeout: (duration + 120) * 1000,
+    const child = await runOne({
+      timeoutMs: (duration + 120) * 1000,
       env: {
         ...process.env, RUN_DIR: runDir, ORIGIN_BIN: originBin, IMPAIR_BIN: impairBin, CONTENT_DIR: contentDir,
         WEB_DIR: join(ROOT, 'dist'), PAGE_QUERY: query.toString(), GE: ge, DELAY_MS: String(delayMs),
@@ -150,6 +149,10 @@ function main(): void {
         TIMEOUT_S: String(duration + 60), ORIGIN_CC: cc ?? '', ORIGIN_QLOG: values.qlog ? '1' : '',
       },
     });
+    if (child.interrupted) {
+      console.log(`interrupted (${child.interrupted}): the run's namespaces and processes were torn down; --resume continues`);
+      process.exit(130);
+    }
     let qoe: QoeLog | null = null;
     let error: string | undefined;
     const resultFile = join(runDir, 'qoe.json');
@@ -158,7 +161,7 @@ function main(): void {
       qoe = result.qoe;
       error = result.error ?? undefined;
     } else {
-      error = `run failed (exit ${child.status ?? child.signal}): ${child.stderr.toString().trim().split('\n').slice(-3).join(' | ')}`;
+      error = `run failed (exit ${child.status ?? child.signal}): ${child.stderr.trim().split('\n').slice(-3).join(' | ')}`;
     }
     const record: RunRecord = {
       run: config, qoe, error,
@@ -170,15 +173,52 @@ function main(): void {
     writeFileSync(recordFile, JSON.stringify(record));
     console.log(error ? `FAILED: ${error}` : `ok (freezes ${qoe?.freezes.length ?? '?'})`);
     if (!values['keep-run-dirs'] && !values.qlog && !error) rmSync(runDir, { recursive: true, force: true });
-  });
+  }
   const commandLine = `npm run qoe -- ${process.argv.slice(2).join(' ')}`;
   writeReport(out, [`command: ${commandLine}`, `date: ${new Date().toISOString()}`, `commit: ${commit}`, `machine: ${process.env.HOLOQUIC_MACHINE ?? 'Debian 12, 2 cores, no GPU'}`]);
   console.log(`report: ${join(out, 'report.html')}`);
 }
 
-try {
-  main();
-} catch (e) {
+interface RunOutcome {
+  status: number | null;
+  signal: NodeJS.Signals | null;
+  stderr: string;
+  /** The signal that interrupted the runner during this run, if one did. */
+  interrupted?: NodeJS.Signals;
+}
+
+/**
+ * Runs scripts/qoe/run-one.sh. SIGINT or SIGTERM to the runner is passed on to it, so its trap
+ * tears the namespaces and processes down before the runner exits (a blocking spawn could not
+ * hear the signal, and a killed runner left the run going on).
+ */
+function runOne(options: { timeoutMs: number; env: NodeJS.ProcessEnv }): Promise<RunOutcome> {
+  return new Promise((resolveRun) => {
+    const child = spawn('bash', [join(ROOT, 'scripts/qoe/run-one.sh')], { stdio: ['ignore', 'ignore', 'pipe'], env: options.env });
+    let stderr = '';
+    let interrupted: NodeJS.Signals | undefined;
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr = (stderr + chunk.toString()).slice(-8192);
+    });
+    const forward = (signal: NodeJS.Signals) => {
+      interrupted = signal;
+      child.kill('SIGTERM');
+    };
+    const onInt = () => forward('SIGINT');
+    const onTerm = () => forward('SIGTERM');
+    process.on('SIGINT', onInt);
+    process.on('SIGTERM', onTerm);
+    const timer = setTimeout(() => child.kill('SIGTERM'), options.timeoutMs);
+    child.on('close', (status, signal) => {
+      clearTimeout(timer);
+      process.off('SIGINT', onInt);
+      process.off('SIGTERM', onTerm);
+      resolveRun({ status, signal, stderr, interrupted });
+    });
+  });
+}
+
+main().catch((e: unknown) => {
   console.error(`qoe: ${e instanceof Error ? e.message : e}`);
   process.exit(1);
-}
+});

@@ -4,7 +4,7 @@ import { VirtualClock } from './clock';
 import type { SegmentDecoder } from './decoder';
 import type { SceneModel } from './mpd';
 import { FixedModePolicy } from './policy';
-import { type PlayoutConfig, PlayoutSession } from './playout';
+import { type PlayoutConfig, PlayoutSession, requestUrgency } from './playout';
 import { knapsackRule } from './rules';
 
 const LADDER = [1e6, 2e6, 4e6, 8e6, 16e6];
@@ -135,7 +135,7 @@ describe('PlayoutSession', () => {
     expect(Math.min(...q0)).toBeGreaterThanOrEqual(Math.max(...q1));
   });
 
-  it('a segment prefetched while an earlier one is still arriving queues behind it (lowest urgency)', async () => {
+  it('a segment prefetched while an earlier one is still arriving queues behind it', async () => {
     // Slow enough that segment k is still in flight when k + 1 is requested.
     const { link } = await play(() => 2.5e6, 6, 3);
     const bySegment = new Map<number, number[]>();
@@ -143,9 +143,19 @@ describe('PlayoutSession', () => {
       const index = Number(/seg-(\d+)/.exec(r.path)![1]);
       bySegment.set(index, [...(bySegment.get(index) ?? []), r.urgency ?? -1]);
     }
-    // Segment 0 by rank; some later segment was requested behind an unfinished one, all at 7.
+    // Segment 0 by rank; some later segment was requested behind an unfinished one: all its
+    // (reliable) objects after every reliable object of the earlier segment.
     expect(bySegment.get(0)).toEqual([0, 1, 2]);
-    expect([...bySegment.values()].some((u) => u.length === 3 && u.every((x) => x === 7))).toBe(true);
+    expect([...bySegment.values()].some((u) => u.length === 3 && u.every((x) => x === 3))).toBe(true);
+  });
+
+  it('urgency bands: a later segment never overtakes an earlier one, except reliable over datagram', () => {
+    const order = [
+      requestUrgency('reliable', 0, false), requestUrgency('reliable', 5, false), requestUrgency('reliable', 0, true),
+      requestUrgency('datagram', 0, false), requestUrgency('datagram', 5, false), requestUrgency('datagram', 0, true),
+    ];
+    expect(order).toEqual([0, 2, 3, 4, 6, 7]);
+    expect(requestUrgency('reliable', 1, false)).toBeLessThan(requestUrgency('reliable', 2, false));
   });
 
   it('learns no loss from symbols that were still in flight when a datagram object decoded', async () => {

@@ -22,8 +22,26 @@ import { rankObjects, type ViewportModel } from './ranking';
 import { RttEstimator } from '../transport/rtt';
 import { ThroughputEstimator } from './throughput';
 
-/** The least urgent RFC 9218 urgency. */
-const MAX_URGENCY = 7;
+/**
+ * RFC 9218 urgency of a request, from its delivery, its rank (the policy's urgency) and whether
+ * an earlier segment is still arriving ("behind"). Four bands, most urgent first:
+ *   0–2 reliable objects of the earliest segment in flight, by rank;
+ *   3   reliable objects of a segment requested behind an unfinished one;
+ *   4–6 datagram objects of the earliest segment in flight, by rank;
+ *   7   datagram objects of a segment requested behind.
+ * A later segment must not overtake an earlier one (its most visible object would take the link
+ * from the earlier segment's last ones: the startup freezes of the first QoE runs), except that
+ * a reliable object always goes before a datagram object: a missing reliable object freezes
+ * playback, a missing datagram object only keeps its last frame. (With one band for a whole
+ * segment behind, the next segment's visible objects waited for the earlier segment's datagram
+ * objects still being sent until their deadline, and froze on a dip of the 5G trace.)
+ * Equal urgencies are served in request order, which is rank order.
+ */
+export function requestUrgency(delivery: PlanDelivery, rank: number, behind: boolean): number {
+  const inBand = Math.min(2, Math.max(0, rank));
+  if (delivery === 'reliable') return behind ? 3 : inBand;
+  return behind ? 7 : 4 + inBand;
+}
 
 export interface PlayoutConfig {
   scene: SceneModel;
@@ -313,13 +331,9 @@ export class PlayoutSession {
       timeToDeadlineS: deadline - clock.now(), bufferS: Math.max(0, deadline - clock.now() - scene.segmentDuration),
       bufferTargetS: this.bufferTargetS,
     });
-    // A segment requested while an earlier one is still arriving must not overtake it: urgency is
-    // by rank only within the earliest segment in flight (RFC 9218 urgency; the origin serves
-    // equal urgencies in request order), so prefetched segments queue behind it at the lowest
-    // urgency. Ranking by urgency alone let a later segment's most visible object go before an
-    // earlier segment's last one — the startup freezes of the first QoE runs.
+    // Urgency bands by delivery and by whether an earlier segment is still arriving (requestUrgency).
     const behind = [...this.tasks.entries()].some(([j, list]) => j < k && list.some((t) => !t.settled));
-    if (behind) for (const p of networkPlans) p.urgency = MAX_URGENCY;
+    for (const p of networkPlans) p.urgency = requestUrgency(p.delivery, p.urgency, behind);
     const decodeCapacityMs = (this.cfg.decoder.parallelism ?? 1) * scene.segmentDuration * 1000 * DECODE_HEADROOM;
     const plans = fitDecodeBudget(networkPlans, scene.objects.map((o) => ({
       objectId: o.id, pointsPerFrame: o.representations.map((r) => r.pointsPerFrame),
@@ -563,7 +577,7 @@ export class PlayoutSession {
       firstByteAtS: rel(s?.firstByteAt), completedAtS: t.result?.bytes ? t.completedAt! - this.origin : undefined,
       objectBytes: s?.objectBytes ?? 0, receivedBytes: s?.receivedBytes ?? 0,
       symbolSize: s?.symbolSize, sourceSymbols: s?.sourceSymbols, symbolsSent: s?.symbolsSent,
-      symbolsReceived: s?.symbolsReceived, symbolsObserved: s?.symbolsObserved, symbolsLost: s?.symbolsLost,
+      symbolsReceived: s?.symbolsReceived, symbolsOnStream: s?.symbolsOnStream, symbolsObserved: s?.symbolsObserved, symbolsLost: s?.symbolsLost,
       repairRequests: s?.repairRequests, recovered: !!t.result?.bytes, abandoned: t.abandoned, decoded: !!t.decoded, decodeMs: t.decoded?.decodeMs,
       decodeError: t.decodeError, decodeLate: t.decodeLate || undefined,
       onTime: !!t.shownOnTime,

@@ -65,6 +65,8 @@ export interface QoeSegment {
   sourceSymbols?: number;
   symbolsSent?: number;
   symbolsReceived?: number;
+  /** Of those, the ones carried on the request stream (SYMBOL, docs/protocol.md §3). */
+  symbolsOnStream?: number;
   /** Of the symbols up to the last one received (the span that says anything about loss), those missing. */
   symbolsObserved?: number;
   symbolsLost?: number;

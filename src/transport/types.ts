@@ -48,6 +48,8 @@ export interface DeliveryStats {
   sourceSymbols?: number;
   symbolsSent?: number;
   symbolsReceived?: number;
+  /** Of those, the ones the origin sent on the request stream to fill its window (SYMBOL). */
+  symbolsOnStream?: number;
   repairRequests?: number;
   /**
    * Loss seen by this delivery: symbols up to the highest ESI received (those after it were still

@@ -269,6 +269,7 @@ export class WebTransportSession implements ObjectTransport {
     stats.symbolSize = symbolSize;
     stats.sourceSymbols = response.sourceSymbols;
     stats.symbolsReceived = 0;
+    stats.symbolsOnStream = 0;
     stats.repairRequests = 0;
     // Block 0's symbols that arrived, by position in sending order: the gaps are the losses. A
     // SYMBOL on the stream was taken from ahead of the datagrams still queued at the origin, so
@@ -283,6 +284,7 @@ export class WebTransportSession implements ObjectTransport {
       stats.receivedBytes += packet.length;
       if (block === 0) {
         const index = sendingIndex(esi, response.sourceSymbols, response.firstRepairEsi);
+        if (byStream) stats.symbolsOnStream!++;
         if (index !== null && byStream) streamBlock0.push(index);
         else if (index !== null) {
           arrivedBlock0.add(index);
