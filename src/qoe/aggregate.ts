@@ -255,7 +255,7 @@ export function markdownSummary(cells: readonly Cell[]): string {
   const out: string[] = [];
   for (const trace of [...new Set(cells.map((c) => c.trace))]) {
     out.push(`#### ${trace}`, '');
-    out.push('| loss | mode | runs | freezes | freeze time (s) | visible quality | quality | throughput (Mbit/s) | on time | skipped | datagram objects recovered | decoded | FEC overhead | measured loss | queue drops |');
+    out.push('| loss | mode | runs | freezes | freeze time (s) | visible quality | quality | throughput (Mbit/s) | on time | skipped | datagram objects recovered | of those, decoded | FEC overhead | measured loss | queue drops |');
     out.push('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
     for (const c of cells.filter((x) => x.trace === trace)) {
       out.push(`| ${c.lossPct} % | ${c.mode} | ${c.runs - c.failed}${c.failed ? ` (+${c.failed} failed)` : ''} | ${fmt(c.freezeCount, 1)} | ${fmt(c.freezeTotalS, 2)} | ` +

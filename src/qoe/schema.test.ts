@@ -53,7 +53,9 @@ describe('summarizeQoe', () => {
     expect(s.meanQuality).toBe(3);
     expect(s.decodeSuccess).toBeCloseTo(2 / 3);
     expect(s.datagramRecovery).toBe(0.5);
-    expect(s.datagramDecoded).toBe(0.5);
+    // Of the datagram objects delivered (the one recovered), all decoded; the lost one is
+    // datagramRecovery's, not a decode failure.
+    expect(s.datagramDecoded).toBe(1);
     expect(s.fecOverhead).toBeCloseTo(30 / 200);
     expect(s.repairRequests).toBe(1);
     expect(s.objectSegments).toBe(4);

@@ -134,7 +134,11 @@ export interface QoeSummary {
   decodeSuccess: number;
   /** Datagram object-segments recovered / datagram object-segments (NaN if none). */
   datagramRecovery: number;
-  /** Datagram object-segments decoded / datagram object-segments (NaN if none). */
+  /**
+   * Of the datagram object-segments delivered (recovered, and given to the decoder: not
+   * `decodeLate`), those decoded (NaN if none): the "datagram-delivered objects decoded" goal.
+   * Delivery itself is `datagramRecovery`.
+   */
   datagramDecoded: number;
   /** Repair symbols sent / source symbols, over datagram objects (NaN if none). */
   fecOverhead: number;
@@ -174,6 +178,11 @@ export function segmentThroughput(segments: readonly QoeSegment[]): number[] {
     .map(([, e]) => (e.bytes * 8) / (e.end - e.start));
 }
 
+/** Share of `items` for which `test` holds (NaN for none). */
+function ratio<T>(items: readonly T[], test: (item: T) => boolean): number {
+  return items.length === 0 ? NaN : items.filter(test).length / items.length;
+}
+
 export function summarizeQoe(log: QoeLog): QoeSummary {
   // An abandoned request was replaced by another record for the same object and segment: it
   // counts for bytes and throughput, not as an outcome.
@@ -199,7 +208,7 @@ export function summarizeQoe(log: QoeLog): QoeSummary {
     skippedShare: outcomes.length === 0 ? NaN : (outcomes.length - segs.length) / outcomes.length,
     decodeSuccess: recovered.length === 0 ? NaN : recovered.filter((s) => s.decoded).length / recovered.length,
     datagramRecovery: datagram.length === 0 ? NaN : datagram.filter((s) => s.recovered).length / datagram.length,
-    datagramDecoded: datagram.length === 0 ? NaN : datagram.filter((s) => s.decoded).length / datagram.length,
+    datagramDecoded: ratio(datagram.filter((s) => s.recovered && !s.decodeLate), (s) => s.decoded),
     fecOverhead: source === 0 ? NaN : (sent - source) / source,
     repairRequests: all.reduce((a, s) => a + (s.repairRequests ?? 0), 0),
     objectSegments: segs.length,
