@@ -25,6 +25,8 @@ HQ_IMPAIR_OUT="$RUN_DIR/impair"
 pids=()
 cleanup() {
     local pid
+    # A second signal (Ctrl-C pressed twice, a runner passing one on) must not cut the teardown short.
+    trap '' INT TERM
     for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
     for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
     hq_net_down

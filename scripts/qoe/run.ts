@@ -201,6 +201,7 @@ function runOne(options: { timeoutMs: number; env: NodeJS.ProcessEnv }): Promise
       stderr = (stderr + chunk.toString()).slice(-8192);
     });
     const forward = (signal: NodeJS.Signals) => {
+      if (interrupted) return;
       interrupted = signal;
       child.kill('SIGTERM');
     };
