@@ -281,15 +281,13 @@ export class WebTransportSession implements ObjectTransport {
     decoded.catch(() => undefined);
     const onPacket = (packet: Uint8Array, block: number, esi: number, byStream = false) => {
       stats.symbolsReceived!++;
+      if (byStream) stats.symbolsOnStream!++;
       stats.receivedBytes += packet.length;
-      if (block === 0) {
-        const index = sendingIndex(esi, response.sourceSymbols, response.firstRepairEsi);
-        if (byStream) stats.symbolsOnStream!++;
-        if (index !== null && byStream) streamBlock0.push(index);
-        else if (index !== null) {
-          arrivedBlock0.add(index);
-          lastDatagram = Math.max(lastDatagram, index);
-        }
+      const index = block === 0 ? sendingIndex(esi, response.sourceSymbols, response.firstRepairEsi) : null;
+      if (index !== null && byStream) streamBlock0.push(index);
+      else if (index !== null) {
+        arrivedBlock0.add(index);
+        lastDatagram = Math.max(lastDatagram, index);
       }
       request.onProgress?.(Math.min(stats.receivedBytes, response.objectLength), response.objectLength);
       fec.push(requestId, packet);
