@@ -131,7 +131,7 @@ export interface ReconstructionParams {
 }
 
 /** `ReconstructionParams.unsupported` bits. */
-export const RECONSTRUCTION_UNSUPPORTED = { pointLocalReconstruction: 1, pixelDeinterleaving: 2, eom: 4 } as const;
+export const RECONSTRUCTION_UNSUPPORTED = { pointLocalReconstruction: 1, pixelDeinterleaving: 2, eom: 4, rawPatches: 8 } as const;
 /** `ReconstructionParams.postProcessing` bits. */
 export const POST_PROCESSING = { geometrySmoothing: 1, attributeSmoothing: 2, occupancySynthesis: 4 } as const;
 

@@ -277,7 +277,8 @@ ReconstructionParams DecodeSession::reconstructionParams(uint32_t frame) const {
   out.lossyThreshold = int32_t(vps.occupancy.lossyThreshold);
   out.bitDepth3d = int32_t(vps.geometry.coordinatesBitDepthMinus1 + 1u);
   out.hasAttribute = !vps.attributes.empty();
-  out.unsupported = (asps.plrEnabled ? 1 : 0) | (asps.pixelDeinterleaving ? 2 : 0) | (asps.eomPatchEnabled ? 4 : 0);
+  out.unsupported = (asps.plrEnabled ? 1 : 0) | (asps.pixelDeinterleaving ? 2 : 0) | (asps.eomPatchEnabled ? 4 : 0) |
+                    (asps.rawPatchEnabled ? 8 : 0);
   out.postProcessing = (geometrySmoothing ? 1 : 0) | (atlas.attributeSmoothing ? 2 : 0) | (atlas.occupancySynthesis ? 4 : 0);
   return out;
 }

@@ -9,17 +9,10 @@
 #include "vpcc/color.h"
 #include "vpcc/md5.h"
 #include "vpcc/postprocess.h"
+#include "neighbour_tree.h"
 
 namespace vpcc {
 namespace {
-
-struct Point {
-  int32_t pos[3];
-  uint16_t x, y;  // pixel in the atlas
-  uint8_t map;    // attribute map the colour comes from
-  uint8_t boundary;
-  uint32_t patch;  // index of the patch in its tile
-};
 
 /// Whether an occupied pixel is a boundary pixel for geometry smoothing: within two pixels of
 /// the tile border, or with an unoccupied pixel in its 5×5 neighbourhood. `occupied` holds 0 or 1
@@ -61,6 +54,492 @@ void unrotate45(uint8_t axis, unsigned bitDepth3d, int32_t p[3]) {
   p[2] = int32_t(z);
 }
 
+/// A reconstructed point's colour comes from an attribute map at its pixel, or, for the points
+/// point local reconstruction and pixel deinterleaving add between coded depths (which no
+/// attribute pixel carries), from the nearest points that have one.
+constexpr uint8_t kColourByTransfer = 0xff;
+
+enum class PointKind : uint8_t { Projected, Eom, Raw };
+
+struct Point {
+  int32_t pos[3];
+  uint16_t x, y;  // atlas pixel of its colour and occupancy
+  uint8_t map;    // attribute map the colour comes from, or kColourByTransfer
+  PointKind kind;
+  uint8_t boundary;
+  uint32_t patch;  // index of the patch in its tile (EOM and raw points: the tile's patch count)
+};
+
+/// What reconstruction of one frame needs from the parameter sets, resolved once.
+struct FrameTools {
+  uint32_t mapCount = 1, blockSize = 16, precision = 1, threshold = 0;
+  bool absoluteD1 = true, removeDuplicates = false, sizeQuantizer = false, precedenceOrder = false;
+  unsigned bitDepth3d = 10;
+  bool eom = false;  // occupancy samples are EOM codes: depths between the two maps
+  unsigned eomFixBits = 1;
+  bool interleaved = false;  // single map, near and far depths on alternate pixels
+  bool plr = false;          // single map, far depths from per-block modes
+  const std::vector<PlrMode>* plrModes = nullptr;
+  int32_t surfaceThickness = 4;
+  const Picture* geometry[4] = {nullptr, nullptr, nullptr, nullptr};
+};
+
+/// Reconstruction of one atlas tile, in the reference decoder's order (which colour transfer
+/// and smoothing depend on: their neighbour searches break ties by point order): the projected
+/// points patch by patch, then the EOM points, then the raw points.
+class TileReconstruction {
+ public:
+  TileReconstruction(const FrameTools& tools, const DecodedTile& tile, const Picture& occupancyPicture,
+                     std::vector<Point>& points)
+      : t_(tools), tile_(tile), points_(points), geometry0_(tools.geometry[0]->planes[0]) {
+    buildOccupancy(occupancyPicture.planes[0]);
+    buildBlockToPatch();
+  }
+
+  /// `boundaries`: mark each projected point's boundary flag as it is made (EOM tiles mark
+  /// theirs later, in markBoundaries: their EOM points change the occupancy first).
+  void projectPatches(bool boundaries) {
+    const size_t count = tile_.patches.size();
+    eomPointsOfPatch_.resize(t_.eom ? count : 0);
+    inlineBoundaries_ = boundaries && !t_.eom;
+    for (size_t n = 0; n < count; ++n) {
+      const size_t pi = t_.precedenceOrder ? count - 1 - n : n;
+      if (t_.eom)
+        projectPatch<Tool::Eom>(pi);
+      else if (t_.interleaved)
+        projectPatch<Tool::Interleaved>(pi);
+      else if (t_.plr)
+        projectPatch<Tool::Plr>(pi);
+      else
+        projectPatch<Tool::Maps>(pi);
+    }
+  }
+
+  /// EOM points follow the projected points, member patch by member patch; their colours sit
+  /// block by block (packing blocks in raster order across the tile) from the EOM patch's corner.
+  void appendEomPoints() {
+    const uint32_t bs = t_.blockSize, blockPixels = bs * bs;
+    const size_t count = tile_.patches.size();
+    for (const EomPatch& ep : tile_.eomPatches) {
+      uint32_t placed = 0;
+      for (uint32_t member : ep.memberPatches) {
+        const size_t patch = t_.precedenceOrder ? count - 1 - member : member;
+        if (member >= count) throw ParseError("EOM patch refers to a missing patch");
+        for (Point pt : eomPointsOfPatch_[patch]) {
+          const uint32_t block = placed / blockPixels, within = placed % blockPixels;
+          const uint64_t u = uint64_t(block % blocksWide_) * bs + within % bs + uint64_t(ep.u0) * bs;
+          const uint64_t v = uint64_t(block / blocksWide_) * bs + within / bs + uint64_t(ep.v0) * bs;
+          if (u >= tile_.width || v >= tile_.height) throw ParseError("EOM points run past the atlas tile");
+          pt.x = uint16_t(tile_.x + u);
+          pt.y = uint16_t(tile_.y + v);
+          pt.patch = uint32_t(count);
+          points_.push_back(pt);
+          // The reference decoder marks the colour pixels occupied; boundary flags see them so.
+          occupied_[size_t(v) * tile_.width + u] = 1;
+          ++placed;
+        }
+      }
+    }
+  }
+
+  /// Raw points: the patch's pixels in raster order hold all x, then all y, then all z
+  /// (geometry map 0), offset by the patch's 3D position; point k's colour is at pixel k.
+  void appendRawPoints() {
+    const uint32_t bs = t_.blockSize;
+    for (const RawPatch& rp : tile_.rawPatches) {
+      const uint64_t u0 = uint64_t(rp.u0) * bs, v0 = uint64_t(rp.v0) * bs;
+      const uint64_t width = uint64_t(rp.sizeU0) * bs, height = uint64_t(rp.sizeV0) * bs;
+      if (u0 + width > tile_.width || v0 + height > tile_.height) throw ParseError("raw patch outside its atlas tile");
+      const uint64_t n = rp.points;
+      if (3 * n > width * height) throw ParseError("raw patch smaller than its points' coordinates");
+      auto pixel = [&](uint64_t k, uint32_t& x, uint32_t& y) {
+        x = uint32_t(tile_.x + u0 + k % width);
+        y = uint32_t(tile_.y + v0 + k / width);
+      };
+      auto coordinate = [&](uint64_t k) {
+        uint32_t x, y;
+        pixel(k, x, y);
+        return int64_t(geometry0_.at(x, y));
+      };
+      for (uint64_t k = 0; k < n; ++k) {
+        Point& pt = points_.emplace_back();
+        pt.pos[0] = clampCoordinate(coordinate(k) + rp.u1);
+        pt.pos[1] = clampCoordinate(coordinate(n + k) + rp.v1);
+        pt.pos[2] = clampCoordinate(coordinate(2 * n + k) + rp.d1);
+        uint32_t x, y;
+        pixel(k, x, y);
+        pt.x = uint16_t(x);
+        pt.y = uint16_t(y);
+        pt.map = 0;
+        pt.kind = PointKind::Raw;
+        pt.boundary = 0;
+        pt.patch = uint32_t(tile_.patches.size());
+      }
+    }
+  }
+
+  /// Boundary flags for geometry and attribute smoothing, after EOM points changed the
+  /// occupancy (raw points are never boundary points).
+  void markBoundaries(size_t first) {
+    for (size_t i = first; i < points_.size(); ++i) {
+      Point& pt = points_[i];
+      if (pt.kind == PointKind::Raw) continue;
+      const uint32_t x = pt.x - tile_.x, y = pt.y - tile_.y;
+      pt.boundary = occupied_[size_t(y) * tile_.width + x] && isBoundaryPixel(occupied_, tile_.width, tile_.height, x, y);
+    }
+  }
+
+ private:
+  // Occupancy at full resolution (nearest up-sampling). The lossy threshold decides occupancy,
+  // except with EOM, where any non-zero sample is occupied and its value is the pixel's EOM code.
+  // The source column of every tile column is computed once, not divided per pixel.
+  void buildOccupancy(const Plane& plane) {
+    const uint32_t precision = t_.precision;
+    if ((tile_.x + tile_.width - 1) / precision >= plane.width || (tile_.y + tile_.height - 1) / precision >= plane.height)
+      throw ParseError("occupancy picture smaller than the atlas tile");
+    std::vector<uint32_t> sourceColumn(tile_.width);
+    for (uint32_t x = 0; x < tile_.width; ++x) sourceColumn[x] = (tile_.x + x) / precision;
+    occupied_.resize(size_t(tile_.width) * tile_.height);
+    if (t_.eom) eomCode_.resize(occupied_.size());
+    size_t occupiedCount = 0;
+    const uint32_t threshold = t_.eom ? 0 : t_.threshold;
+    for (uint32_t y = 0; y < tile_.height; ++y) {
+      const uint16_t* source = plane.samples.data() + size_t((tile_.y + y) / precision) * plane.width;
+      uint8_t* row = occupied_.data() + size_t(y) * tile_.width;
+      for (uint32_t x = 0; x < tile_.width; ++x) {
+        row[x] = source[sourceColumn[x]] > threshold;
+        occupiedCount += row[x];
+      }
+      if (t_.eom)
+        for (uint32_t x = 0; x < tile_.width; ++x) eomCode_[size_t(y) * tile_.width + x] = source[sourceColumn[x]];
+    }
+    points_.reserve(points_.size() + occupiedCount * t_.mapCount);
+  }
+
+  // Block-to-patch map: a block belongs to the last patch (in coding order) covering an
+  // occupied pixel of it.
+  void buildBlockToPatch() {
+    const uint32_t bs = t_.blockSize;
+    blocksWide_ = tile_.width / bs;
+    blockToPatch_.assign(size_t(blocksWide_) * (tile_.height / bs), 0);
+    for (size_t pi = 0; pi < tile_.patches.size(); ++pi) {
+      const Patch& p = tile_.patches[pi];
+      for (uint32_t vb = 0; vb < p.sizeV0; ++vb)
+        for (uint32_t ub = 0; ub < p.sizeU0; ++ub) {
+          uint32_t xb, yb;
+          patchToCanvas(p, 1, ub, vb, xb, yb);
+          bool any = false;
+          for (uint32_t dy = 0; dy < bs && !any; ++dy)
+            for (uint32_t dx = 0; dx < bs && !any; ++dx)
+              any = occupied_[size_t(yb * bs + dy) * tile_.width + xb * bs + dx] != 0;
+          if (any) blockToPatch_[size_t(yb) * blocksWide_ + xb] = uint32_t(pi + 1);
+        }
+    }
+  }
+
+  static int32_t clampCoordinate(int64_t v) {
+    return int32_t(std::min<int64_t>(std::max<int64_t>(v, INT32_MIN), INT32_MAX));
+  }
+
+  /// Normal coordinate of a depth sample (the far plane counts down from d1, never below 0).
+  static int64_t normalOf(const Patch& p, int64_t depth) {
+    return p.projectionMode == 0 ? depth + p.d1 : std::max<int64_t>(p.d1 - depth, 0);
+  }
+
+  /// How a pixel's depths become points (one per tile, chosen once).
+  enum class Tool { Maps, Eom, Interleaved, Plr };
+
+  template <Tool tool>
+  void projectPatch(size_t pi) {
+    const Patch& p = tile_.patches[pi];
+    const uint32_t bs = t_.blockSize;
+    for (uint32_t vb = 0; vb < p.sizeV0; ++vb)
+      for (uint32_t ub = 0; ub < p.sizeU0; ++ub) {
+        uint32_t xb, yb;
+        patchToCanvas(p, 1, ub, vb, xb, yb);
+        if (blockToPatch_[size_t(yb) * blocksWide_ + xb] != pi + 1) continue;
+        const PlrMode* plrMode = tool == Tool::Plr ? &plrModeOf(p, ub, vb) : nullptr;
+        for (uint32_t dv = 0; dv < bs; ++dv)
+          for (uint32_t du = 0; du < bs; ++du) {
+            const uint32_t u = ub * bs + du, v = vb * bs + dv;
+            if (t_.sizeQuantizer && (u >= p.sizeXPixels || v >= p.sizeYPixels)) continue;
+            uint32_t x, y;
+            patchToCanvas(p, bs, u, v, x, y);
+            if (!occupied_[size_t(y) * tile_.width + x]) continue;
+            const Pixel px{p,
+                           pi,
+                           tile_.x + x,
+                           tile_.y + y,
+                           x,
+                           y,
+                           int32_t(int64_t(u) * p.lodX + p.u1),
+                           int32_t(int64_t(v) * p.lodY + p.v1),
+                           uint8_t(inlineBoundaries_ && isBoundaryPixel(occupied_, tile_.width, tile_.height, x, y))};
+            if constexpr (tool == Tool::Eom)
+              projectEom(px);
+            else if constexpr (tool == Tool::Interleaved)
+              projectInterleaved(px);
+            else if constexpr (tool == Tool::Plr)
+              projectPlr(px, *plrMode);
+            else
+              projectMaps(px);
+          }
+      }
+  }
+
+  struct Pixel {
+    const Patch& patch;
+    size_t patchIndex;
+    uint32_t ax, ay;  // in the atlas
+    uint32_t x, y;    // in the tile
+    int32_t tangent, bitangent;
+    uint8_t boundary;  // when marked inline
+  };
+
+  // Each point is written once, in place: copying a just-written Point (a 16-byte load after
+  // 4-byte stores) stalled on store forwarding in this, the hottest loop.
+  Point& emit(const Pixel& px, int64_t normal, uint8_t map) {
+    Point& pt = points_.emplace_back();
+    place(px, normal, pt);
+    pt.x = uint16_t(px.ax);
+    pt.y = uint16_t(px.ay);
+    pt.map = map;
+    pt.kind = PointKind::Projected;
+    pt.boundary = px.boundary;
+    pt.patch = uint32_t(px.patchIndex);
+    return pt;
+  }
+
+  void place(const Pixel& px, int64_t normal, Point& pt) const {
+    const Patch& p = px.patch;
+    pt.pos[p.tangentAxis] = px.tangent;
+    pt.pos[p.bitangentAxis] = px.bitangent;
+    pt.pos[p.normalAxis] = int32_t(normal);  // out-of-range positions are refused at output
+    if (p.axisOfAdditionalPlane) unrotate45(p.axisOfAdditionalPlane, t_.bitDepth3d, pt.pos);
+  }
+
+  int64_t depthSample(uint32_t map, const Pixel& px) const { return t_.geometry[map]->planes[0].at(px.ax, px.ay); }
+
+  /// One or two maps: map 0's depth, and map 1's (absolute, or a delta on map 0's).
+  void projectMaps(const Pixel& px) {
+    const Patch& p = px.patch;
+    const int64_t normal0 = normalOf(p, depthSample(0, px));
+    emit(px, normal0, 0);
+    if (t_.mapCount > 1) {
+      // Map 1 shares the tangent and bitangent, so it duplicates map 0's point exactly when the
+      // depths (before any 45° unrotation) agree.
+      const int64_t depth1 = depthSample(1, px);
+      const int64_t normal1 = t_.absoluteD1 ? normalOf(p, depth1) : normal0 + (p.projectionMode == 0 ? depth1 : -depth1);
+      if (!(t_.removeDuplicates && normal1 == normal0)) emit(px, normal1, 1);
+    }
+  }
+
+  /// EOM: the occupancy code's set bits i mark points at depth d0 ± (i + 1). With two maps, the
+  /// code comes from the maps' depth difference and the occupancy sample, and its highest bit is
+  /// map 1's point; the other bits are EOM points, coloured from the EOM patch.
+  void projectEom(const Pixel& px) {
+    const Patch& p = px.patch;
+    const int64_t normal0 = normalOf(p, depthSample(0, px));
+    emit(px, normal0, 0);
+    const uint16_t occupancy = eomCode_[size_t(px.y) * tile_.width + px.x];
+    uint16_t code = 0;
+    unsigned farBit = 0;
+    if (t_.mapCount > 1) {
+      const int16_t difference = int16_t(t_.absoluteD1 ? depthSample(1, px) - depthSample(0, px) : depthSample(1, px));
+      if (difference == 1) {
+        code = 1;
+        farBit = 1;
+      } else if (difference > 1) {
+        const unsigned bits = unsigned(difference - 1);
+        if (bits >= 16) throw ParseError("EOM depth difference beyond 16 bits");
+        code = uint16_t(uint16_t((1u << bits) - occupancy) | (1u << bits));
+        farBit = bits;
+      }
+    } else {
+      code = uint16_t((1u << t_.eomFixBits) - occupancy);
+    }
+    if (code == 0) {
+      if (!t_.removeDuplicates) emit(px, normal0, t_.mapCount > 1 ? 1 : kColourByTransfer);
+      return;
+    }
+    for (unsigned i = 0; i < 10; ++i)
+      if (code & (1u << i)) farBit = i;
+    for (unsigned i = 0; i < 10; ++i) {
+      if (!(code & (1u << i))) continue;
+      const int64_t normal = p.projectionMode == 0 ? normal0 + (i + 1) : normal0 - (i + 1);
+      if ((code == 1 || i == farBit) && t_.mapCount > 1) {
+        emit(px, normal, 1);
+      } else {
+        Point pt{};
+        place(px, normal, pt);
+        pt.map = 0;
+        pt.kind = PointKind::Eom;
+        eomPointsOfPatch_[px.patchIndex].push_back(pt);
+      }
+    }
+  }
+
+  /// Pixel deinterleaving: the single map holds near depths on pixels with x + y even and far
+  /// depths on the others; each pixel's missing depth is interpolated from its 4-neighbours of
+  /// the same patch (clamped to the surface thickness), and the depths between are filled.
+  void projectInterleaved(const Pixel& px) {
+    const Patch& p = px.patch;
+    const double depth = double(normalOf(p, depthSample(0, px)));
+    emit(px, int64_t(depth), 0);
+    double sum = 0, lowest = depth, highest = depth;
+    int count = 0;
+    auto neighbour = [&](int dx, int dy) {
+      const int64_t x = int64_t(px.x) + dx, y = int64_t(px.y) + dy;
+      if (x < 0 || y < 0 || x >= tile_.width || y >= tile_.height) return;
+      if (!occupied_[size_t(y) * tile_.width + size_t(x)]) return;
+      if (blockToPatch_[size_t(y / t_.blockSize) * blocksWide_ + size_t(x / t_.blockSize)] != px.patchIndex + 1) return;
+      const double sample = t_.geometry[0]->planes[0].at(uint32_t(px.ax + dx), uint32_t(px.ay + dy));
+      // Neighbours' depths are not clamped at 0 on the far plane (the reference decoder's rule).
+      const double d = p.projectionMode == 0 ? sample + double(p.d1) : double(p.d1) - sample;
+      sum += d;
+      ++count;
+      lowest = std::min(lowest, d);
+      highest = std::max(highest, d);
+    };
+    neighbour(-1, 0);
+    neighbour(1, 0);
+    neighbour(0, -1);
+    neighbour(0, 1);
+    if (count == 0) return;
+    const double thickness = t_.surfaceThickness;
+    double near, far;
+    if ((px.ax + px.ay) % 2 == 1) {
+      far = depth;
+      near = p.projectionMode == 0 ? std::round(std::min(std::max(lowest, far - thickness), far))
+                                   : std::round(std::max(std::min(highest, far + thickness), far));
+      addBetween(px, depth, near, near, far);
+    } else {
+      near = depth;
+      const double mean = sum / count;
+      far = p.projectionMode == 0 ? std::round(std::max(std::min(mean, near + thickness), near))
+                                  : std::round(std::min(std::max(mean, near - thickness), near));
+      addBetween(px, depth, far, near, far);
+    }
+  }
+
+  /// PLR: a far point at the block mode's depth offset — the largest rise (up to 4) among the
+  /// depths in a window around the pixel, less one, at least the mode's minimum — and with
+  /// filling the depths between.
+  void projectPlr(const Pixel& px, const PlrMode& mode) {
+    const Patch& p = px.patch;
+    const int64_t normal0 = normalOf(p, depthSample(0, px));
+    emit(px, normal0, 0);
+    int delta = mode.interpolate ? largestRise(px, mode.neighbourMinus1 + 1) : 0;
+    delta = p.projectionMode == 0 ? std::max(delta, int(mode.minimumDepth)) : std::min(delta, -int(mode.minimumDepth));
+    if (delta == 0) return;
+    const double d0 = double(normal0), d1 = d0 + delta;
+    emitAdded(px, d0, d1);
+    if (mode.filling) fillBetween(px, d0, d0, d1);
+  }
+
+  // The depth offset PLR interpolates: over the (2n + 1)² window (its right and bottom edges may
+  // sit one past the picture; the reference reads such samples from the flat sample array, the
+  // next row, and we read 0 past its end), the largest change within the threshold of 4
+  // toward the far side, moved one step back toward the near depth.
+  int largestRise(const Pixel& px, int n) const {
+    const Plane& g = geometry0_;
+    const Patch& p = px.patch;
+    auto sampleAt = [&](int64_t x, int64_t y) -> int64_t {
+      const size_t index = size_t(y) * g.width + size_t(x);
+      return index < g.samples.size() ? g.samples[index] : 0;
+    };
+    const double origin = double(normalOf(p, depthSample(0, px)));
+    const int64_t x0 = std::max<int64_t>(0, int64_t(px.ax) - n), x1 = std::min<int64_t>(int64_t(px.ax) + n, g.width);
+    const int64_t y0 = std::max<int64_t>(0, int64_t(px.ay) - n), y1 = std::min<int64_t>(int64_t(px.ay) + n, g.height);
+    constexpr int kThreshold = 4;
+    int best = 0;
+    for (int64_t x = x0; x <= x1; ++x)
+      for (int64_t y = y0; y <= y1; ++y) {
+        const int delta = int(double(normalOf(p, sampleAt(x, y))) - origin);
+        if (p.projectionMode == 0 ? (delta <= kThreshold && delta > best) : (delta >= -kThreshold && delta < best)) best = delta;
+      }
+    return best == 0 ? 0 : (p.projectionMode == 0 ? best - 1 : best + 1);
+  }
+
+  /// The added point at depth `added` (coloured by transfer), unless it duplicates the pixel's
+  /// first point and duplicates are removed.
+  void emitAdded(const Pixel& px, double first, double added) {
+    if (t_.removeDuplicates && added == first) return;
+    emit(px, int64_t(added), kColourByTransfer);
+  }
+
+  /// Points strictly between depths a and b (coloured by transfer).
+  void fillBetween(const Pixel& px, double first, double a, double b) {
+    const uint64_t low = uint64_t(std::min(a, b)), high = uint64_t(std::max(a, b));
+    for (uint64_t d = low + 1; d < high; ++d)
+      if (!(t_.removeDuplicates && double(d) == first)) emit(px, int64_t(d), kColourByTransfer);
+  }
+
+  void addBetween(const Pixel& px, double first, double added, double near, double far) {
+    emitAdded(px, first, added);
+    fillBetween(px, first, near, far);
+  }
+
+  const PlrMode& plrModeOf(const Patch& p, uint32_t ub, uint32_t vb) const {
+    const PlrData& plr = p.plr;
+    uint32_t mode = 0;
+    if (plr.levelFlag) {
+      mode = plr.presentFlag ? plr.modeMinus1 + 1 : 0;
+    } else {
+      const size_t index = size_t(vb) * plr.widthBlocks + ub;
+      if (index >= plr.blockPresent.size()) throw ParseError("PLR block modes do not cover the patch");
+      mode = plr.blockPresent[index] ? plr.blockModeMinus1[index] + 1 : 0;
+    }
+    // Mode 0 (none signalled) and mode m + 1 index the ASPS's list as they are.
+    if (mode >= t_.plrModes->size()) throw ParseError("PLR mode " + std::to_string(mode) + " not in the ASPS");
+    return (*t_.plrModes)[mode];
+  }
+
+  const FrameTools& t_;
+  const DecodedTile& tile_;
+  std::vector<Point>& points_;
+  const Plane& geometry0_;
+  std::vector<uint8_t> occupied_;     // 0 or 1 per tile pixel
+  std::vector<uint16_t> eomCode_;     // EOM only: the occupancy sample per tile pixel
+  std::vector<uint32_t> blockToPatch_;  // patch index + 1 per packing block, 0: none
+  uint32_t blocksWide_ = 0;
+  std::vector<std::vector<Point>> eomPointsOfPatch_;
+  bool inlineBoundaries_ = false;
+};
+
+/// Colours of the tile's points in [first, end) that no attribute pixel carries: the mean of
+/// the 5 nearest coloured points' colours weighted by 1 / squared distance² (the nearest one's
+/// colour when it coincides with the point or is the only one), as the reference decoder does.
+void colourByNeighbours(const std::vector<Point>& points, size_t first, size_t end, const int16_t* positions,
+                        uint16_t* colours16) {
+  std::vector<uint32_t> sources, targets;
+  for (size_t i = first; i < end; ++i) (points[i].map == kColourByTransfer ? targets : sources).push_back(uint32_t(i));
+  if (targets.empty() || sources.empty()) return;
+  std::vector<int16_t> sourcePositions(sources.size() * 3);
+  for (size_t s = 0; s < sources.size(); ++s)
+    std::memcpy(&sourcePositions[s * 3], positions + size_t(sources[s]) * 3, 3 * sizeof(int16_t));
+  NeighbourTree tree(sourcePositions.data(), sources.size());
+  constexpr size_t kNeighbours = 5;
+  uint32_t found[kNeighbours];
+  double dists[kNeighbours];
+  for (uint32_t target : targets) {
+    const size_t n = tree.search(positions + size_t(target) * 3, kNeighbours, found, dists);
+    uint16_t* colour = colours16 + size_t(target) * 3;
+    if (n > 1 && dists[0] > 0.0001) {
+      double sum = 0, mix[3] = {0, 0, 0};
+      for (size_t k = 0; k < n; ++k) {
+        const double w = 1.0 / (dists[k] * dists[k]);
+        const uint16_t* c = colours16 + size_t(sources[found[k]]) * 3;
+        for (int ch = 0; ch < 3; ++ch) mix[ch] += double(c[ch]) * w;
+        sum += w;
+      }
+      for (int ch = 0; ch < 3; ++ch) colour[ch] = uint16_t(mix[ch] / sum);
+    } else {
+      std::memcpy(colour, colours16 + size_t(sources[found[0]]) * 3, 3 * sizeof(uint16_t));
+    }
+  }
+}
+
 }  // namespace
 
 DecodedVideo decodeVideo(const CodedSequence& seq, VideoDecoder& decoder) {
@@ -97,8 +576,6 @@ PointCloudFrame reconstructFrame(const CodedSequence& seq, const DecodedAtlasFra
   const Asps& asps = *frame.asps;
   const uint32_t mapCount = asps.mapCountMinus1 + 1u;
   const uint32_t f = frame.afoc;
-  if (asps.plrEnabled || asps.pixelDeinterleaving || asps.eomPatchEnabled)
-    throw ParseError("point local reconstruction, pixel deinterleaving and EOM are not supported yet");
   if (f >= video.occupancy.size()) throw ParseError("occupancy picture missing for frame " + std::to_string(f));
   const Picture& occupancyPicture = video.occupancy[f];
   auto geometryPicture = [&](uint32_t map) -> const Picture& {
@@ -120,16 +597,29 @@ PointCloudFrame reconstructFrame(const CodedSequence& seq, const DecodedAtlasFra
   const uint32_t atlasWidth = vpsAtlas.frameWidth, atlasHeight = vpsAtlas.frameHeight;
   if (occupancyPicture.width == 0 || atlasWidth % occupancyPicture.width != 0)
     throw ParseError("occupancy resolution does not divide the atlas");
-  const uint32_t precision = atlasWidth / occupancyPicture.width;
-  const uint32_t threshold = vpsAtlas.occupancy.lossyThreshold;
-  const bool absoluteD1 = vpsAtlas.mapCountMinus1 == 0 || vpsAtlas.mapAbsoluteCoding.at(1);
-  const unsigned bitDepth3d = vpsAtlas.geometry.coordinatesBitDepthMinus1 + 1u;
-  const uint32_t blockSize = 1u << asps.log2PatchPackingBlockSize;
-  // Pictures of this frame, resolved once (not per pixel).
-  const Picture* geometryPictures[4] = {nullptr, nullptr, nullptr, nullptr};
+
+  FrameTools tools;
+  tools.mapCount = mapCount;
+  tools.blockSize = 1u << asps.log2PatchPackingBlockSize;
+  tools.precision = atlasWidth / occupancyPicture.width;
+  tools.threshold = vpsAtlas.occupancy.lossyThreshold;
+  tools.absoluteD1 = vpsAtlas.mapCountMinus1 == 0 || vpsAtlas.mapAbsoluteCoding.at(1);
+  tools.removeDuplicates = asps.removeDuplicatePoints;
+  tools.sizeQuantizer = asps.patchSizeQuantizerPresent;
+  tools.precedenceOrder = asps.patchPrecedenceOrder;
+  tools.bitDepth3d = vpsAtlas.geometry.coordinatesBitDepthMinus1 + 1u;
+  tools.eom = asps.eomPatchEnabled;
+  tools.eomFixBits = asps.eomFixBitCountMinus1 + 1u;
+  tools.interleaved = asps.pixelDeinterleaving;
+  tools.plr = asps.plrEnabled;
+  if (tools.plr) {
+    if (asps.plr.empty() || asps.plr[0].modes.empty()) throw ParseError("point local reconstruction without modes");
+    tools.plrModes = &asps.plr[0].modes;
+  }
+  tools.surfaceThickness = int32_t(asps.surfaceThicknessMinus1 + 1u);
   for (uint32_t m = 0; m < mapCount; ++m) {
     const Picture& g = geometryPicture(m);
-    geometryPictures[m] = &g;
+    tools.geometry[m] = &g;
     if (g.width != atlasWidth || g.height != atlasHeight) throw ParseError("geometry picture size differs from the atlas");
     if (attributePictures[m] && (attributePictures[m]->width != atlasWidth || attributePictures[m]->height != atlasHeight))
       throw ParseError("attribute picture size differs from the atlas");
@@ -142,102 +632,24 @@ PointCloudFrame reconstructFrame(const CodedSequence& seq, const DecodedAtlasFra
       gridSmoothingFor(seq, frame, geometrySmoothing) || attributeSmoothingFor(seq, frame, attributeSmoothing);
 
   std::vector<Point> points;
+  std::vector<size_t> tileStarts;
   PointCloudFrame out;
   for (const DecodedTile& tile : frame.tiles) {
-    // Occupancy at full resolution (nearest up-sampling, lossy threshold). The source column of
-    // every tile column is computed once, not divided per pixel.
-    const Plane& occupancyPlane = occupancyPicture.planes[0];
     if (tile.width == 0 || tile.height == 0) continue;  // no pixels, so no patches either
-    if ((tile.x + tile.width - 1) / precision >= occupancyPlane.width ||
-        (tile.y + tile.height - 1) / precision >= occupancyPlane.height)
-      throw ParseError("occupancy picture smaller than the atlas tile");
-    std::vector<uint32_t> sourceColumn(tile.width);
-    for (uint32_t x = 0; x < tile.width; ++x) sourceColumn[x] = (tile.x + x) / precision;
-    std::vector<uint8_t> occupied(size_t(tile.width) * tile.height);
-    size_t occupiedCount = 0;
-    for (uint32_t y = 0; y < tile.height; ++y) {
-      const uint16_t* source = occupancyPlane.samples.data() + size_t((tile.y + y) / precision) * occupancyPlane.width;
-      uint8_t* row = occupied.data() + size_t(y) * tile.width;
-      for (uint32_t x = 0; x < tile.width; ++x) {
-        row[x] = source[sourceColumn[x]] > threshold;
-        occupiedCount += row[x];
-      }
-    }
-    points.reserve(points.size() + occupiedCount * mapCount);
-
-    // Block-to-patch map: a block belongs to the last patch (in coding order) covering an
-    // occupied pixel of it.
-    const uint32_t blocksWide = tile.width / blockSize;
-    std::vector<uint32_t> blockToPatch(size_t(blocksWide) * (tile.height / blockSize), 0);
-    for (size_t pi = 0; pi < tile.patches.size(); ++pi) {
-      const Patch& p = tile.patches[pi];
-      for (uint32_t vb = 0; vb < p.sizeV0; ++vb)
-        for (uint32_t ub = 0; ub < p.sizeU0; ++ub) {
-          uint32_t xb, yb;
-          patchToCanvas(p, 1, ub, vb, xb, yb);
-          bool any = false;
-          for (uint32_t dy = 0; dy < blockSize && !any; ++dy)
-            for (uint32_t dx = 0; dx < blockSize && !any; ++dx)
-              any = occupied[size_t(yb * blockSize + dy) * tile.width + xb * blockSize + dx] != 0;
-          if (any) blockToPatch[size_t(yb) * blocksWide + xb] = uint32_t(pi + 1);
-        }
-    }
-
-    const size_t count = tile.patches.size();
-    for (size_t n = 0; n < count; ++n) {
-      const size_t pi = asps.patchPrecedenceOrder ? count - 1 - n : n;
-      const Patch& p = tile.patches[pi];
-      for (uint32_t vb = 0; vb < p.sizeV0; ++vb)
-        for (uint32_t ub = 0; ub < p.sizeU0; ++ub) {
-          uint32_t xb, yb;
-          patchToCanvas(p, 1, ub, vb, xb, yb);
-          if (blockToPatch[size_t(yb) * blocksWide + xb] != pi + 1) continue;
-          for (uint32_t dv = 0; dv < blockSize; ++dv)
-            for (uint32_t du = 0; du < blockSize; ++du) {
-              const uint32_t u = ub * blockSize + du, v = vb * blockSize + dv;
-              if (asps.patchSizeQuantizerPresent && (u >= p.sizeXPixels || v >= p.sizeYPixels)) continue;
-              uint32_t x, y;
-              patchToCanvas(p, blockSize, u, v, x, y);
-              if (!occupied[size_t(y) * tile.width + x]) continue;
-              const uint32_t ax = tile.x + x, ay = tile.y + y;
-              const uint8_t boundary =
-                  wantSmoothingInfo && isBoundaryPixel(occupied, tile.width, tile.height, x, y) ? 1 : 0;
-              const int32_t tangent = int32_t(int64_t(u) * p.lodX + p.u1);
-              const int32_t bitangent = int32_t(int64_t(v) * p.lodY + p.v1);
-              auto absoluteDepth = [&](int64_t depth) {
-                return int32_t(p.projectionMode == 0 ? depth + p.d1 : std::max<int64_t>(p.d1 - depth, 0));
-              };
-              // Each point is written once, in place: copying a just-written Point (a 16-byte
-              // load after 4-byte stores) stalled on store forwarding in this, the hottest loop.
-              auto emit = [&](int32_t normal, uint8_t map) {
-                Point& pt = points.emplace_back();
-                pt.pos[p.tangentAxis] = tangent;
-                pt.pos[p.bitangentAxis] = bitangent;
-                pt.pos[p.normalAxis] = normal;
-                if (p.axisOfAdditionalPlane) unrotate45(p.axisOfAdditionalPlane, bitDepth3d, pt.pos);
-                pt.x = uint16_t(ax);
-                pt.y = uint16_t(ay);
-                pt.map = map;
-                pt.boundary = boundary;
-                pt.patch = uint32_t(pi);
-              };
-              const int32_t normal0 = absoluteDepth(geometryPictures[0]->planes[0].at(ax, ay));
-              emit(normal0, 0);
-              if (mapCount > 1) {
-                // Map 1 shares the tangent and bitangent, so it duplicates map 0's point exactly
-                // when the depths (before any 45° unrotation) agree.
-                const int64_t depth1 = geometryPictures[1]->planes[0].at(ax, ay);
-                const int32_t normal1 = absoluteD1 ? absoluteDepth(depth1)
-                                                   : normal0 + int32_t(p.projectionMode == 0 ? depth1 : -depth1);
-                if (!(asps.removeDuplicatePoints && normal1 == normal0)) emit(normal1, 1);
-              }
-            }
-        }
-    }
+    if (asps.auxiliaryVideoEnabled && (!tile.rawPatches.empty() || !tile.eomPatches.empty()))
+      throw ParseError("raw and EOM points in an auxiliary video are not supported yet");
+    tileStarts.push_back(points.size());
+    TileReconstruction reconstruction(tools, tile, occupancyPicture, points);
+    reconstruction.projectPatches(wantSmoothingInfo);
+    out.projectedPoints += uint32_t(points.size() - tileStarts.back());
+    reconstruction.appendEomPoints();
+    reconstruction.appendRawPoints();
+    if (wantSmoothingInfo && tools.eom) reconstruction.markBoundaries(tileStarts.back());
+    out.eomPoints += tile.eomPoints;
+    out.rawPoints += tile.rawPoints;
   }
-  out.projectedPoints = uint32_t(points.size());
-  out.occupancyPrecision = precision;
-  out.bitDepth3d = bitDepth3d;
+  out.occupancyPrecision = tools.precision;
+  out.bitDepth3d = tools.bitDepth3d;
 
   out.positions.resize(points.size() * 3);
   out.colors.assign(points.size() * 3, 127);
@@ -266,15 +678,19 @@ PointCloudFrame reconstructFrame(const CodedSequence& seq, const DecodedAtlasFra
   }
   if (hasAttribute) {
     // Colour of each point from the attribute map of its geometry map, through the reference
-    // decoder's 4:2:0 → 4:4:4 → 16-bit Y'CbCr → 8-bit RGB chain (vpcc/color.h).
+    // decoder's 4:2:0 → 4:4:4 → 16-bit Y'CbCr → 8-bit RGB chain (vpcc/color.h); points that no
+    // attribute pixel carries take their tile's nearest coloured points' colours.
     std::vector<AttributeSampler> samplers;
     samplers.reserve(mapCount);
     for (uint32_t m = 0; m < mapCount; ++m) samplers.emplace_back(*attributePictures[m]);
     out.colors16.resize(points.size() * 3);
     for (size_t i = 0; i < points.size(); ++i) {
       const Point& pt = points[i];
-      samplers[pt.map].sample(pt.x, pt.y, &out.colors16[i * 3]);
+      if (pt.map != kColourByTransfer) samplers[pt.map].sample(pt.x, pt.y, &out.colors16[i * 3]);
     }
+    tileStarts.push_back(points.size());
+    for (size_t t = 0; t + 1 < tileStarts.size(); ++t)
+      colourByNeighbours(points, tileStarts[t], tileStarts[t + 1], out.positions.data(), out.colors16.data());
     yuv16ToRgb8(out.colors16.data(), out.colors.data(), points.size());
   }
   return out;

@@ -2,22 +2,28 @@
  * Conformance of the WebAssembly build against TMC2 release-v24.0 (../shared/vpcc): for every
  * TMC2 stream there, the pictures decoded natively (vpcc-dump-pictures; the wasm module decodes
  * no video) are fed to the wasm module, and every frame's MD5 before and after post-processing
- * must equal TMC2's logs; the atlas views for a GPU path are checked too. Streams with logs dropped into ../shared/vpcc/NAME/ are picked up.
+ * must equal TMC2's logs; the atlas views for a GPU path are checked too. Every folder NAME/ with
+ * NAME.bin and TMC2's logs under ../shared/vpcc/ or wasm/tests/conformance/ (TMC2 streams of our
+ * own content) is a case.
  * Prints per-frame reconstruction and post-processing times (benchmarks, never asserted).
  *
  *   tsx wasm/tests/wasm_conformance.ts BUILD_WASM_DIR VPCC_DUMP_PICTURES SHARED_DIR
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { type VideoStream, VpccDecoder, VpccError } from '../../src/decoder/vpcc';
 import { Checks, type DumpedPicture, dumpPictures, loadModule, putFramePictures, tmc2LogValues } from './wasm_support';
 
 const [buildDir, dumpTool, sharedDir] = process.argv.slice(2);
 const checks = new Checks();
 const module = await loadModule(buildDir);
-const vpccDir = join(sharedDir, 'vpcc');
-const names = existsSync(vpccDir) ? readdirSync(vpccDir).filter((n) => existsSync(join(vpccDir, n, `${n}.bin`))) : [];
-if (names.length === 0) console.log(`no TMC2 streams under ${vpccDir}: nothing to check`);
+const roots = [join(sharedDir, 'vpcc'), join(dirname(fileURLToPath(import.meta.url)), 'conformance')];
+const cases = roots
+  .filter((root) => existsSync(root))
+  .flatMap((root) => readdirSync(root).filter((n) => existsSync(join(root, n, `${n}.bin`))).map((name) => ({ name, base: join(root, name, name) })))
+  .sort((a, b) => a.name.localeCompare(b.name));
+if (cases.length === 0) console.log(`no TMC2 streams under ${roots.join(' or ')}: nothing to check`);
 
 /**
  * What a GPU reconstruction path reads: as many patches as TMC2 decoded, a block-to-patch map
@@ -37,8 +43,7 @@ function checkGpuViews(decoder: VpccDecoder, streams: VideoStream[], pictures: D
   }
 }
 
-for (const name of names) {
-  const base = join(vpccDir, name, name);
+for (const { name, base } of cases) {
   const before = tmc2LogValues(`${base}_dec_pcframe_log.txt`, 'MD5 checksum');
   const after = tmc2LogValues(`${base}_dec_rec_pcframe_log.txt`, 'MD5 checksum');
   const patchCounts = tmc2LogValues(`${base}_dec_atlas_log.txt`, 'AtlasTotalNumProjPatches');
