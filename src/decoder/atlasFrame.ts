@@ -55,7 +55,7 @@ function copyPlane(decoder: VpccDecoder, streams: VideoStream[], stream: number,
 /** Where picture `map` of `frame` is: the stream and the picture index in it. */
 function pictureOf(streams: VideoStream[], component: VideoStream['component'], frame: number, map: number): { stream: number; index: number } {
   for (const s of streams) {
-    if (s.component !== component) continue;
+    if (s.component !== component || s.auxiliary) continue;
     const framesInStream = s.pictureCount / s.picturesPerFrame;
     if (frame < s.firstFrame || frame >= s.firstFrame + framesInStream) continue;
     if (s.picturesPerFrame > 1) return { stream: s.index, index: (frame - s.firstFrame) * s.picturesPerFrame + map };

@@ -88,6 +88,8 @@ export interface VideoStream {
   firstFrame: number;
   /** The coded NAL units, each behind a 4-byte big-endian length (a view into wasm memory). */
   data: Uint8Array;
+  /** An auxiliary video (raw points' coordinates or colours), of its own picture size. */
+  auxiliary: boolean;
 }
 
 /** Decoded planes as a video decoder gave them; offsets are byte addresses in wasm memory. */
@@ -184,6 +186,7 @@ export class VpccDecoder {
         pictureCount: u32[at + 6],
         firstFrame: u32[at + 7],
         data: this.module.HEAPU8.subarray(u32[at + 8], u32[at + 8] + u32[at + 9]),
+        auxiliary: u32[at + 10] === 1,
       });
     }
     return streams;

@@ -84,7 +84,7 @@ int vpcc_load(vpcc_decoder* d, size_t size) {
       d->streams.push_back({s.sequence, uint32_t(s.component), s.map, s.picturesPerFrame,
                             s.codec == vpcc::VideoCodec::Hevc ? 1u : 0u, s.bitDepth, s.pictureCount, s.firstFrame,
                             uint32_t(reinterpret_cast<uintptr_t>(s.bitstream->data.data())),
-                            uint32_t(s.bitstream->data.size())});
+                            uint32_t(s.bitstream->data.size()), s.auxiliary ? 1u : 0u});
   });
 }
 

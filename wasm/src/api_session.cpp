@@ -24,6 +24,7 @@ struct DepthConverter {
 /// Picture size a stream needs: geometry and attribute at the atlas size; occupancy at the
 /// atlas size divided by its precision (checked to divide it, as reconstruction assumes).
 void checkPictureSize(const VideoStreamInfo& info, const VpsAtlas& atlas, uint32_t width, uint32_t height) {
+  if (info.auxiliary) return;  // sized by the encoder; reconstruction checks that raw patches fit
   if (info.component != Component::Occupancy) {
     if (width != atlas.frameWidth || height != atlas.frameHeight)
       throw ParseError("decoded picture is " + std::to_string(width) + "×" + std::to_string(height) +
@@ -67,18 +68,21 @@ void DecodeSession::load(const uint8_t* data, size_t size) {
       const uint8_t mapCount = uint8_t(atlas.mapCountMinus1 + 1);
       state.video.mapsInterleaved = !atlas.multipleMapStreams;
       for (const auto& v : seq.videos) {
-        if (v.header.atlasId != atlas.atlasId || v.header.auxiliaryVideo) continue;
+        if (v.header.atlasId != atlas.atlasId) continue;
         VideoStreamInfo info;
+        info.auxiliary = v.header.auxiliaryVideo;
         info.sequence = s;
         info.codec = codecFor(seq.vps.ptl.codecGroup);
         info.firstFrame = firstFrame;
         info.bitstream = &v;
         info.map = v.header.mapIndex;
         if (info.map > 3) throw ParseError("map index > 3");
-        info.picturesPerFrame = v.header.type != V3cUnitType::OVD && state.video.mapsInterleaved ? mapCount : 1;
+        info.picturesPerFrame =
+            v.header.type != V3cUnitType::OVD && !info.auxiliary && state.video.mapsInterleaved ? mapCount : 1;
         std::vector<Picture>* slots = nullptr;
         switch (v.header.type) {
           case V3cUnitType::OVD:
+            if (info.auxiliary) continue;
             info.component = Component::Occupancy;
             info.bitDepth = atlas.occupancy.bitDepthMinus1 + 1;
             slots = &state.video.occupancy;
@@ -86,14 +90,14 @@ void DecodeSession::load(const uint8_t* data, size_t size) {
           case V3cUnitType::GVD:
             info.component = Component::Geometry;
             info.bitDepth = atlas.geometry.bitDepthMinus1 + 1;
-            slots = &state.video.geometry[info.map];
+            slots = info.auxiliary ? &state.video.auxiliaryGeometry : &state.video.geometry[info.map];
             break;
           case V3cUnitType::AVD:
             if (v.header.attributeIndex != 0 || v.header.attributePartition != 0) continue;
             if (atlas.attributes.empty()) throw ParseError("attribute video without attribute information");
             info.component = Component::Attribute;
             info.bitDepth = atlas.attributes[0].bitDepthMinus1 + 1;
-            slots = &state.video.attribute[info.map];
+            slots = info.auxiliary ? &state.video.auxiliaryAttribute : &state.video.attribute[info.map];
             break;
           default:
             continue;
@@ -127,8 +131,8 @@ const std::vector<Picture>& DecodeSession::slots(uint32_t stream) const {
   const DecodedVideo& video = states_[info.sequence].video;
   switch (info.component) {
     case Component::Occupancy: return video.occupancy;
-    case Component::Geometry: return video.geometry[info.map];
-    default: return video.attribute[info.map];
+    case Component::Geometry: return info.auxiliary ? video.auxiliaryGeometry : video.geometry[info.map];
+    default: return info.auxiliary ? video.auxiliaryAttribute : video.attribute[info.map];
   }
 }
 

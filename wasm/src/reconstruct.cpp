@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 #include <numeric>
+#include <optional>
 
 #include "vpcc/bit_reader.h"
 #include "vpcc/color.h"
@@ -58,6 +59,8 @@ void unrotate45(uint8_t axis, unsigned bitDepth3d, int32_t p[3]) {
 /// point local reconstruction and pixel deinterleaving add between coded depths (which no
 /// attribute pixel carries), from the nearest points that have one.
 constexpr uint8_t kColourByTransfer = 0xff;
+/// A raw point whose colour sits in the auxiliary attribute video (at its x, y there).
+constexpr uint8_t kColourFromAuxiliary = 0xfe;
 
 enum class PointKind : uint8_t { Projected, Eom, Raw };
 
@@ -82,6 +85,8 @@ struct FrameTools {
   const std::vector<PlrMode>* plrModes = nullptr;
   int32_t surfaceThickness = 4;
   const Picture* geometry[4] = {nullptr, nullptr, nullptr, nullptr};
+  /// Raw points in the auxiliary videos (null: in the main videos).
+  const Picture* auxiliaryGeometry = nullptr;
 };
 
 /// Reconstruction of one atlas tile, in the reference decoder's order (which colour transfer
@@ -143,13 +148,20 @@ class TileReconstruction {
   }
 
   /// Raw points: the patch's pixels in raster order hold all x, then all y, then all z
-  /// (geometry map 0), offset by the patch's 3D position; point k's colour is at pixel k.
+  /// (geometry map 0, or the auxiliary geometry video), offset by the patch's 3D position; point
+  /// k's colour is at pixel k (of attribute map 0, or of the auxiliary attribute video).
   void appendRawPoints() {
     const uint32_t bs = t_.blockSize;
+    const Plane& geometry = t_.auxiliaryGeometry ? t_.auxiliaryGeometry->planes[0] : geometry0_;
     for (const RawPatch& rp : tile_.rawPatches) {
       const uint64_t u0 = uint64_t(rp.u0) * bs, v0 = uint64_t(rp.v0) * bs;
       const uint64_t width = uint64_t(rp.sizeU0) * bs, height = uint64_t(rp.sizeV0) * bs;
-      if (u0 + width > tile_.width || v0 + height > tile_.height) throw ParseError("raw patch outside its atlas tile");
+      // In the auxiliary video the patch is placed from the tile's corner too (the reference
+      // decoder's reading; there is one tile, checked by the caller).
+      const uint64_t right = tile_.x + u0 + width, bottom = tile_.y + v0 + height;
+      if (t_.auxiliaryGeometry ? (right > geometry.width || bottom > geometry.height)
+                               : (u0 + width > tile_.width || v0 + height > tile_.height))
+        throw ParseError("raw patch outside its picture");
       const uint64_t n = rp.points;
       if (3 * n > width * height) throw ParseError("raw patch smaller than its points' coordinates");
       auto pixel = [&](uint64_t k, uint32_t& x, uint32_t& y) {
@@ -159,7 +171,7 @@ class TileReconstruction {
       auto coordinate = [&](uint64_t k) {
         uint32_t x, y;
         pixel(k, x, y);
-        return int64_t(geometry0_.at(x, y));
+        return int64_t(geometry.at(x, y));
       };
       for (uint64_t k = 0; k < n; ++k) {
         Point& pt = points_.emplace_back();
@@ -170,7 +182,7 @@ class TileReconstruction {
         pixel(k, x, y);
         pt.x = uint16_t(x);
         pt.y = uint16_t(y);
-        pt.map = 0;
+        pt.map = t_.auxiliaryGeometry ? kColourFromAuxiliary : 0;
         pt.kind = PointKind::Raw;
         pt.boundary = 0;
         pt.patch = uint32_t(tile_.patches.size());
@@ -548,7 +560,16 @@ DecodedVideo decodeVideo(const CodedSequence& seq, VideoDecoder& decoder) {
   const VideoCodec codec = codecFor(seq.vps.ptl.codecGroup);
   out.mapsInterleaved = !atlas.multipleMapStreams;
   for (const auto& v : seq.videos) {
-    if (v.header.atlasId != atlas.atlasId || v.header.auxiliaryVideo) continue;  // auxiliary video: not yet
+    if (v.header.atlasId != atlas.atlasId) continue;
+    if (v.header.auxiliaryVideo) {
+      if (v.header.type == V3cUnitType::GVD) {
+        out.auxiliaryGeometry = decoder.decode(v.data, codec, atlas.geometry.bitDepthMinus1 + 1);
+      } else if (v.header.type == V3cUnitType::AVD && v.header.attributeIndex == 0 && v.header.attributePartition == 0) {
+        if (atlas.attributes.empty()) throw ParseError("attribute video without attribute information");
+        out.auxiliaryAttribute = decoder.decode(v.data, codec, atlas.attributes[0].bitDepthMinus1 + 1);
+      }
+      continue;
+    }
     switch (v.header.type) {
       case V3cUnitType::OVD:
         out.occupancy = decoder.decode(v.data, codec, atlas.occupancy.bitDepthMinus1 + 1);
@@ -617,6 +638,16 @@ PointCloudFrame reconstructFrame(const CodedSequence& seq, const DecodedAtlasFra
     tools.plrModes = &asps.plr[0].modes;
   }
   tools.surfaceThickness = int32_t(asps.surfaceThicknessMinus1 + 1u);
+  const Picture* auxiliaryAttribute = nullptr;
+  if (asps.rawPatchEnabled && asps.auxiliaryVideoEnabled) {
+    if (f >= video.auxiliaryGeometry.size()) throw ParseError("auxiliary geometry picture missing for frame " + std::to_string(f));
+    tools.auxiliaryGeometry = &video.auxiliaryGeometry[f];
+    if (hasAttribute) {
+      if (f >= video.auxiliaryAttribute.size())
+        throw ParseError("auxiliary attribute picture missing for frame " + std::to_string(f));
+      auxiliaryAttribute = &video.auxiliaryAttribute[f];
+    }
+  }
   for (uint32_t m = 0; m < mapCount; ++m) {
     const Picture& g = geometryPicture(m);
     tools.geometry[m] = &g;
@@ -636,8 +667,10 @@ PointCloudFrame reconstructFrame(const CodedSequence& seq, const DecodedAtlasFra
   PointCloudFrame out;
   for (const DecodedTile& tile : frame.tiles) {
     if (tile.width == 0 || tile.height == 0) continue;  // no pixels, so no patches either
-    if (asps.auxiliaryVideoEnabled && (!tile.rawPatches.empty() || !tile.eomPatches.empty()))
-      throw ParseError("raw and EOM points in an auxiliary video are not supported yet");
+    if (asps.auxiliaryVideoEnabled && !tile.eomPatches.empty())
+      throw ParseError("EOM points in an auxiliary video are not supported yet");
+    if (asps.auxiliaryVideoEnabled && !tile.rawPatches.empty() && frame.tiles.size() > 1)
+      throw ParseError("raw points in the auxiliary video of a tiled atlas are not supported yet");
     tileStarts.push_back(points.size());
     TileReconstruction reconstruction(tools, tile, occupancyPicture, points);
     reconstruction.projectPatches(wantSmoothingInfo);
@@ -684,9 +717,22 @@ PointCloudFrame reconstructFrame(const CodedSequence& seq, const DecodedAtlasFra
     samplers.reserve(mapCount);
     for (uint32_t m = 0; m < mapCount; ++m) samplers.emplace_back(*attributePictures[m]);
     out.colors16.resize(points.size() * 3);
+    std::optional<AttributeSampler> auxiliarySampler;
+    if (auxiliaryAttribute) auxiliarySampler.emplace(*auxiliaryAttribute);
     for (size_t i = 0; i < points.size(); ++i) {
       const Point& pt = points[i];
-      if (pt.map != kColourByTransfer) samplers[pt.map].sample(pt.x, pt.y, &out.colors16[i * 3]);
+      uint16_t* colour = &out.colors16[i * 3];
+      if (pt.map < mapCount) {
+        samplers[pt.map].sample(pt.x, pt.y, colour);
+      } else if (pt.map == kColourFromAuxiliary) {
+        if (pt.x >= auxiliaryAttribute->width || pt.y >= auxiliaryAttribute->height)
+          throw ParseError("raw patch outside the auxiliary attribute picture");
+        auxiliarySampler->sample(pt.x, pt.y, colour);
+        // The reference decoder keeps these colours as 8-bit values (the low byte of its 16-bit
+        // samples) in its 16-bit colour array, and converts them as 16-bit Y'CbCr like every
+        // other colour. Conformance is to its output, so the same happens here.
+        for (int c = 0; c < 3; ++c) colour[c] &= 0xff;
+      }
     }
     tileStarts.push_back(points.size());
     for (size_t t = 0; t + 1 < tileStarts.size(); ++t)

@@ -54,6 +54,8 @@ static void checkPictures(VideoDecoder& decoder) {
     compare(video.occupancy, "Occupancy", false);
     compare(video.geometry[0], "Geometry", true);
     compare(video.attribute[0], "Attribute", true);
+    if (expected.count("Geometry aux")) compare(video.auxiliaryGeometry, "Geometry aux", true);
+    if (expected.count("Attribute aux")) compare(video.auxiliaryAttribute, "Attribute aux", true);
   }
 }
 

@@ -21,16 +21,22 @@ inline std::vector<std::string> values(const std::string& path, const std::strin
   return out;
 }
 
-/// Picture log: component name ("Occupancy", "Geometry", "Attribute") → per picture the MD5s of
-/// its three planes.
+/// Picture log: component name ("Occupancy", "Geometry", "Attribute", and "Geometry aux" /
+/// "Attribute aux" for auxiliary videos) → per picture the MD5s of its three planes.
 inline std::map<std::string, std::vector<std::vector<std::string>>> pictures(const std::string& path) {
   std::ifstream f(path);
   std::map<std::string, std::vector<std::vector<std::string>>> out;
-  std::string component;
+  std::string component, base;
   const std::regex md5(R"(MD5checksumChan(\d) = ([0-9a-f]{32}))");
   for (std::string line; std::getline(f, line);) {
     if (line == "Occupancy" || line == "Geometry" || line == "Attribute") {
-      component = line;
+      component = base = line;
+      continue;
+    }
+    // Each video's pictures follow a line naming its map and auxiliary flag.
+    const size_t aux = line.find("AuxiliaryVideoFlag = ");
+    if (aux != std::string::npos) {
+      component = line.compare(aux + 21, 1, "1") == 0 ? base + " aux" : base;
       continue;
     }
     std::vector<std::string> planes;

@@ -32,7 +32,7 @@ enum vpcc_status {
   VPCC_ERR_INTERNAL = 5
 };
 
-/* What a video sub-bitstream is; ten uint32 in this order (read from JS through HEAPU32). */
+/* What a video sub-bitstream is; eleven uint32 in this order (read from JS through HEAPU32). */
 struct vpcc_stream_info {
   uint32_t sequence;           /* coded sequence in the segment */
   uint32_t component;          /* 0 occupancy, 1 geometry, 2 attribute */
@@ -44,6 +44,7 @@ struct vpcc_stream_info {
   uint32_t first_frame;        /* segment-wide index of the sequence's first frame */
   uint32_t data;               /* address of the coded NAL units in wasm memory */
   uint32_t size;               /* their size in bytes */
+  uint32_t auxiliary;          /* 1: an auxiliary video (raw points), of its own picture size */
 };
 
 /* Chroma layouts of vpcc_put_picture. */

@@ -27,6 +27,7 @@ enum class Component : uint8_t { Occupancy = 0, Geometry = 1, Attribute = 2 };
 struct VideoStreamInfo {
   uint32_t sequence = 0;     // coded sequence of the segment it belongs to
   Component component = Component::Occupancy;
+  bool auxiliary = false;    // an auxiliary video (raw points), sized by the encoder
   uint8_t map = 0;           // map index of the stream (0 when the maps are interleaved in it)
   uint8_t picturesPerFrame = 1;  // 2 when two maps alternate in one stream
   VideoCodec codec = VideoCodec::Hevc;
