@@ -238,6 +238,7 @@ std::vector<DecodedAtlasFrame> decodeAtlas(const CodedSequence& seq) {
           Patch p = r;
           apply2dDelta(p, r, d);
           apply3dDelta(p, r, d);
+          p.plr = d.plr;  // its own (default: mode 0 everywhere)
           tile.patches.push_back(p);
           break;
         }
@@ -249,6 +250,7 @@ std::vector<DecodedAtlasFrame> decodeAtlas(const CodedSequence& seq) {
           Patch p = r;
           if (d.override2d) apply2dDelta(p, r, d);
           else if (d.override3d) apply3dDelta(p, r, d);
+          p.plr = d.plr;  // overridden, or mode 0 everywhere (not the reference's)
           tile.patches.push_back(p);
           break;
         }
@@ -258,6 +260,7 @@ std::vector<DecodedAtlasFrame> decodeAtlas(const CodedSequence& seq) {
           if (index >= ref.patches.size()) throw ParseError("skip patch refers to a missing patch");
           predIndex += static_cast<int64_t>(index);
           tile.patches.push_back(ref.patches[index]);
+          tile.patches.back().plr = PlrData();  // a skipped patch reconstructs with PLR mode 0
           break;
         }
         case PatchMode::Raw: {

@@ -3,6 +3,7 @@
 #include "vpcc/parser.h"
 
 #include <algorithm>
+#include <optional>
 #include <string>
 
 #include "vpcc/bit_reader.h"
@@ -407,8 +408,24 @@ void parseDelta3d(BitReader& r, const Asps& asps, PatchDataUnit& p) {
   if (asps.normalAxisMaxDeltaValue) p.deltaRange3dD = r.se();
 }
 
+/// What PLR data of INTER and MERGE patches is sized from, as the reference decoder reads it:
+/// an inter patch's block map is its predicted patch's (taken in the previously parsed non-skip
+/// tile layer, at the predicted patch index) plus its size delta; a merge patch's is the last
+/// such size (reset per tile layer) plus its delta.
+struct PlrSizing {
+  const AtlasTileLayer* previousLayer = nullptr;
+  int64_t lastWidth = 0, lastHeight = 0;
+  int64_t predictedIndex = 0;
+};
+
+void parseSizedPlrData(BitReader& r, const Asps& asps, PlrData& plr, int64_t width, int64_t height) {
+  if (width <= 0 || height <= 0 || width > 65536 || height > 65536)
+    throw ParseError("PLR data of an inter or merge patch has no size");
+  parsePlrData(r, asps, plr, uint32_t(width), uint32_t(height));
+}
+
 PatchDataUnit parsePatch(BitReader& r, uint32_t modeCode, const AtlasTileHeader& h, const Asps& asps,
-                         const Afps& afps) {
+                         const Afps& afps, PlrSizing& sizing) {
   PatchDataUnit p;
   const bool iTile = h.type == TileType::I;
   if (iTile) {
@@ -458,7 +475,26 @@ PatchDataUnit parsePatch(BitReader& r, uint32_t modeCode, const AtlasTileHeader&
       p.refPatchIndex = r.se();
       parseDelta2d(r, p);
       parseDelta3d(r, asps, p);
-      if (asps.plrEnabled) throw ParseError("point local reconstruction in inter patches is not supported yet");
+      if (asps.plrEnabled) {
+        int64_t width = p.deltaSize2dX, height = p.deltaSize2dY;
+        const AtlasTileLayer* previous = sizing.previousLayer;
+        const int64_t index = p.refPatchIndex + sizing.predictedIndex;
+        if (previous && index >= 0 && index < int64_t(previous->patches.size())) {
+          const PatchDataUnit& predicted = previous->patches[size_t(index)];
+          const bool sized = previous->header.type == TileType::I
+                                 ? predicted.mode == PatchMode::Intra
+                                 : (predicted.mode == PatchMode::Intra || predicted.mode == PatchMode::Inter ||
+                                    predicted.mode == PatchMode::Merge);
+          if (sized) {
+            width += predicted.plr.widthBlocks;
+            height += predicted.plr.heightBlocks;
+          }
+        }
+        parseSizedPlrData(r, asps, p.plr, width, height);
+        sizing.lastWidth = width;
+        sizing.lastHeight = height;
+        sizing.predictedIndex += p.refPatchIndex + 1;
+      }
       break;
     case PatchMode::Merge:
       p.refIndex = refActive > 1 ? r.ue() : 0;
@@ -472,8 +508,11 @@ PatchDataUnit parsePatch(BitReader& r, uint32_t modeCode, const AtlasTileHeader&
           if (asps.plrEnabled) p.overridePlr = r.flag();
         }
       }
-      if (asps.plrEnabled && (p.override2d || p.overridePlr))
-        throw ParseError("point local reconstruction in merge patches is not supported yet");
+      if (asps.plrEnabled && (p.override2d || p.overridePlr)) {
+        sizing.lastWidth += p.deltaSize2dX;
+        sizing.lastHeight += p.deltaSize2dY;
+        parseSizedPlrData(r, asps, p.plr, sizing.lastWidth, sizing.lastHeight);
+      }
       break;
     case PatchMode::Skip:
       break;
@@ -646,6 +685,7 @@ void parseAtlasSubBitstream(BitReader& unit, CodedSequence& seq) {
   const unsigned precision = static_cast<unsigned>(unit.u(3)) + 1;
   unit.u(5);
   std::vector<Sei> pendingPrefix;
+  std::optional<size_t> previousCodedLayer;  // the last tile layer with patch data (PlrSizing)
   while (unit.moreData()) {
     const uint64_t size = unit.u(precision * 8);
     if (size < 2 || size > unit.bitsLeft() / 8) throw ParseError("atlas NAL unit size exceeds the atlas data");
@@ -672,17 +712,21 @@ void parseAtlasSubBitstream(BitReader& unit, CodedSequence& seq) {
       layer.header = parseTileHeader(r, type, seq.asps, seq.afps);
       const Afps& afps = seq.afps[layer.header.afpsId];
       const Asps& asps = seq.asps[afps.aspsId];
-      if (layer.header.type != TileType::Skip) {
+      const bool coded = layer.header.type != TileType::Skip;
+      if (coded) {
+        PlrSizing sizing;
+        if (previousCodedLayer) sizing.previousLayer = &seq.tileLayers[*previousCodedLayer];
         for (;;) {
           const uint32_t mode = r.ue();
           if (mode == kPatchEnd) break;
           if (layer.patches.size() >= 65536) throw ParseError("more than 65536 patches in a tile");
-          layer.patches.push_back(parsePatch(r, mode, layer.header, asps, afps));
+          layer.patches.push_back(parsePatch(r, mode, layer.header, asps, afps, sizing));
         }
       }
       layer.prefixSei = std::move(pendingPrefix);
       pendingPrefix.clear();
       seq.tileLayers.push_back(std::move(layer));
+      if (coded) previousCodedLayer = seq.tileLayers.size() - 1;
     } else if (type == kNalPrefixNsei || type == kNalPrefixEsei) {
       for (auto& s : parseSeiRbsp(rbsp, type)) pendingPrefix.push_back(std::move(s));
     } else if (type == kNalSuffixNsei || type == kNalSuffixEsei) {

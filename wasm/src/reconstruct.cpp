@@ -138,6 +138,7 @@ class TileReconstruction {
           pt.x = uint16_t(tile_.x + u);
           pt.y = uint16_t(tile_.y + v);
           pt.patch = uint32_t(count);
+          pt.map = mainVideoColour(pt.x, pt.y);
           points_.push_back(pt);
           // The reference decoder marks the colour pixels occupied; boundary flags see them so.
           occupied_[size_t(v) * tile_.width + u] = 1;
@@ -182,7 +183,7 @@ class TileReconstruction {
         pixel(k, x, y);
         pt.x = uint16_t(x);
         pt.y = uint16_t(y);
-        pt.map = t_.auxiliaryGeometry ? kColourFromAuxiliary : 0;
+        pt.map = t_.auxiliaryGeometry ? kColourFromAuxiliary : mainVideoColour(x, y);
         pt.kind = PointKind::Raw;
         pt.boundary = 0;
         pt.patch = uint32_t(tile_.patches.size());
@@ -247,6 +248,13 @@ class TileReconstruction {
           if (any) blockToPatch_[size_t(yb) * blocksWide_ + xb] = uint32_t(pi + 1);
         }
     }
+  }
+
+  /// Where an EOM or raw point at atlas pixel (x, y) of the main videos gets its colour: there,
+  /// except that with pixel interleaving the reference decoder reads such a point's colour only
+  /// at an even pixel (x + y even) and transfers the others' like interpolated points'.
+  uint8_t mainVideoColour(uint32_t x, uint32_t y) const {
+    return t_.interleaved && (x + y) % 2 == 1 ? kColourByTransfer : 0;
   }
 
   static int32_t clampCoordinate(int64_t v) {
@@ -520,12 +528,18 @@ class TileReconstruction {
 };
 
 /// Colours of the tile's points in [first, end) that no attribute pixel carries: the mean of
-/// the 5 nearest coloured points' colours weighted by 1 / squared distance² (the nearest one's
-/// colour when it coincides with the point or is the only one), as the reference decoder does.
+/// the colours of the 5 nearest points coloured from the main attribute videos, weighted by
+/// 1 / squared distance² (the nearest one's colour when it coincides with the point or is the
+/// only one), as the reference decoder does.
 void colourByNeighbours(const std::vector<Point>& points, size_t first, size_t end, const int16_t* positions,
                         uint16_t* colours16) {
   std::vector<uint32_t> sources, targets;
-  for (size_t i = first; i < end; ++i) (points[i].map == kColourByTransfer ? targets : sources).push_back(uint32_t(i));
+  // Raw points coloured from the auxiliary video are no sources (the reference colours them
+  // after this transfer).
+  for (size_t i = first; i < end; ++i) {
+    if (points[i].map == kColourByTransfer) targets.push_back(uint32_t(i));
+    else if (points[i].map != kColourFromAuxiliary) sources.push_back(uint32_t(i));
+  }
   if (targets.empty() || sources.empty()) return;
   std::vector<int16_t> sourcePositions(sources.size() * 3);
   for (size_t s = 0; s < sources.size(); ++s)

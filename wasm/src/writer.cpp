@@ -387,7 +387,7 @@ void writePatch(BitWriter& w, const PatchDataUnit& p, const AtlasTileHeader& h, 
       w.se(p.refPatchIndex);
       writeDelta2d(w, p);
       writeDelta3d(w, asps, p);
-      require(!asps.plrEnabled, "PLR in inter patches is not supported");
+      if (asps.plrEnabled) writePlrData(w, asps, p.plr);  // its block map's size is implied (parser)
       break;
     case PatchMode::Merge:
       if (refActive > 1) w.ue(p.refIndex);
@@ -401,7 +401,7 @@ void writePatch(BitWriter& w, const PatchDataUnit& p, const AtlasTileHeader& h, 
           if (asps.plrEnabled) w.flag(p.overridePlr);
         }
       }
-      require(!(asps.plrEnabled && (p.override2d || p.overridePlr)), "PLR in merge patches is not supported");
+      if (asps.plrEnabled && (p.override2d || p.overridePlr)) writePlrData(w, asps, p.plr);
       break;
     case PatchMode::Skip:
       break;
