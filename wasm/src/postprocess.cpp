@@ -472,6 +472,9 @@ PointCloudFrame postProcess(const CodedSequence& seq, const DecodedAtlasFrame& f
     for (size_t i = 0; i < out.size(); ++i)
       if ((local.movedPoints && moved[i]) || (local.recolouredPoints && recoloured[i]))
         yuv16ToRgb8(&out.colors16[i * 3], &out.colors[i * 3]);
+  if (frame.occupancySynthesis)
+    for (const auto& [index, instance] : frame.occupancySynthesis->occupancySynthesis)
+      local.occupancySynthesisSkipped |= !instance.cancel && instance.methodType != 0;
   if (report) *report = local;
   return out;
 }

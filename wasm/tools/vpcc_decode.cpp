@@ -36,6 +36,7 @@ int main(int argc, char** argv) {
     const auto sequences = vpcc::parseSampleStream(bytes);
     auto decoder = vpcc::makeLibavDecoder();
     uint32_t frameBase = 0;
+    bool warnedOccupancySynthesis = false;
     for (const auto& seq : sequences) {
       const auto video = vpcc::decodeVideo(seq, *decoder);
       const auto frames = vpcc::decodeAtlas(seq);
@@ -51,6 +52,12 @@ int main(int argc, char** argv) {
                     "reconstruction %.1f ms, post-processing %.1f ms\n",
                     frameBase + atlas.afoc, atlas.patchCount(), frame.size(), vpcc::frameMd5(reconstructed).c_str(),
                     vpcc::frameMd5(frame).c_str(), report.movedPoints, report.recolouredPoints, ms(r0, r1), ms(r1, r2));
+        if (report.occupancySynthesisSkipped && !warnedOccupancySynthesis) {
+          std::fprintf(stderr, "vpcc-decode: warning: the stream asks for occupancy synthesis (Rec2 patch border "
+                               "filtering), which this decoder does not apply; frames differ from a conforming Rec2 "
+                               "decoder's\n");
+          warnedOccupancySynthesis = true;
+        }
         if (!plyPattern.empty()) {
           char path[4096];
           std::snprintf(path, sizeof path, plyPattern.c_str(), frameBase + atlas.afoc);

@@ -31,6 +31,9 @@ struct PostProcessReport {
   size_t movedPoints = 0;
   bool attributesSmoothed = false;
   size_t recolouredPoints = 0;
+  /// The frame asks for Rec2's occupancy synthesis (patch border filtering, SEI 65), which this
+  /// decoder does not apply yet: the frame is then not the one a conforming Rec2 decoder makes.
+  bool occupancySynthesisSkipped = false;
 };
 
 /// Geometry smoothing parameters in effect for a frame (from its SEI and the profile), if any.
