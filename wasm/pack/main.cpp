@@ -9,6 +9,8 @@
 //                      [--animation INDEX] [--bits 10] [--codec avc|hevc] [--threads N]
 //   holoquic-pack sample --out DIR --object ID=MODEL.glb [...]   (the gltf mode's point clouds as
 //                      PLY frames DIR/ID/frame-NNNNN.ply, nothing encoded)
+//   Every encoding mode also takes --inter 0|1: atlas frames after a segment's first predicted
+//   from the previous one (INTER/SKIP patches; default 1, a smaller atlas for the same points).
 #include <algorithm>
 #include <atomic>
 #include <cmath>
@@ -71,6 +73,7 @@ struct Options {
   bool secondsGiven = false;
   int animation = 0;
   bool dense = false;
+  bool inter = true;
   unsigned bits = 10;
   double scale = 0;
   std::vector<std::pair<std::string, std::string>> objects;
@@ -252,7 +255,11 @@ int main(int argc, char** argv) {
     else if (a == "--threads") o.threads = unsigned(std::stoul(next()));
     else if (a == "--bits") o.bits = unsigned(std::stoul(next()));
     else if (a == "--scale") o.scale = std::stod(next());
-    else if (a == "--object") {
+    else if (a == "--inter") {
+      const std::string v = next();
+      if (v != "0" && v != "1") fail("--inter is 0 or 1");
+      o.inter = v == "1";
+    } else if (a == "--object") {
       const std::string v = next();
       const size_t eq = v.find('=');
       if (eq == std::string::npos || eq == 0) fail("--object wants ID=DIR");
@@ -343,6 +350,7 @@ int main(int argc, char** argv) {
           cfg.mapCount = kLadder[q].maps;
           cfg.geometryQp = kLadder[q].geometryQp;
           cfg.attributeQp = kLadder[q].attributeQp;
+          cfg.interPrediction = o.inter;
           EncodeStats st;
           const std::vector<uint8_t> bytes = encodeSequence(frames, cfg, *video, &st);
           const fs::path dir = staging / src.id / std::to_string(q);

@@ -3,8 +3,9 @@
 // surface hid), packing into 16×16 blocks, hole filling and push-pull padding, occupancy and
 // geometry videos; then the geometry is decoded back and reconstructed exactly as the decoder
 // will, colours are transferred from the source onto those points, and the attribute video is
-// coded from them. Every frame is coded with intra patches, so any frame of a segment can be
-// dropped or repeated without touching the others.
+// coded from them. The atlas codes the first frame of a sequence with intra patches and (with
+// inter prediction) later frames against their predecessor, patches matched between frames as
+// INTER or SKIP patches; a sequence (a segment) never refers outside itself.
 #include "vpcc/encoder.h"
 
 #include <algorithm>
@@ -186,6 +187,7 @@ struct EncPatch {
   std::vector<int16_t> nearDepth, farDepth;    // −1 where no point projects
   std::vector<uint8_t> occupied;               // pixels a point projected to (before filling)
   Patch placement;                             // position/orientation in the atlas (blocks)
+  int reference = -1;                          // the previous frame's patch of the same surface, or −1
   size_t pixels = 0;
   bool pixelOccupied(uint32_t u, uint32_t v) const { return occupied[size_t(v) * width + u] != 0; }
 };
@@ -370,18 +372,33 @@ std::vector<int> matchPatches(const std::vector<EncPatch>& previous, const std::
   return match;
 }
 
-/// Packing of one frame in 16×16 blocks. A patch matched to one of the previous frame first tries
+/// Records each patch's reference (matchPatches) and puts the frame's patches in prediction order:
+/// the matched ones first, in the order of the patches they match, then the new ones in generation
+/// order. INTER patches then code their reference as a step of one from the last (one bit), and a
+/// frame that repeats its predecessor keeps its patch order, which SKIP patches need (they copy the
+/// previous frame's patch of the same index). Intra-only coding uses the same order, so both codings
+/// decode to the same points.
+void orderForPrediction(std::vector<EncPatch>& patches, const std::vector<EncPatch>& previous) {
+  const std::vector<int> match = matchPatches(previous, patches);
+  for (size_t i = 0; i < patches.size(); ++i) patches[i].reference = match[i];
+  std::stable_sort(patches.begin(), patches.end(), [](const EncPatch& a, const EncPatch& b) {
+    if ((a.reference >= 0) != (b.reference >= 0)) return a.reference >= 0;
+    return a.reference < b.reference;
+  });
+}
+
+/// Packing of one frame in 16×16 blocks. A patch with a reference in the previous frame first tries
 /// that patch's place and orientation, so the same surface stays at the same atlas position and
 /// the videos predict it from the previous picture; everything else (and what no longer fits
 /// there) goes first-fit in raster order, largest first, default or swapped orientation.
 /// Returns the used height in blocks.
 uint32_t packPatches(std::vector<EncPatch>& patches, const std::vector<EncPatch>* previous, uint32_t widthBlocks) {
-  const std::vector<int> match = previous ? matchPatches(*previous, patches) : std::vector<int>(patches.size(), -1);
   std::vector<size_t> order(patches.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
   auto bigness = [&](size_t i) { return std::max(patches[i].width, patches[i].height) * 4096 + patches[i].width * patches[i].height; };
+  auto matched = [&](size_t i) { return previous && patches[i].reference >= 0; };
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    if ((match[a] >= 0) != (match[b] >= 0)) return match[a] >= 0;  // matched patches claim their places first
+    if (matched(a) != matched(b)) return matched(a);  // matched patches claim their places first
     return bigness(a) > bigness(b);
   });
   std::vector<uint8_t> used;  // widthBlocks × rows
@@ -415,20 +432,22 @@ uint32_t packPatches(std::vector<EncPatch>& patches, const std::vector<EncPatch>
     EncPatch& p = patches[index];
     const uint32_t bw = p.width / kBlock, bh = p.height / kBlock;
     if (std::min(bw, bh) > widthBlocks) throw std::invalid_argument("patch wider than the atlas");
-    if (match[index] >= 0) {
-      const Patch& before = (*previous)[size_t(match[index])].placement;
-      const bool swap = before.orientation == kSwap;
-      if (fits(before.u0, before.v0, swap ? bh : bw, swap ? bw : bh)) {
-        place(p, before.u0, before.v0, swap);
+    // A matched patch keeps its reference's orientation where it can (an INTER patch must).
+    bool preferSwap = false;
+    if (matched(index)) {
+      const Patch& before = (*previous)[size_t(p.reference)].placement;
+      preferSwap = before.orientation == kSwap;
+      if (fits(before.u0, before.v0, preferSwap ? bh : bw, preferSwap ? bw : bh)) {
+        place(p, before.u0, before.v0, preferSwap);
         continue;
       }
     }
     bool placed = false;
     for (uint32_t y = 0; !placed; ++y)
       for (uint32_t x = 0; x < widthBlocks && !placed; ++x)
-        for (int orientation = 0; orientation < 2 && !placed; ++orientation)
-          if (fits(x, y, orientation ? bh : bw, orientation ? bw : bh)) {
-            place(p, x, y, orientation != 0);
+        for (const bool swap : {preferSwap, !preferSwap})
+          if (!placed && fits(x, y, swap ? bh : bw, swap ? bw : bh)) {
+            place(p, x, y, swap);
             placed = true;
           }
   }
@@ -589,10 +608,140 @@ void parallelFor(size_t count, int threads, Fn fn) {
   if (failure) std::rethrow_exception(failure);
 }
 
-/// The sequence's parameter sets and atlas tile layers (intra patches), without attribute
-/// information and videos: the encoder first reconstructs the geometry through it.
+// ------------------------------------------------------------------ atlas
+
+/// A patch as an INTRA patch data unit: its absolute parameters, which every other coding of it
+/// must reproduce.
+PatchDataUnit intraPatch(const EncPatch& p, const EncoderConfig& cfg) {
+  const Plane6& P = kPlanes[p.plane];
+  const int32_t maxCoord = int32_t((1u << cfg.geometryBits) - 1);
+  PatchDataUnit d;
+  d.mode = PatchMode::Intra;
+  d.pos2dX = p.placement.u0;
+  d.pos2dY = p.placement.v0;
+  d.size2dXMinus1 = p.placement.sizeU0 - 1;
+  d.size2dYMinus1 = p.placement.sizeV0 - 1;
+  d.offset3dU = uint64_t(p.tangentMin) * cfg.lod;
+  d.offset3dV = uint64_t(p.bitangentMin) * cfg.lod;
+  d.offset3dD = uint64_t(P.mode ? maxCoord - p.minDepth : p.minDepth);
+  d.projectionId = p.plane;
+  d.orientation = p.placement.orientation;
+  if (cfg.lod > 1) {
+    d.lodEnabled = true;
+    d.lodScaleXMinus1 = cfg.lod - 1;
+    d.lodScaleYIdc = cfg.lod - 1;
+  }
+  return d;
+}
+
+/// Lengths of the Exp-Golomb codes ue(v) and se(v).
+size_t ueBits(uint64_t v) {
+  size_t prefix = 0;
+  while ((v + 1) >> (prefix + 1)) ++prefix;
+  return 2 * prefix + 1;
+}
+size_t seBits(int64_t v) { return ueBits(v > 0 ? uint64_t(2 * v - 1) : uint64_t(-2 * v)); }
+
+/// Bits of one patch_information_data() as the writer codes it with this encoder's parameter sets
+/// (one reference frame; no point local reconstruction, patch size quantizer or 3D range), the
+/// patch mode included: I_INTRA is code 0 in I tiles; P_SKIP 0, P_INTER 2 and P_INTRA 3 in P tiles.
+size_t patchBits(const PatchDataUnit& d, TileType tile, const EncoderConfig& cfg) {
+  switch (d.mode) {
+    case PatchMode::Skip:
+      return ueBits(0);
+    case PatchMode::Inter:
+      return ueBits(2) + seBits(d.refPatchIndex) + seBits(d.deltaPos2dX) + seBits(d.deltaPos2dY) + seBits(d.deltaSize2dX) +
+             seBits(d.deltaSize2dY) + seBits(d.deltaOffset3dU) + seBits(d.deltaOffset3dV) + seBits(d.deltaOffset3dD);
+    default: {  // INTRA: the encoder writes no MERGE, RAW or EOM patches
+      size_t bits = ueBits(tile == TileType::I ? 0 : 3) + ueBits(d.pos2dX) + ueBits(d.pos2dY) + ueBits(d.size2dXMinus1) +
+                    ueBits(d.size2dYMinus1) + 3 * size_t(cfg.geometryBits) + ceilLog2(6) + 1;
+      if (cfg.lod > 1) bits += 1 + ueBits(d.lodScaleXMinus1) + ueBits(d.lodScaleYIdc);
+      return bits;
+    }
+  }
+}
+
+size_t tileBits(const std::vector<PatchDataUnit>& patches, TileType type, const EncoderConfig& cfg) {
+  size_t bits = ueBits(uint32_t(type));
+  for (const PatchDataUnit& d : patches) bits += patchBits(d, type, cfg);
+  return bits;
+}
+
+/// An INTER patch takes its projection, orientation and level of detail from its reference, so
+/// only a reference that has the same ones can predict a patch.
+bool canPredict(const PatchDataUnit& patch, const PatchDataUnit& reference) {
+  return patch.projectionId == reference.projectionId && patch.orientation == reference.orientation &&
+         patch.lodEnabled == reference.lodEnabled && patch.lodScaleXMinus1 == reference.lodScaleXMinus1 &&
+         patch.lodScaleYIdc == reference.lodScaleYIdc;
+}
+
+/// `patch` as deltas against its reference patch (both as INTRA data units, i.e. absolute), which
+/// is `refPatchIndex` away from the index the tile's INTER patches count from.
+PatchDataUnit interPatch(const PatchDataUnit& patch, const PatchDataUnit& reference, int64_t refPatchIndex) {
+  PatchDataUnit d;
+  d.mode = PatchMode::Inter;
+  d.refPatchIndex = int32_t(refPatchIndex);
+  d.deltaPos2dX = int32_t(patch.pos2dX) - int32_t(reference.pos2dX);
+  d.deltaPos2dY = int32_t(patch.pos2dY) - int32_t(reference.pos2dY);
+  d.deltaSize2dX = int32_t(patch.size2dXMinus1) - int32_t(reference.size2dXMinus1);
+  d.deltaSize2dY = int32_t(patch.size2dYMinus1) - int32_t(reference.size2dYMinus1);
+  d.deltaOffset3dU = int32_t(int64_t(patch.offset3dU) - int64_t(reference.offset3dU));
+  d.deltaOffset3dV = int32_t(int64_t(patch.offset3dV) - int64_t(reference.offset3dV));
+  d.deltaOffset3dD = int32_t(int64_t(patch.offset3dD) - int64_t(reference.offset3dD));  // no D quantizer
+  return d;
+}
+
+bool repeatsReference(const PatchDataUnit& d) {
+  return d.mode == PatchMode::Inter && d.deltaPos2dX == 0 && d.deltaPos2dY == 0 && d.deltaSize2dX == 0 &&
+         d.deltaSize2dY == 0 && d.deltaOffset3dU == 0 && d.deltaOffset3dV == 0 && d.deltaOffset3dD == 0;
+}
+
+/// Turns INTER patches that repeat their reference into SKIP patches, where every reading of SKIP
+/// decodes them alike. A SKIP patch copies the previous frame's patch of its own index; how it
+/// moves the index later INTER patches count from is read differently (TMC2's decoder adds the
+/// skip patch's own index to it; the INTER rule would set it past the copied patch). So only a run
+/// of patches that each repeat the reference of their own index becomes SKIP, a run that starts
+/// where the count already stands and after which no INTER patch follows. A frame that repeats
+/// its predecessor is all SKIP: one bit per patch.
+void useSkipPatches(std::vector<PatchDataUnit>& tile, const std::vector<int>& reference) {
+  size_t end = tile.size();
+  while (end > 0 && tile[end - 1].mode != PatchMode::Inter) --end;
+  size_t start = end;
+  while (start > 0 && reference[start - 1] == int(start - 1) && repeatsReference(tile[start - 1])) --start;
+  int64_t counted = 0;
+  for (size_t i = 0; i < start; ++i)
+    if (tile[i].mode == PatchMode::Inter) counted = reference[i] + 1;
+  if (counted != int64_t(start)) ++start;  // that patch stays INTER, which brings the count to start + 1
+  for (size_t i = start; i < end; ++i) {
+    tile[i] = PatchDataUnit{};
+    tile[i].mode = PatchMode::Skip;
+  }
+}
+
+/// A frame's patches coded in a P tile against the previous frame's (`previous`, absolute): a patch
+/// with a reference it can be predicted from is INTER when that costs fewer bits than INTRA,
+/// SKIP where useSkipPatches allows, INTRA otherwise. Either way the decoder derives `intra`.
+std::vector<PatchDataUnit> predictTile(const std::vector<PatchDataUnit>& intra, const std::vector<int>& reference,
+                                       const std::vector<PatchDataUnit>& previous, const EncoderConfig& cfg) {
+  std::vector<PatchDataUnit> tile = intra;
+  int64_t counted = 0;  // the index INTER patches count from: past the last one's reference
+  for (size_t i = 0; i < tile.size(); ++i) {
+    if (reference[i] < 0 || !canPredict(intra[i], previous.at(size_t(reference[i])))) continue;
+    const PatchDataUnit inter = interPatch(intra[i], previous[size_t(reference[i])], reference[i] - counted);
+    if (patchBits(inter, TileType::P, cfg) >= patchBits(intra[i], TileType::P, cfg)) continue;
+    tile[i] = inter;
+    counted = reference[i] + 1;
+  }
+  useSkipPatches(tile, reference);
+  return tile;
+}
+
+/// The sequence's parameter sets and atlas tile layers, without attribute information and videos:
+/// the encoder first reconstructs the geometry through it. The first frame is an I tile; with
+/// inter prediction, each later frame is a P tile predicted from the previous frame when that
+/// costs fewer bits than an I tile.
 CodedSequence describeSequence(const std::vector<FramePatches>& framePatches, const EncoderConfig& cfg, uint32_t width,
-                               uint32_t height) {
+                               uint32_t height, EncodeStats& stats) {
   CodedSequence seq;
   ProfileTierLevel& ptl = seq.vps.ptl;
   ptl.codecGroup = cfg.codec == VideoCodec::Avc ? uint8_t(CodecGroup::AvcProgressiveHigh) : uint8_t(CodecGroup::HevcMain10);
@@ -610,12 +759,19 @@ CodedSequence describeSequence(const std::vector<FramePatches>& framePatches, co
   seq.vps.atlases.push_back(atlas);
 
   const uint32_t frameCount = uint32_t(framePatches.size());
+  const bool inter = cfg.interPrediction && frameCount > 1;
   Asps asps;
   asps.frameWidth = width;
   asps.frameHeight = height;
   asps.geometry3dBitDepthMinus1 = uint8_t(cfg.geometryBits - 1);
   asps.geometry2dBitDepthMinus1 = 7;
   asps.log2MaxAfocLsbMinus4 = ceilLog2(frameCount) > 4 ? ceilLog2(frameCount) - 4 : 0;
+  if (inter) {
+    RefListEntry previousFrame;  // short-term, AFOC difference +1
+    previousFrame.absDeltaAfoc = 1;
+    asps.refLists.push_back({previousFrame});
+    asps.maxDecAtlasFrameBufferingMinus1 = 1;  // the reference and the frame being decoded
+  }
   asps.log2PatchPackingBlockSize = 4;
   asps.mapCountMinus1 = uint8_t(cfg.mapCount - 1);
   asps.extension = true;
@@ -626,34 +782,38 @@ CodedSequence describeSequence(const std::vector<FramePatches>& framePatches, co
   afps.lodModeEnabled = cfg.lod > 1;
   seq.afps.push_back(afps);
 
-  const int32_t maxCoord = int32_t((1u << cfg.geometryBits) - 1);
+  std::vector<PatchDataUnit> previous;
   for (size_t f = 0; f < framePatches.size(); ++f) {
+    std::vector<PatchDataUnit> intra;
+    std::vector<int> reference;
+    for (const EncPatch& p : framePatches[f].patches) {
+      intra.push_back(intraPatch(p, cfg));
+      reference.push_back(p.reference);
+    }
     AtlasTileLayer layer;
     layer.header.nalType = f == 0 ? kNalIdrNLp : kNalTrailR;
     layer.header.type = TileType::I;
     layer.header.afocLsb = uint32_t(f % (size_t(1) << (asps.log2MaxAfocLsbMinus4 + 4)));
     layer.header.raw3dOffsetBitCountMinus1 = 0;
-    for (const EncPatch& p : framePatches[f].patches) {
-      const Plane6& P = kPlanes[p.plane];
-      PatchDataUnit d;
-      d.mode = PatchMode::Intra;
-      d.pos2dX = p.placement.u0;
-      d.pos2dY = p.placement.v0;
-      d.size2dXMinus1 = p.placement.sizeU0 - 1;
-      d.size2dYMinus1 = p.placement.sizeV0 - 1;
-      d.offset3dU = uint64_t(p.tangentMin) * cfg.lod;
-      d.offset3dV = uint64_t(p.bitangentMin) * cfg.lod;
-      d.offset3dD = uint64_t(P.mode ? maxCoord - p.minDepth : p.minDepth);
-      d.projectionId = p.plane;
-      d.orientation = p.placement.orientation;
-      if (cfg.lod > 1) {
-        d.lodEnabled = true;
-        d.lodScaleXMinus1 = cfg.lod - 1;
-        d.lodScaleYIdc = cfg.lod - 1;
+    if (inter) {
+      layer.header.refListFromAsps = true;
+      layer.header.refList = asps.refLists[0];
+    }
+    layer.patches = intra;
+    if (inter && f > 0) {
+      std::vector<PatchDataUnit> predicted = predictTile(intra, reference, previous, cfg);
+      if (tileBits(predicted, TileType::P, cfg) < tileBits(intra, TileType::I, cfg)) {
+        layer.header.type = TileType::P;
+        layer.patches = std::move(predicted);
+        ++stats.pTiles;
       }
-      layer.patches.push_back(d);
+    }
+    for (const PatchDataUnit& d : layer.patches) {
+      if (d.mode == PatchMode::Inter) ++stats.interPatches;
+      if (d.mode == PatchMode::Skip) ++stats.skipPatches;
     }
     seq.tileLayers.push_back(std::move(layer));
+    previous = std::move(intra);
   }
   return seq;
 }
@@ -714,8 +874,10 @@ std::vector<uint8_t> encodeSequence(const std::vector<InputFrame>& frames, const
   }
   if (width % kBlock || width < widest) throw std::invalid_argument("atlas width must be a multiple of 16 and fit the widest patch");
   uint32_t heightBlocks = 1;
-  for (size_t f = 0; f < framePatches.size(); ++f)
+  for (size_t f = 0; f < framePatches.size(); ++f) {
+    if (f) orderForPrediction(framePatches[f].patches, framePatches[f - 1].patches);
     heightBlocks = std::max(heightBlocks, packPatches(framePatches[f].patches, f ? &framePatches[f - 1].patches : nullptr, width / kBlock));
+  }
   const uint32_t height = heightBlocks * kBlock;
   for (const auto& fp : framePatches) {
     st.coveredPoints += fp.covered;
@@ -730,7 +892,7 @@ std::vector<uint8_t> encodeSequence(const std::vector<InputFrame>& frames, const
     occupancy[f] = std::move(img.occupancy);
     for (unsigned m = 0; m < cfg.mapCount; ++m) geometry[f * cfg.mapCount + m] = std::move(img.geometry[m]);
   });
-  CodedSequence seq = describeSequence(framePatches, cfg, width, height);
+  CodedSequence seq = describeSequence(framePatches, cfg, width, height, st);
   framePatches.clear();
   st.segmentationMs = msSince(t0);
 

@@ -1,6 +1,6 @@
 // The encoder end to end: synthetic and (when ../shared is present) real voxelized frames are
-// encoded, decoded by our decoder and compared with the input; output is deterministic; bad input
-// gets a clear error.
+// encoded, decoded by our decoder and compared with the input; inter-predicted atlases decode to
+// the intra-only points; output is deterministic; bad input gets a clear error.
 #include <cmath>
 #include <set>
 
@@ -95,11 +95,87 @@ TEST(level_of_detail_two_keeps_about_a_quarter_of_the_points) {
 }
 
 TEST(encoding_is_deterministic) {
-  const std::vector<InputFrame> frames = {sphereFrame(0), sphereFrame(1)};
+  const std::vector<InputFrame> frames = {sphereFrame(0), sphereFrame(1)};  // an I and a P atlas tile
   auto video = makeLibavEncoder();
   EncoderConfig cfg;
   cfg.threads = 2;
   CHECK(encodeSequence(frames, cfg, *video) == encodeSequence(frames, cfg, *video));
+}
+
+static bool samePatch(const Patch& a, const Patch& b) {
+  return a.u0 == b.u0 && a.v0 == b.v0 && a.sizeU0 == b.sizeU0 && a.sizeV0 == b.sizeV0 && a.sizeXPixels == b.sizeXPixels &&
+         a.sizeYPixels == b.sizeYPixels && a.u1 == b.u1 && a.v1 == b.v1 && a.d1 == b.d1 && a.sizeD == b.sizeD &&
+         a.projectionId == b.projectionId && a.normalAxis == b.normalAxis && a.tangentAxis == b.tangentAxis &&
+         a.bitangentAxis == b.bitangentAxis && a.projectionMode == b.projectionMode && a.orientation == b.orientation &&
+         a.lodX == b.lodX && a.lodY == b.lodY;
+}
+
+static size_t countMode(const AtlasTileLayer& layer, PatchMode mode) {
+  size_t n = 0;
+  for (const PatchDataUnit& d : layer.patches)
+    if (d.mode == mode) ++n;
+  return n;
+}
+
+// A moving sphere, then a frame that repeats its predecessor: the moving frames' patches become
+// INTER patches, the repeated frame's SKIP patches. Both codings must decode to the same patches,
+// pictures and points; the inter-coded atlas must be smaller.
+TEST(inter_prediction_decodes_to_the_intra_only_points) {
+  const std::vector<InputFrame> frames = {sphereFrame(0), sphereFrame(1), sphereFrame(2), sphereFrame(2)};
+  auto video = makeLibavEncoder();
+  EncoderConfig cfg;
+  cfg.interPrediction = false;
+  EncodeStats intraStats, interStats;
+  const auto intraBytes = encodeSequence(frames, cfg, *video, &intraStats);
+  cfg.interPrediction = true;
+  const auto interBytes = encodeSequence(frames, cfg, *video, &interStats);
+  std::printf("  atlas bytes: intra %zu, inter %zu (%zu P tiles, %zu INTER, %zu SKIP of %zu patches); total %zu → %zu\n",
+              intraStats.atlasBytes, interStats.atlasBytes, interStats.pTiles, interStats.interPatches, interStats.skipPatches,
+              interStats.patches, intraStats.totalBytes, interStats.totalBytes);
+  CHECK(interStats.atlasBytes < intraStats.atlasBytes);
+  CHECK(interStats.totalBytes < intraStats.totalBytes);
+  CHECK_EQ(intraStats.pTiles + intraStats.interPatches + intraStats.skipPatches, size_t(0));
+
+  const CodedSequence intra = parseSampleStream(intraBytes).at(0), inter = parseSampleStream(interBytes).at(0);
+  CHECK(intra.asps.at(0).refLists.empty());
+  CHECK_EQ(inter.asps.at(0).refLists.size(), size_t(1));
+  CHECK_EQ(inter.tileLayers.size(), frames.size());
+  CHECK_EQ(inter.videos.size(), intra.videos.size());
+  for (size_t i = 0; i < inter.videos.size() && i < intra.videos.size(); ++i) CHECK(inter.videos[i].data == intra.videos[i].data);
+
+  // The first frame is an IDR I tile; the others P tiles with INTER patches, and the repeated
+  // frame SKIP patches (counted as the encoder reports them).
+  size_t interPatches = 0, skipPatches = 0;
+  for (size_t f = 0; f < inter.tileLayers.size(); ++f) {
+    const AtlasTileLayer& layer = inter.tileLayers[f];
+    CHECK(intra.tileLayers.at(f).header.type == TileType::I);
+    CHECK(layer.header.type == (f == 0 ? TileType::I : TileType::P));
+    interPatches += countMode(layer, PatchMode::Inter);
+    skipPatches += countMode(layer, PatchMode::Skip);
+    // No INTER patch after a SKIP patch: decoders count INTER references after a SKIP differently.
+    bool skipped = false;
+    for (const PatchDataUnit& d : layer.patches) {
+      CHECK(!(skipped && d.mode == PatchMode::Inter));
+      skipped = skipped || d.mode == PatchMode::Skip;
+    }
+  }
+  CHECK_EQ(inter.tileLayers[0].header.nalType, kNalIdrNLp);
+  CHECK(countMode(inter.tileLayers[1], PatchMode::Inter) > inter.tileLayers[1].patches.size() / 2);
+  CHECK(countMode(inter.tileLayers[3], PatchMode::Skip) > inter.tileLayers[3].patches.size() / 2);
+  CHECK_EQ(interPatches, interStats.interPatches);
+  CHECK_EQ(skipPatches, interStats.skipPatches);
+
+  const auto intraAtlas = decodeAtlas(intra), interAtlas = decodeAtlas(inter);
+  CHECK_EQ(interAtlas.size(), intraAtlas.size());
+  auto decoder = makeLibavDecoder();
+  const DecodedVideo decoded = decodeVideo(intra, *decoder);
+  for (size_t f = 0; f < interAtlas.size() && f < intraAtlas.size(); ++f) {
+    const auto& a = intraAtlas[f].tiles.at(0).patches;
+    const auto& b = interAtlas[f].tiles.at(0).patches;
+    CHECK_EQ(b.size(), a.size());
+    for (size_t i = 0; i < a.size() && i < b.size(); ++i) CHECK(samePatch(a[i], b[i]));
+    CHECK_EQ(frameMd5(reconstructFrame(inter, interAtlas[f], decoded)), frameMd5(reconstructFrame(intra, intraAtlas[f], decoded)));
+  }
 }
 
 TEST(bad_input_is_rejected_with_the_frame_named) {

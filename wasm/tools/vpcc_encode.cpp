@@ -6,6 +6,7 @@
 //     --maps 1|2         geometry/attribute maps (default 2)
 //     --lod 1|2|3|4      level of detail (default 1)
 //     --qp-geo N --qp-attr N --occupancy-precision 1|2|4 --bits N --threads N
+//     --inter 0|1        atlas frames after the first predicted from the previous one (default 1)
 //     --report           decode and print PSNR, bits per point and rates
 #include <chrono>
 #include <cstdio>
@@ -30,7 +31,8 @@ using namespace vpcc;
 static int usage() {
   std::fprintf(stderr,
                "usage: vpcc-encode -o out.v3c [--codec avc|hevc] [--maps 1|2] [--lod N] [--qp-geo N] [--qp-attr N]\n"
-               "                   [--occupancy-precision 1|2|4] [--bits N] [--threads N] [--report] frame.ply...\n");
+               "                   [--occupancy-precision 1|2|4] [--bits N] [--threads N] [--inter 0|1] [--report]\n"
+               "                   frame.ply...\n");
   return 2;
 }
 
@@ -58,7 +60,11 @@ int main(int argc, char** argv) {
       else if (a == "--occupancy-precision") cfg.occupancyPrecision = unsigned(std::stoul(next()));
       else if (a == "--bits") cfg.geometryBits = unsigned(std::stoul(next()));
       else if (a == "--threads") cfg.threads = std::stoi(next());
-      else if (a == "--report") report = true;
+      else if (a == "--inter") {
+        const std::string v = next();
+        if (v != "0" && v != "1") throw std::invalid_argument("--inter is 0 or 1");
+        cfg.interPrediction = v == "1";
+      } else if (a == "--report") report = true;
       else if (a.rfind("--", 0) == 0) return usage();
       else inputs.push_back(a);
     } catch (const std::exception& e) {
@@ -83,6 +89,8 @@ int main(int argc, char** argv) {
     std::printf("bytes %zu (atlas %zu, occupancy %zu, geometry %zu, attribute %zu)  %.2f Mbit/s at 30 fps\n", st.totalBytes,
                 st.atlasBytes, st.occupancyBytes, st.geometryBytes, st.attributeBytes,
                 double(st.totalBytes) * 8 * 30 / double(st.frames) / 1e6);
+    std::printf("atlas tiles: %zu P of %zu; patches %zu INTER, %zu SKIP, %zu INTRA\n", st.pTiles, st.frames, st.interPatches,
+                st.skipPatches, st.patches - st.interPatches - st.skipPatches);
     std::printf("time %.0f ms (patches+images %.0f, video %.0f, colour transfer %.0f)  %.2f frames/s\n", ms,
                 st.segmentationMs, st.videoMs, st.transferMs, 1000.0 * double(st.frames) / ms);
     if (report) {

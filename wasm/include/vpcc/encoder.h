@@ -32,6 +32,10 @@ struct EncoderConfig {
   unsigned atlasWidth = 0;        // pixels, multiple of 16; 0 picks one from the patch area
   unsigned minPatchPixels = 8;    // smaller connected components are dropped as noise
   unsigned maxPasses = 4;         // patch generation passes over points not yet covered
+  /// Atlas frames after a sequence's first as P tiles: a patch that shows the same surface as one
+  /// of the previous frame is coded as its deltas (INTER) or as a copy (SKIP). The decoded patches
+  /// are the same as intra-only coding's; only the atlas sub-bitstream is smaller.
+  bool interPrediction = true;
   VideoCodec codec = VideoCodec::Avc;
   int geometryQp = 24, attributeQp = 30, occupancyQp = 28;  // 0/255 occupancy survives QP 28 untouched
   const char* preset = "veryfast";
@@ -43,6 +47,7 @@ struct EncodeStats {
   size_t frames = 0, inputPoints = 0, coveredPoints = 0, patches = 0;
   uint32_t atlasWidth = 0, atlasHeight = 0;
   size_t atlasBytes = 0, occupancyBytes = 0, geometryBytes = 0, attributeBytes = 0, totalBytes = 0;
+  size_t pTiles = 0, interPatches = 0, skipPatches = 0;  // atlas coding (the other patches are INTRA)
   double segmentationMs = 0, videoMs = 0;
   double transferMs = 0;  // decoding the geometry back, reconstructing it, colour transfer
 };
