@@ -3,7 +3,6 @@
 // every reconstructed frame before and after post-processing equal to TMC2's. Every case is a
 // folder NAME/ holding NAME.bin and TMC2's decoder logs, under ../shared/vpcc/ or
 // wasm/tests/conformance/ (streams TMC2 made from our own content): drop one in to add a case.
-#include <algorithm>
 #include <filesystem>
 
 #include "harness.h"
@@ -15,23 +14,7 @@
 
 using namespace vpcc;
 
-/// Path prefix (folder/NAME) of every conformance case, in name order.
-static std::vector<std::string> cases() {
-  namespace fs = std::filesystem;
-  std::vector<std::string> out;
-  for (const fs::path& root : {fs::path(harness::sharedDir()) / "vpcc", fs::path(VPCC_CONFORMANCE_DIR)}) {
-    if (!fs::is_directory(root)) continue;
-    for (const auto& entry : fs::directory_iterator(root)) {
-      const std::string name = entry.path().filename().string();
-      if (fs::exists(entry.path() / (name + ".bin"))) out.push_back((entry.path() / name).string());
-    }
-  }
-  std::sort(out.begin(), out.end(), [](const std::string& a, const std::string& b) {
-    return fs::path(a).filename() < fs::path(b).filename();
-  });
-  if (out.empty()) std::printf("no conformance streams found: nothing to check\n");
-  return out;
-}
+static std::vector<std::string> cases() { return tmc2::cases(harness::sharedDir()); }
 static std::string nameOf(const std::string& base) { return std::filesystem::path(base).filename().string(); }
 
 static void checkPictures(VideoDecoder& decoder) {

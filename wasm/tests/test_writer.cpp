@@ -4,6 +4,7 @@
 #include <random>
 
 #include "harness.h"
+#include "tmc2_logs.h"
 #include "vpcc/atlas.h"
 #include "vpcc/bit_reader.h"
 #include "vpcc/bit_writer.h"
@@ -13,8 +14,6 @@
 
 using namespace vpcc;
 
-static const char* kStreams[] = {"synth_ai_r4", "synth_ra_r2"};
-static std::string dir(const std::string& name) { return harness::sharedDir() + "/vpcc/" + name + "/" + name; }
 
 TEST(bit_writer_round_trips_every_descriptor) {
   std::mt19937 rng(7);
@@ -59,8 +58,8 @@ TEST(emulation_prevention_round_trips) {
 
 TEST(tmc2_streams_survive_a_write_read_round_trip) {
   auto decoder = makeLibavDecoder();
-  for (const std::string name : kStreams) {
-    const auto original = parseSampleStream(harness::readFile(dir(name) + ".bin"));
+  for (const std::string& base : tmc2::cases(harness::sharedDir())) {
+    const auto original = parseSampleStream(harness::readFile(base + ".bin"));
     const auto rewritten = parseSampleStream(writeSampleStream(original));
     CHECK_EQ(rewritten.size(), original.size());
     const CodedSequence& a = original.at(0);

@@ -1,6 +1,9 @@
 // Readers for the conformance logs TMC2's decoder writes (../shared/vpcc/*/NAME_dec_*_log.txt).
 #pragma once
 
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <regex>
@@ -8,6 +11,25 @@
 #include <vector>
 
 namespace tmc2 {
+
+/// Path prefix (folder/NAME) of every TMC2 conformance case — a folder NAME/ holding NAME.bin and
+/// TMC2's decoder logs — under SHARED_DIR/vpcc/ and wasm/tests/conformance/, in name order.
+inline std::vector<std::string> cases(const std::string& sharedDir) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> out;
+  for (const fs::path& root : {fs::path(sharedDir) / "vpcc", fs::path(VPCC_CONFORMANCE_DIR)}) {
+    if (!fs::is_directory(root)) continue;
+    for (const auto& entry : fs::directory_iterator(root)) {
+      const std::string name = entry.path().filename().string();
+      if (fs::exists(entry.path() / (name + ".bin"))) out.push_back((entry.path() / name).string());
+    }
+  }
+  std::sort(out.begin(), out.end(), [](const std::string& a, const std::string& b) {
+    return fs::path(a).filename() < fs::path(b).filename();
+  });
+  if (out.empty()) std::printf("no conformance streams found: nothing to check\n");
+  return out;
+}
 
 /// Values of `key = value` pairs on each line of a log that has `key`, in order.
 inline std::vector<std::string> values(const std::string& path, const std::string& key) {
