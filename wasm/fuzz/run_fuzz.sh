@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # A bounded libFuzzer run of vpcc-fuzz (the CTest fuzz_decode). Seeds: the committed corpus and
-# regressions, plus the bitstreams that are not committed (TMC2 streams of ../shared, a packed
-# demo segment of the native build) when present, with their video payload stripped
+# regressions, plus the TMC2 conformance streams (../shared/vpcc, wasm/tests/conformance: PLR,
+# pixel interleaving, raw patches in main and auxiliary videos) and a packed demo segment of the
+# native build when present, with their video payload stripped
 # (strip_video.py: the harness does not decode video, and small inputs mutate fast; mutants
 # are kept under 128 kB, larger seeds are read truncated). Fails when the fuzzer finds a
 # crash, leak, timeout or out-of-memory; the input is then in WORK/artifacts/ — fix the
@@ -13,7 +14,7 @@ fuzzer=$1 seconds=$2 work=$3 shared=$4 native=$5
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 rm -rf "$work"
 mkdir -p "$work/corpus" "$work/seeds" "$work/artifacts"
-for f in "$shared"/vpcc/*/*.bin "$native"/test-content/demo/figure-0/0/seg-00000.v3c; do
+for f in "$shared"/vpcc/*/*.bin "$here"/../tests/conformance/*/*.bin "$native"/test-content/demo/figure-0/0/seg-00000.v3c; do
   if [ -f "$f" ]; then python3 "$here/strip_video.py" "$f" "$work/seeds/$(basename "$(dirname "$f")")-$(basename "$f")"; fi
 done
 # New inputs go to $work/corpus (the first directory); the others are read only.

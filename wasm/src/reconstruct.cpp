@@ -488,11 +488,14 @@ class TileReconstruction {
     emit(px, int64_t(added), kColourByTransfer);
   }
 
-  /// Points strictly between depths a and b (coloured by transfer).
+  /// Points strictly between depths a and b (coloured by transfer). The depths are whole
+  /// numbers; a fill longer than the coordinate range only comes from a damaged stream (a
+  /// surface thickness beyond it) and is refused rather than made.
   void fillBetween(const Pixel& px, double first, double a, double b) {
-    const uint64_t low = uint64_t(std::min(a, b)), high = uint64_t(std::max(a, b));
-    for (uint64_t d = low + 1; d < high; ++d)
-      if (!(t_.removeDuplicates && double(d) == first)) emit(px, int64_t(d), kColourByTransfer);
+    const int64_t low = int64_t(std::min(a, b)), high = int64_t(std::max(a, b));
+    if (high - low > (int64_t{1} << t_.bitDepth3d)) throw ParseError("depth fill beyond the coordinate range");
+    for (int64_t d = low + 1; d < high; ++d)
+      if (!(t_.removeDuplicates && double(d) == first)) emit(px, d, kColourByTransfer);
   }
 
   void addBetween(const Pixel& px, double first, double added, double near, double far) {
