@@ -276,7 +276,8 @@ ReconstructionParams DecodeSession::reconstructionParams(uint32_t frame) const {
   out.blockSize = int32_t(1u << asps.log2PatchPackingBlockSize);
   out.mapCount = int32_t(asps.mapCountMinus1 + 1u);
   out.absoluteD1 = vps.mapCountMinus1 == 0 || vps.mapAbsoluteCoding.at(1);
-  out.removeDuplicates = asps.removeDuplicatePoints;
+  // Duplicate removal is a Rec1/Rec2 tool (as reconstructFrame applies it).
+  out.removeDuplicates = asps.removeDuplicatePoints && sequences_[ref.sequence].vps.ptl.reconstruction >= 1;
   out.sizeQuantizer = asps.patchSizeQuantizerPresent;
   out.lossyThreshold = int32_t(vps.occupancy.lossyThreshold);
   out.bitDepth3d = int32_t(vps.geometry.coordinatesBitDepthMinus1 + 1u);

@@ -456,6 +456,15 @@ uint32_t packPatches(std::vector<EncPatch>& patches, const std::vector<EncPatch>
 
 // ------------------------------------------------------------------ images
 
+/// Occupancy coding. HEVC (TMC2's codec group) codes the map losslessly as 0/1 with threshold 0,
+/// as TMC2 does: TMC2's decoder rewrites each occupancy sample to 0/1 while up-sampling it and
+/// then compares the rewritten sample to the threshold again, so any threshold above 0 empties a
+/// map coded at precision 2 or 4 there. AVC (for browsers' WebCodecs, whose profiles have no
+/// lossless mode) codes 0/255 lossy with threshold 127, which the quantiser never crosses.
+bool losslessOccupancy(const EncoderConfig& cfg) { return cfg.codec == VideoCodec::Hevc; }
+uint16_t occupiedSample(const EncoderConfig& cfg) { return losslessOccupancy(cfg) ? 1 : 255; }
+uint32_t occupancyThreshold(const EncoderConfig& cfg) { return losslessOccupancy(cfg) ? 0 : 127; }
+
 /// Push-pull padding: pixels outside `mask` get values interpolated from a pyramid of averages
 /// of the valid pixels, which leaves smooth areas that cost few bits.
 void pushPull(std::vector<float>& image, std::vector<float> weight, uint32_t width, uint32_t height, int channels) {
@@ -543,7 +552,8 @@ GeometryImages renderGeometry(const std::vector<EncPatch>& patches, uint32_t wid
         if (cfg.mapCount > 1) depth[1][dst] = p.farDepth[src];
         // Occupancy at its precision: a block is occupied when any of its pixels held a point
         // (before filling).
-        if (p.pixelOccupied(u, v)) out.occupancy.planes[0].samples[size_t(y / prec) * (width / prec) + x / prec] = 255;
+        if (p.pixelOccupied(u, v))
+          out.occupancy.planes[0].samples[size_t(y / prec) * (width / prec) + x / prec] = occupiedSample(cfg);
       }
   }
   std::vector<float> weight(size_t(width) * height);
@@ -746,7 +756,9 @@ CodedSequence describeSequence(const std::vector<FramePatches>& framePatches, co
   ProfileTierLevel& ptl = seq.vps.ptl;
   ptl.codecGroup = cfg.codec == VideoCodec::Avc ? uint8_t(CodecGroup::AvcProgressiveHigh) : uint8_t(CodecGroup::HevcMain10);
   ptl.toolset = 0;
-  ptl.reconstruction = 0;
+  // Rec1: duplicate point removal (two maps) is a Rec1 tool; without post-processing SEI, Rec1
+  // adds nothing else (Rec0 decoders, TMC2's among them, keep the duplicates).
+  ptl.reconstruction = 1;
   ptl.level = 30;
   VpsAtlas atlas;
   atlas.frameWidth = width;
@@ -754,7 +766,7 @@ CodedSequence describeSequence(const std::vector<FramePatches>& framePatches, co
   atlas.mapCountMinus1 = uint8_t(cfg.mapCount - 1);
   atlas.mapAbsoluteCoding.assign(cfg.mapCount, true);
   atlas.mapPredictorIndexDiff.assign(cfg.mapCount, 0);
-  atlas.occupancy.lossyThreshold = 127;  // coded as 0 / 255
+  atlas.occupancy.lossyThreshold = occupancyThreshold(cfg);
   atlas.geometry.coordinatesBitDepthMinus1 = uint8_t(cfg.geometryBits - 1);
   seq.vps.atlases.push_back(atlas);
 
@@ -901,6 +913,7 @@ std::vector<uint8_t> encodeSequence(const std::vector<InputFrame>& frames, const
   base.preset = cfg.preset;
   VideoEncodeSettings occSettings = base, geoSettings = base, attSettings = base;
   occSettings.qp = cfg.occupancyQp;
+  occSettings.lossless = losslessOccupancy(cfg);
   geoSettings.qp = cfg.geometryQp;
   attSettings.qp = cfg.attributeQp;
   std::vector<uint8_t> occBits, geoBits, attBits;

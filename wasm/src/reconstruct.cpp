@@ -78,7 +78,9 @@ struct FrameTools {
   uint32_t mapCount = 1, blockSize = 16, precision = 1, threshold = 0;
   bool absoluteD1 = true, removeDuplicates = false, sizeQuantizer = false, precedenceOrder = false;
   unsigned bitDepth3d = 10;
-  bool eom = false;  // occupancy samples are EOM codes: depths between the two maps
+  bool eomOccupancy = false;  // the ASPS enables EOM: any non-zero occupancy sample is occupied
+  bool eom = false;           // occupancy samples are EOM codes: depths between the two maps
+  bool raw = false;           // raw patches' points are reconstructed
   unsigned eomFixBits = 1;
   bool interleaved = false;  // single map, near and far depths on alternate pixels
   bool plr = false;          // single map, far depths from per-block modes
@@ -215,7 +217,7 @@ class TileReconstruction {
     occupied_.resize(size_t(tile_.width) * tile_.height);
     if (t_.eom) eomCode_.resize(occupied_.size());
     size_t occupiedCount = 0;
-    const uint32_t threshold = t_.eom ? 0 : t_.threshold;
+    const uint32_t threshold = t_.eomOccupancy ? 0 : t_.threshold;
     for (uint32_t y = 0; y < tile_.height; ++y) {
       const uint16_t* source = plane.samples.data() + size_t((tile_.y + y) / precision) * plane.width;
       uint8_t* row = occupied_.data() + size_t(y) * tile_.width;
@@ -636,27 +638,33 @@ PointCloudFrame reconstructFrame(const CodedSequence& seq, const DecodedAtlasFra
   if (occupancyPicture.width == 0 || atlasWidth % occupancyPicture.width != 0)
     throw ParseError("occupancy resolution does not divide the atlas");
 
+  // The Rec1 and Rec2 tools (duplicate removal, PLR, pixel deinterleaving, EOM and raw points)
+  // apply under those profiles only: a Rec0 decoder, TMC2's among them, reconstructs the maps'
+  // points alone, whatever the ASPS enables.
+  const bool rec1Tools = seq.vps.ptl.reconstruction >= 1;
   FrameTools tools;
   tools.mapCount = mapCount;
   tools.blockSize = 1u << asps.log2PatchPackingBlockSize;
   tools.precision = atlasWidth / occupancyPicture.width;
   tools.threshold = vpsAtlas.occupancy.lossyThreshold;
   tools.absoluteD1 = vpsAtlas.mapCountMinus1 == 0 || vpsAtlas.mapAbsoluteCoding.at(1);
-  tools.removeDuplicates = asps.removeDuplicatePoints;
+  tools.removeDuplicates = asps.removeDuplicatePoints && rec1Tools;
   tools.sizeQuantizer = asps.patchSizeQuantizerPresent;
   tools.precedenceOrder = asps.patchPrecedenceOrder;
   tools.bitDepth3d = vpsAtlas.geometry.coordinatesBitDepthMinus1 + 1u;
-  tools.eom = asps.eomPatchEnabled;
+  tools.eomOccupancy = asps.eomPatchEnabled;
+  tools.eom = asps.eomPatchEnabled && rec1Tools;
   tools.eomFixBits = asps.eomFixBitCountMinus1 + 1u;
-  tools.interleaved = asps.pixelDeinterleaving;
-  tools.plr = asps.plrEnabled;
+  tools.interleaved = asps.pixelDeinterleaving && rec1Tools;
+  tools.plr = asps.plrEnabled && rec1Tools;
+  tools.raw = asps.rawPatchEnabled && rec1Tools;
   if (tools.plr) {
     if (asps.plr.empty() || asps.plr[0].modes.empty()) throw ParseError("point local reconstruction without modes");
     tools.plrModes = &asps.plr[0].modes;
   }
   tools.surfaceThickness = int32_t(asps.surfaceThicknessMinus1 + 1u);
   const Picture* auxiliaryAttribute = nullptr;
-  if (asps.rawPatchEnabled && asps.auxiliaryVideoEnabled) {
+  if (tools.raw && asps.auxiliaryVideoEnabled) {
     if (f >= video.auxiliaryGeometry.size()) throw ParseError("auxiliary geometry picture missing for frame " + std::to_string(f));
     tools.auxiliaryGeometry = &video.auxiliaryGeometry[f];
     if (hasAttribute) {
@@ -684,19 +692,23 @@ PointCloudFrame reconstructFrame(const CodedSequence& seq, const DecodedAtlasFra
   PointCloudFrame out;
   for (const DecodedTile& tile : frame.tiles) {
     if (tile.width == 0 || tile.height == 0) continue;  // no pixels, so no patches either
-    if (asps.auxiliaryVideoEnabled && !tile.eomPatches.empty())
+    if (tools.eom && asps.auxiliaryVideoEnabled && !tile.eomPatches.empty())
       throw ParseError("EOM points in an auxiliary video are not supported yet");
-    if (asps.auxiliaryVideoEnabled && !tile.rawPatches.empty() && frame.tiles.size() > 1)
+    if (tools.raw && asps.auxiliaryVideoEnabled && !tile.rawPatches.empty() && frame.tiles.size() > 1)
       throw ParseError("raw points in the auxiliary video of a tiled atlas are not supported yet");
     tileStarts.push_back(points.size());
     TileReconstruction reconstruction(tools, tile, occupancyPicture, points);
     reconstruction.projectPatches(wantSmoothingInfo);
     out.projectedPoints += uint32_t(points.size() - tileStarts.back());
-    reconstruction.appendEomPoints();
-    reconstruction.appendRawPoints();
+    if (tools.eom) {
+      reconstruction.appendEomPoints();
+      out.eomPoints += tile.eomPoints;
+    }
+    if (tools.raw) {
+      reconstruction.appendRawPoints();
+      out.rawPoints += tile.rawPoints;
+    }
     if (wantSmoothingInfo && tools.eom) reconstruction.markBoundaries(tileStarts.back());
-    out.eomPoints += tile.eomPoints;
-    out.rawPoints += tile.rawPoints;
   }
   out.occupancyPrecision = tools.precision;
   out.bitDepth3d = tools.bitDepth3d;

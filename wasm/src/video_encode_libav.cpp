@@ -36,11 +36,12 @@ class LibavEncoder final : public VideoEncoder {
     ctx->thread_count = s.threads;
     ctx->color_range = AVCOL_RANGE_JPEG;  // samples use the full 0–255 range (depths, occupancy)
     const std::string qp = std::to_string(s.qp);
+    if (s.lossless && !hevc) throw std::invalid_argument("lossless video coding needs HEVC");
     av_opt_set(ctx->priv_data, "preset", s.preset, 0);
     if (hevc) {
       // One IDR per sequence, no scene-cut IDRs, no info SEI (keeps output deterministic and small).
-      const std::string params = "qp=" + qp + ":keyint=" + std::to_string(pictures.size()) +
-                                 ":min-keyint=1:scenecut=0:info=0:log-level=error:open-gop=0:pools=" +
+      const std::string rate = s.lossless ? std::string("lossless=1") : "qp=" + qp;
+      const std::string params = rate + ":keyint=" + std::to_string(pictures.size()) + ":min-keyint=1:scenecut=0:info=0:log-level=error:open-gop=0:pools=" +
                                  std::to_string(s.threads) + ":frame-threads=" + std::to_string(s.threads);
       av_opt_set(ctx->priv_data, "x265-params", params.c_str(), 0);
     } else {

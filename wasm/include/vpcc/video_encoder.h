@@ -16,6 +16,8 @@ struct VideoEncodeSettings {
   /// Constant quantiser (0–51). Occupancy uses a low one so the 0/255 map never crosses the
   /// decoder's lossy threshold; geometry and attribute trade it for rate.
   int qp = 32;
+  /// Lossless coding (HEVC only: transform and quantisation bypassed; `qp` unused).
+  bool lossless = false;
   /// Encoder speed/efficiency trade-off (x264/x265 preset name).
   const char* preset = "veryfast";
   /// Threads inside one encode; the packager parallelises across streams and segments instead.
