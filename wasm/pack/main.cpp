@@ -10,7 +10,9 @@
 //   holoquic-pack sample --out DIR --object ID=MODEL.glb [...]   (the gltf mode's point clouds as
 //                      PLY frames DIR/ID/frame-NNNNN.ply, nothing encoded)
 //   Every encoding mode also takes --inter 0|1: atlas frames after a segment's first predicted
-//   from the previous one (INTER/SKIP patches; default 1, a smaller atlas for the same points).
+//   from the previous one (INTER/SKIP patches; default 1, a smaller atlas for the same points),
+//   and --smoothing: decoders are asked for grid geometry smoothing (Rec1 SEI; smoother seams,
+//   more decoding work).
 #include <algorithm>
 #include <atomic>
 #include <cmath>
@@ -74,6 +76,7 @@ struct Options {
   int animation = 0;
   bool dense = false;
   bool inter = true;
+  bool smoothing = false;
   unsigned bits = 10;
   double scale = 0;
   std::vector<std::pair<std::string, std::string>> objects;
@@ -255,6 +258,7 @@ int main(int argc, char** argv) {
     else if (a == "--threads") o.threads = unsigned(std::stoul(next()));
     else if (a == "--bits") o.bits = unsigned(std::stoul(next()));
     else if (a == "--scale") o.scale = std::stod(next());
+    else if (a == "--smoothing") o.smoothing = true;
     else if (a == "--inter") {
       const std::string v = next();
       if (v != "0" && v != "1") fail("--inter is 0 or 1");
@@ -351,6 +355,7 @@ int main(int argc, char** argv) {
           cfg.geometryQp = kLadder[q].geometryQp;
           cfg.attributeQp = kLadder[q].attributeQp;
           cfg.interPrediction = o.inter;
+          cfg.geometrySmoothing = o.smoothing;
           EncodeStats st;
           const std::vector<uint8_t> bytes = encodeSequence(frames, cfg, *video, &st);
           const fs::path dir = staging / src.id / std::to_string(q);

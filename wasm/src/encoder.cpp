@@ -22,6 +22,7 @@
 #include "color_transfer.h"
 #include "eigen.h"
 #include "vpcc/atlas.h"
+#include "vpcc/bit_writer.h"
 #include "vpcc/reconstruct.h"
 #include "vpcc/writer.h"
 
@@ -746,6 +747,34 @@ std::vector<PatchDataUnit> predictTile(const std::vector<PatchDataUnit>& intra, 
   return tile;
 }
 
+/// The geometry smoothing SEI (payload type 66) asking for grid smoothing: one persistent
+/// instance, method 1, grid 8, threshold 64, EOM points not filtered (there are none).
+Sei geometrySmoothingSei() {
+  Sei sei;
+  sei.payloadType = 66;
+  sei.prefix = true;
+  sei.essential = true;
+  sei.persistence = true;
+  GeometrySmoothingInstance instance;
+  instance.methodType = 1;
+  instance.gridSizeMinus2 = 8 - 2;
+  instance.threshold = 64;
+  sei.geometrySmoothing.emplace_back(0, instance);
+  BitWriter w;
+  w.flag(sei.persistence);
+  w.flag(sei.reset);
+  w.u(1, 8);  // instances updated
+  w.u(0, 8);  // instance index
+  w.flag(instance.cancel);
+  w.ue(instance.methodType);
+  w.flag(instance.filterEomPoints);
+  w.u(instance.gridSizeMinus2, 7);
+  w.u(instance.threshold, 8);
+  w.rbspTrailingBits();  // the payload's byte alignment
+  sei.payload = w.take();
+  return sei;
+}
+
 /// The sequence's parameter sets and atlas tile layers, without attribute information and videos:
 /// the encoder first reconstructs the geometry through it. The first frame is an I tile; with
 /// inter prediction, each later frame is a P tile predicted from the previous frame when that
@@ -820,6 +849,7 @@ CodedSequence describeSequence(const std::vector<FramePatches>& framePatches, co
         ++stats.pTiles;
       }
     }
+    if (cfg.geometrySmoothing) layer.prefixSei.push_back(geometrySmoothingSei());
     for (const PatchDataUnit& d : layer.patches) {
       if (d.mode == PatchMode::Inter) ++stats.interPatches;
       if (d.mode == PatchMode::Skip) ++stats.skipPatches;

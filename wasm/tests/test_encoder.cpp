@@ -9,6 +9,7 @@
 #include "vpcc/encoder.h"
 #include "vpcc/parser.h"
 #include "vpcc/ply.h"
+#include "vpcc/postprocess.h"
 #include "vpcc/quality.h"
 #include "vpcc/reconstruct.h"
 
@@ -175,6 +176,33 @@ TEST(inter_prediction_decodes_to_the_intra_only_points) {
     CHECK_EQ(b.size(), a.size());
     for (size_t i = 0; i < a.size() && i < b.size(); ++i) CHECK(samePatch(a[i], b[i]));
     CHECK_EQ(frameMd5(reconstructFrame(inter, interAtlas[f], decoded)), frameMd5(reconstructFrame(intra, intraAtlas[f], decoded)));
+  }
+}
+
+TEST(geometry_smoothing_is_asked_for_only_when_enabled) {
+  // The sphere has patch seams, so grid smoothing (Rec1, SEI 66 in every frame) moves points there;
+  // without the option no SEI is written and post-processing leaves the frame as reconstructed.
+  const std::vector<InputFrame> frames = {sphereFrame(0), sphereFrame(1)};
+  auto video = makeLibavEncoder();
+  for (bool smoothing : {false, true}) {
+    EncoderConfig cfg;
+    cfg.geometrySmoothing = smoothing;
+    const auto seqs = parseSampleStream(encodeSequence(frames, cfg, *video));
+    CHECK_EQ(unsigned(seqs.at(0).vps.ptl.reconstruction), 1u);
+    auto decoder = makeLibavDecoder();
+    const DecodedVideo decoded = decodeVideo(seqs[0], *decoder);
+    const auto atlas = decodeAtlas(seqs[0]);
+    for (const auto& frame : atlas) {
+      GridSmoothingParams params;
+      CHECK_EQ(gridSmoothingFor(seqs[0], frame, params), smoothing);
+      if (smoothing) CHECK(params.gridSize == 8 && params.threshold == 64);
+      const PointCloudFrame reconstructed = reconstructFrame(seqs[0], frame, decoded);
+      PostProcessReport report;
+      const PointCloudFrame processed = postProcess(seqs[0], frame, reconstructed, &report);
+      CHECK_EQ(report.geometrySmoothed, smoothing);
+      CHECK_EQ(report.movedPoints > 0, smoothing);
+      CHECK_EQ(frameMd5(processed) != frameMd5(reconstructed), smoothing);
+    }
   }
 }
 

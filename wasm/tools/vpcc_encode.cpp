@@ -7,6 +7,7 @@
 //     --lod 1|2|3|4      level of detail (default 1)
 //     --qp-geo N --qp-attr N --occupancy-precision 1|2|4 --bits N --threads N
 //     --inter 0|1        atlas frames after the first predicted from the previous one (default 1)
+//     --smoothing        ask decoders for grid geometry smoothing (Rec1, SEI 66: grid 8, threshold 64)
 //     --report           decode and print PSNR, bits per point and rates
 #include <chrono>
 #include <cstdio>
@@ -31,7 +32,8 @@ using namespace vpcc;
 static int usage() {
   std::fprintf(stderr,
                "usage: vpcc-encode -o out.v3c [--codec avc|hevc] [--maps 1|2] [--lod N] [--qp-geo N] [--qp-attr N]\n"
-               "                   [--occupancy-precision 1|2|4] [--bits N] [--threads N] [--inter 0|1] [--report]\n"
+               "                   [--occupancy-precision 1|2|4] [--bits N] [--threads N] [--inter 0|1] [--smoothing]\n"
+               "                   [--report]\n"
                "                   frame.ply...\n");
   return 2;
 }
@@ -64,7 +66,8 @@ int main(int argc, char** argv) {
         const std::string v = next();
         if (v != "0" && v != "1") throw std::invalid_argument("--inter is 0 or 1");
         cfg.interPrediction = v == "1";
-      } else if (a == "--report") report = true;
+      } else if (a == "--smoothing") cfg.geometrySmoothing = true;
+      else if (a == "--report") report = true;
       else if (a.rfind("--", 0) == 0) return usage();
       else inputs.push_back(a);
     } catch (const std::exception& e) {

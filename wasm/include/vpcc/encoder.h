@@ -36,6 +36,10 @@ struct EncoderConfig {
   /// of the previous frame is coded as its deltas (INTER) or as a copy (SKIP). The decoded patches
   /// are the same as intra-only coding's; only the atlas sub-bitstream is smaller.
   bool interPrediction = true;
+  /// Ask decoders for Rec1 grid geometry smoothing (geometry smoothing SEI in every frame, grid 8,
+  /// threshold 64 as in MPEG's common test conditions): smoother patch seams for some decoding
+  /// time. The colours coded stay those of the unsmoothed points; decoders recolour moved ones.
+  bool geometrySmoothing = false;
   VideoCodec codec = VideoCodec::Avc;
   int geometryQp = 24, attributeQp = 30, occupancyQp = 28;  // 0/255 occupancy survives QP 28 untouched
   const char* preset = "veryfast";
