@@ -5,7 +5,7 @@
 //     --codec avc|hevc   video codec group (default avc)
 //     --maps 1|2         geometry/attribute maps (default 2)
 //     --lod 1|2|3|4      level of detail (default 1)
-//     --qp-geo N --qp-attr N --occupancy-precision 1|2|4 --bits N --threads N
+//     --qp-geo N --qp-attr N --qp-occ N --occupancy-precision 1|2|4 --bits N --threads N
 //     --inter 0|1        atlas frames after the first predicted from the previous one (default 1)
 //     --smoothing        ask decoders for grid geometry smoothing (Rec1, SEI 66: grid 8, threshold 64)
 //     --report           decode and print PSNR, bits per point and rates
@@ -31,7 +31,7 @@ using namespace vpcc;
 
 static int usage() {
   std::fprintf(stderr,
-               "usage: vpcc-encode -o out.v3c [--codec avc|hevc] [--maps 1|2] [--lod N] [--qp-geo N] [--qp-attr N]\n"
+               "usage: vpcc-encode -o out.v3c [--codec avc|hevc] [--maps 1|2] [--lod N] [--qp-geo N] [--qp-attr N] [--qp-occ N]\n"
                "                   [--occupancy-precision 1|2|4] [--bits N] [--threads N] [--inter 0|1] [--smoothing]\n"
                "                   [--report]\n"
                "                   frame.ply...\n");
@@ -59,6 +59,7 @@ int main(int argc, char** argv) {
       else if (a == "--lod") cfg.lod = unsigned(std::stoul(next()));
       else if (a == "--qp-geo") cfg.geometryQp = std::stoi(next());
       else if (a == "--qp-attr") cfg.attributeQp = std::stoi(next());
+      else if (a == "--qp-occ") cfg.occupancyQp = std::stoi(next());
       else if (a == "--occupancy-precision") cfg.occupancyPrecision = unsigned(std::stoul(next()));
       else if (a == "--bits") cfg.geometryBits = unsigned(std::stoul(next()));
       else if (a == "--threads") cfg.threads = std::stoi(next());

@@ -41,7 +41,9 @@ struct EncoderConfig {
   /// time. The colours coded stay those of the unsmoothed points; decoders recolour moved ones.
   bool geometrySmoothing = false;
   VideoCodec codec = VideoCodec::Avc;
-  int geometryQp = 24, attributeQp = 30, occupancyQp = 28;  // 0/255 occupancy survives QP 28 untouched
+  // AVC occupancy is 0/255 with threshold 127: at QP 36 no sample crosses it (decoded points and
+  // PSNR identical to QP 28 on the demo figures, segments 9–10 % smaller); HEVC codes it losslessly.
+  int geometryQp = 24, attributeQp = 30, occupancyQp = 36;
   const char* preset = "veryfast";
   int threads = 1;
 };
