@@ -471,7 +471,7 @@ PointCloudFrame postProcess(const CodedSequence& seq, const DecodedAtlasFrame& f
   if (out.colors16.size() == out.positions.size() && (local.movedPoints || local.recolouredPoints))
     for (size_t i = 0; i < out.size(); ++i)
       if ((local.movedPoints && moved[i]) || (local.recolouredPoints && recoloured[i]))
-        yuv16ToRgb8(&out.colors16[i * 3], &out.colors[i * 3]);
+        toRgb8(out, i, i + 1);
   if (frame.occupancySynthesis)
     for (const auto& [index, instance] : frame.occupancySynthesis->occupancySynthesis)
       local.occupancySynthesisSkipped |= !instance.cancel && instance.methodType != 0;

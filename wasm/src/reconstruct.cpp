@@ -746,12 +746,19 @@ PointCloudFrame reconstructFrame(const CodedSequence& seq, const DecodedAtlasFra
     samplers.reserve(mapCount);
     for (uint32_t m = 0; m < mapCount; ++m) samplers.emplace_back(*attributePictures[m]);
     out.colors16.resize(points.size() * 3);
+    // A 4:4:4 attribute video is GBR-coded RGB to the reference decoder (it converts no colour).
+    out.rgbColours = attributePictures[0]->chroma444;
     std::optional<AttributeSampler> auxiliarySampler;
     if (auxiliaryAttribute) auxiliarySampler.emplace(*auxiliaryAttribute);
     for (size_t i = 0; i < points.size(); ++i) {
       const Point& pt = points[i];
       uint16_t* colour = &out.colors16[i * 3];
-      if (pt.map < mapCount) {
+      if (pt.map < mapCount && out.rgbColours) {
+        const Picture& picture = *attributePictures[pt.map];
+        colour[0] = picture.planes[2].at(pt.x, pt.y);
+        colour[1] = picture.planes[0].at(pt.x, pt.y);
+        colour[2] = picture.planes[1].at(pt.x, pt.y);
+      } else if (pt.map < mapCount) {
         samplers[pt.map].sample(pt.x, pt.y, colour);
       } else if (pt.map == kColourFromAuxiliary) {
         if (pt.x >= auxiliaryAttribute->width || pt.y >= auxiliaryAttribute->height)
@@ -766,9 +773,17 @@ PointCloudFrame reconstructFrame(const CodedSequence& seq, const DecodedAtlasFra
     tileStarts.push_back(points.size());
     for (size_t t = 0; t + 1 < tileStarts.size(); ++t)
       colourByNeighbours(points, tileStarts[t], tileStarts[t + 1], out.positions.data(), out.colors16.data());
-    yuv16ToRgb8(out.colors16.data(), out.colors.data(), points.size());
+    toRgb8(out, 0, points.size());
   }
   return out;
+}
+
+void toRgb8(PointCloudFrame& frame, size_t first, size_t end) {
+  if (!frame.rgbColours) {
+    yuv16ToRgb8(frame.colors16.data() + first * 3, frame.colors.data() + first * 3, end - first);
+    return;
+  }
+  for (size_t i = first * 3; i < end * 3; ++i) frame.colors[i] = uint8_t(frame.colors16[i]);
 }
 
 std::string frameMd5(const PointCloudFrame& frame) {

@@ -18,8 +18,11 @@ struct PointCloudFrame {
   std::vector<int16_t> positions;  // x, y, z per point
   std::vector<uint8_t> colors;     // r, g, b per point
   /// Y, Cb, Cr per point at 16 bits (chroma offset 32768): the precision post-processing works
-  /// in (empty when the sequence has no attribute).
+  /// in (empty when the sequence has no attribute). With `rgbColours`, R, G, B samples as coded.
   std::vector<uint16_t> colors16;
+  /// The attribute video is 4:4:4, which the reference decoder takes as GBR-coded RGB: colours16
+  /// hold R, G, B at the video's bit depth and become 8-bit by a plain cast, with no Y'CbCr.
+  bool rgbColours = false;
   /// Per point, filled only when the frame's SEI asks for geometry or attribute smoothing (what
   /// they need):
   /// whether the point's pixel is a patch boundary pixel (within two pixels of an unoccupied
@@ -56,6 +59,10 @@ DecodedVideo decodeVideo(const CodedSequence& seq, VideoDecoder& decoder);
 /// A sequence without attribute information yields geometry only (colours left grey).
 PointCloudFrame reconstructFrame(const CodedSequence& seq, const DecodedAtlasFrame& atlas,
                                  const DecodedVideo& video, bool recordPixels = false);
+
+/// The 8-bit RGB colours of points [first, end) from their 16-bit ones (Y'CbCr → RGB, or a plain
+/// cast for `rgbColours`).
+void toRgb8(PointCloudFrame& frame, size_t first, size_t end);
 
 /// TMC2's conformance checksum of a frame: points sorted by (x, y, z), duplicates merged with the
 /// truncated mean colour, MD5 over int16 positions then uint8 colours.
