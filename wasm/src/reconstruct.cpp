@@ -615,6 +615,7 @@ PointCloudFrame reconstructFrame(const CodedSequence& seq, const DecodedAtlasFra
   const VpsAtlas& vpsAtlas = seq.vps.atlases.at(0);
   const Asps& asps = *frame.asps;
   const uint32_t mapCount = asps.mapCountMinus1 + 1u;
+  if (mapCount > 4) throw ParseError("more than 4 maps are not supported");  // picture slots per map
   const uint32_t f = frame.afoc;
   if (f >= video.occupancy.size()) throw ParseError("occupancy picture missing for frame " + std::to_string(f));
   const Picture& occupancyPicture = video.occupancy[f];
