@@ -415,7 +415,7 @@ class TileReconstruction {
       if (x < 0 || y < 0 || x >= tile_.width || y >= tile_.height) return;
       if (!occupied_[size_t(y) * tile_.width + size_t(x)]) return;
       if (blockToPatch_[size_t(y / t_.blockSize) * blocksWide_ + size_t(x / t_.blockSize)] != px.patchIndex + 1) return;
-      const double sample = t_.geometry[0]->planes[0].at(uint32_t(px.ax + dx), uint32_t(px.ay + dy));
+      const double sample = geometry0_.at(uint32_t(px.ax + dx), uint32_t(px.ay + dy));
       // Neighbours' depths are not clamped at 0 on the far plane (the reference decoder's rule).
       const double d = p.projectionMode == 0 ? sample + double(p.d1) : double(p.d1) - sample;
       sum += d;
