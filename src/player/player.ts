@@ -17,7 +17,7 @@ import { AdaptivePolicy } from './adaptive';
 import { realClock } from './clock';
 import { type DecodedFrame, type DecodedSegment, framePoints, type SegmentDecoder } from './decoder';
 import { parseManifest, type SceneModel } from './mpd';
-import { PlayoutSession, type PlayoutEvent, type ShownObject } from './playout';
+import { DEFAULT_BUFFER_TARGET_S, PlayoutSession, type PlayoutEvent, type ShownObject } from './playout';
 import { type DeliveryPolicy, FixedModePolicy, PLAYER_MODES, type PlanDelivery, type PlayerMode, reliableCountFromDegree } from './policy';
 import type { ViewportModel } from './ranking';
 import { abrRule, knapsackRule } from './rules';
@@ -45,7 +45,7 @@ export interface PlayerOptions {
   reliableCount?: number;
   /** The same as a degree of reliability `Q0` … `Q100` (share of objects sent reliably); wins over `reliableCount`. */
   reliability?: string;
-  /** Seconds of content requested ahead of the playhead (default 1). */
+  /** Seconds of content requested ahead of the playhead (default `DEFAULT_BUFFER_TARGET_S`, 2). */
   bufferTargetS?: number;
   /** Stop after this many seconds of wall time from play() (default: never). */
   durationS?: number;
@@ -312,7 +312,7 @@ export class Player extends EventTarget {
       config: {
         mode: this.mode,
         abr: this.mode === 'adaptive' ? 'adaptive' : (this.options.abr ?? knapsackRule.name),
-        bufferTargetS: this.options.bufferTargetS ?? 1,
+        bufferTargetS: this.options.bufferTargetS ?? DEFAULT_BUFFER_TARGET_S,
         reliableCount: this.reliableCount(),
         manifest: this.options.manifestUrl,
         transport: this.transports?.webtransport && this.mode !== 'h2' ? 'webtransport' : 'http2',

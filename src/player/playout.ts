@@ -15,6 +15,7 @@ import type { Clock } from './clock';
 import { DECODE_HEADROOM, DecodeCostModel, fitDecodeBudget } from './decodeBudget';
 import type { DecodedSegment, SegmentDecoder } from './decoder';
 import type { LossModel } from './fecModel';
+import { LinkRateMeter, planAbandonments } from './abandonment';
 import { FreezeTracker } from './freezes';
 import { type SceneModel, type SceneObject, segmentPath } from './mpd';
 import type { DeliveryPolicy, ObjectPlan, PlanDelivery, PlanObject } from './policy';
@@ -53,7 +54,7 @@ export interface PlayoutConfig {
   viewport: ViewportModel;
   policy: DeliveryPolicy;
   clock: Clock;
-  /** Seconds of content requested ahead of the playhead (default 1). */
+  /** Seconds of content requested ahead of the playhead (default `DEFAULT_BUFFER_TARGET_S`). */
   bufferTargetS?: number;
   /** Stop after this many seconds from `run()` (default: never). */
   durationS?: number;
@@ -122,6 +123,10 @@ interface ObjectTask {
 }
 
 const DEFAULT_RTT_S = 0.05;
+/** Seconds between abandonment checks. */
+const ABANDON_CHECK_S = 0.1;
+/** Seconds of content requested ahead of the playhead unless configured (docs/player.md → Playout). */
+export const DEFAULT_BUFFER_TARGET_S = 2;
 
 export class PlayoutSession {
   private readonly freezes = new FreezeTracker();
@@ -130,6 +135,9 @@ export class PlayoutSession {
   private readonly lastQuality = new Map<string, number>();
   private readonly decodeCost = new DecodeCostModel();
   private readonly records: QoeSegment[] = [];
+  /** Bytes arrived on all requests so far, and their rate while reliable requests wait (abandonment.ts). */
+  private bytesArrived = 0;
+  private readonly linkRate = new LinkRateMeter();
   private loss: LossModel = { rate: 0, meanBurst: 1 };
   private lossWeight = 0;
   private readonly rtt = new RttEstimator(16, DEFAULT_RTT_S * 1000);
@@ -199,7 +207,7 @@ export class PlayoutSession {
   }
 
   get bufferTargetS(): number {
-    return this.cfg.bufferTargetS ?? 1;
+    return this.cfg.bufferTargetS ?? DEFAULT_BUFFER_TARGET_S;
   }
 
   /** When run() began, on the session clock (seconds). */
@@ -252,7 +260,13 @@ export class PlayoutSession {
 
   /** Current throughput estimate (bit/s) and loss/RTT measurements. */
   network(): { throughputBps: number | null; loss: LossModel; rttS: number } {
-    return { throughputBps: this.throughput.estimate(), loss: this.loss, rttS: this.rtt.ms / 1000 };
+    return { throughputBps: this.throughputEstimate(), loss: this.loss, rttS: this.rtt.ms / 1000 };
+  }
+
+  /** Segment goodput, with the rate of what is arriving now as one more sample (bit/s). */
+  private throughputEstimate(): number | null {
+    const live = this.linkRate.rate();
+    return this.throughput.estimate(live === null ? null : live * 8);
   }
 
   private playoutTime(k: number): number {
@@ -268,6 +282,8 @@ export class PlayoutSession {
     const { clock } = this.cfg;
     this.origin = clock.now();
     const end = this.cfg.durationS === undefined ? Infinity : this.origin + this.cfg.durationS;
+    const watchdog = new AbortController();
+    void this.watchDeadlines(watchdog.signal);
     try {
       // Startup: segment 0 at the lowest quality; playback starts once its reliable objects are in.
       this.request(0, this.origin + Math.max(4, 2 * this.bufferTargetS));
@@ -290,6 +306,7 @@ export class PlayoutSession {
     } catch (e) {
       if (!this.stop.signal.aborted) this.cfg.onEvent?.({ type: 'error', message: e instanceof Error ? e.message : String(e) });
     } finally {
+      watchdog.abort();
       // A freeze still open when playback ends counts up to now. Segments that never reached
       // their playout time are not outcomes: their requests are cancelled, not recorded.
       this.freezes.end(clock.now() * 1000);
@@ -327,7 +344,7 @@ export class PlayoutSession {
     });
     const networkPlans = this.policy.plan({
       segment: k, segmentDurationS: scene.segmentDuration, objects,
-      throughputBps: this.throughput.estimate(), loss: this.loss, rttS: this.rtt.ms / 1000,
+      throughputBps: this.throughputEstimate(), loss: this.loss, rttS: this.rtt.ms / 1000,
       timeToDeadlineS: deadline - clock.now(), bufferS: Math.max(0, deadline - clock.now() - scene.segmentDuration),
       bufferTargetS: this.bufferTargetS,
     });
@@ -384,6 +401,7 @@ export class PlayoutSession {
             // Reliable objects may stall playback, so the origin keeps sending them past the deadline.
             deadlineMs: delivery === 'datagram' ? Math.round(timeLeftMs) : undefined,
             onProgress: (received, total) => {
+              this.bytesArrived += Math.max(0, received - task.receivedBytes);
               task.receivedBytes = received;
               task.objectBytes = total;
             },
@@ -413,35 +431,48 @@ export class PlayoutSession {
         task.settled = true;
       }
     })();
-    if (plan.delivery === 'reliable') void this.watchForAbandon(task);
     return task;
   }
 
   /**
-   * dash.js's abandonment, per object: shortly before the deadline, a reliable request whose
-   * remaining bytes will not arrive in time at its measured rate is cancelled and replaced by the
-   * lowest quality, when that is a lower one.
+   * Abandonment (abandonment.ts): every 100 ms, reliable requests that the link can no longer
+   * deliver before their deadline, with what is queued before them, are replaced by a quality
+   * that can arrive. Runs until playback ends.
    */
-  private async watchForAbandon(task: ObjectTask): Promise<void> {
+  private async watchDeadlines(signal: AbortSignal): Promise<void> {
     const { clock } = this.cfg;
-    const checkAt = task.deadline - 0.25 * this.cfg.scene.segmentDuration;
-    try {
-      await clock.sleep(checkAt - clock.now(), task.abort.signal);
-    } catch {
-      return;
+    const meter = this.linkRate;
+    for (;;) {
+      try {
+        await clock.sleep(ABANDON_CHECK_S, signal);
+      } catch {
+        return;
+      }
+      if (this.stop.signal.aborted) return;
+      const pending = [...this.tasks.values()].flat()
+        .filter((t) => t.plan.delivery === 'reliable' && !t.settled && !t.abandoned)
+        .sort((a, b) => a.deadline - b.deadline || a.plan.urgency - b.plan.urgency || a.requestedAt - b.requestedAt);
+      const now = clock.now();
+      meter.record(now, this.bytesArrived, pending.length > 0);
+      const rate = meter.rate();
+      if (rate === null) continue;
+      const d = this.cfg.scene.segmentDuration;
+      const expected = (t: ObjectTask, q: number) => (t.object.representations[q].bandwidth * d) / 8;
+      const plans = planAbandonments(pending.map((t) => ({
+        deadline: t.deadline, quality: t.plan.quality,
+        remainingBytes: t.objectBytes > 0 ? t.objectBytes - t.receivedBytes : expected(t, t.plan.quality),
+        bytesAtQuality: t.object.representations.map((_, q) => expected(t, q)),
+      })), now, rate, d);
+      for (const { index, quality } of plans) this.abandon(pending[index], quality);
     }
-    if (task.settled || task.plan.quality === 0 || this.stop.signal.aborted) return;
-    const elapsed = clock.now() - task.requestedAt;
-    const rate = elapsed > 0 ? task.receivedBytes / elapsed : 0;
-    const remaining = task.objectBytes > 0 ? task.objectBytes - task.receivedBytes : Infinity;
-    const eta = rate > 0 ? remaining / rate : Infinity;
-    if (clock.now() + eta <= task.deadline) return;
+  }
+
+  private abandon(task: ObjectTask, quality: number): void {
     task.abandoned = true;
     task.abort.abort();
     this.cfg.onEvent?.({ type: 'abandoned', objectId: task.object.id, index: task.index, fromQuality: task.plan.quality });
-    const replacement = this.start(task.object, task.index, { ...task.plan, quality: 0, urgency: 0 }, task.visibleArea, task.rank, task.deadline);
-    const list = this.tasks.get(task.index);
-    if (list) list.push(replacement);
+    const replacement = this.start(task.object, task.index, { ...task.plan, quality }, task.visibleArea, task.rank, task.deadline);
+    this.tasks.get(task.index)?.push(replacement);
   }
 
   /**

@@ -146,6 +146,7 @@ export interface Cell {
   meanVisibleQuality: Stat;
   throughputMbps: Stat;
   onTimeRatio: Stat;
+  visibleOnTimeRatio: Stat;
   skippedShare: Stat;
   decodeSuccess: Stat;
   datagramRecovery: Stat;
@@ -182,6 +183,7 @@ export function aggregate(rows: readonly RunRow[]): Cell[] {
       meanVisibleQuality: pick((s) => s.meanVisibleQuality),
       throughputMbps: pick((s) => s.meanThroughputBps / 1e6),
       onTimeRatio: pick((s) => s.onTimeRatio),
+      visibleOnTimeRatio: pick((s) => s.visibleOnTimeRatio),
       skippedShare: pick((s) => s.skippedShare),
       decodeSuccess: pick((s) => s.decodeSuccess),
       datagramRecovery: pick((s) => s.datagramRecovery),
@@ -208,7 +210,7 @@ export function cdf(samples: readonly number[]): Array<[number, number]> {
 
 const CSV_COLUMNS = [
   'id', 'trace', 'mode', 'lossPct', 'repetition', 'ok', 'error', 'freezeCount', 'freezeTotalS', 'meanQuality',
-  'meanThroughputMbps', 'onTimeRatio', 'skippedShare', 'decodeSuccess', 'datagramRecovery', 'datagramDecoded', 'fecOverhead',
+  'meanThroughputMbps', 'onTimeRatio', 'visibleOnTimeRatio', 'skippedShare', 'decodeSuccess', 'datagramRecovery', 'datagramDecoded', 'fecOverhead',
   'repairRequests', 'objectSegments', 'startupS', 'qualitySwitches', 'bytesWasted', 'bytesReceived', 'measuredLossPct',
   'queueDropPct',
 ] as const;
@@ -227,7 +229,7 @@ export function runsCsv(rows: readonly RunRow[]): string {
       id: r.run.id, trace: r.run.trace, mode: r.run.mode, lossPct: r.run.lossPct, repetition: r.run.repetition,
       ok: r.ok, error: r.error ?? '',
       freezeCount: s?.freezeCount, freezeTotalS: s?.freezeTotalS, meanQuality: s?.meanQuality,
-      meanThroughputMbps: s ? s.meanThroughputBps / 1e6 : undefined, onTimeRatio: s?.onTimeRatio, skippedShare: s?.skippedShare,
+      meanThroughputMbps: s ? s.meanThroughputBps / 1e6 : undefined, onTimeRatio: s?.onTimeRatio, visibleOnTimeRatio: s?.visibleOnTimeRatio, skippedShare: s?.skippedShare,
       decodeSuccess: s?.decodeSuccess, datagramRecovery: s?.datagramRecovery, datagramDecoded: s?.datagramDecoded,
       fecOverhead: s?.fecOverhead, repairRequests: s?.repairRequests, objectSegments: s?.objectSegments,
       startupS: s?.startupS, qualitySwitches: s?.qualitySwitches, bytesWasted: s?.bytesWasted, bytesReceived: s?.bytesReceived,
@@ -247,7 +249,7 @@ function fmt(st: Stat, digits: number, scale = 1): string {
 
 /**
  * The comparison as Markdown tables, one per trace (docs/results.md takes them as they are):
- * freezes, quality (visible and all), throughput, on-time ratio, datagram objects recovered and
+ * freezes, quality (visible and all), throughput, on-time ratio (all and by visible area), datagram objects recovered and
  * decoded, FEC overhead, the loss the impairer applied and what the bottleneck queue dropped, per
  * loss level and mode.
  */
@@ -255,11 +257,11 @@ export function markdownSummary(cells: readonly Cell[]): string {
   const out: string[] = [];
   for (const trace of [...new Set(cells.map((c) => c.trace))]) {
     out.push(`#### ${trace}`, '');
-    out.push('| loss | mode | runs | freezes | freeze time (s) | visible quality | quality | throughput (Mbit/s) | on time | skipped | datagram objects recovered | of those, decoded | FEC overhead | measured loss | queue drops |');
-    out.push('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
+    out.push('| loss | mode | runs | freezes | freeze time (s) | visible quality | quality | throughput (Mbit/s) | on time | visible on time | skipped | datagram objects recovered | of those, decoded | FEC overhead | measured loss | queue drops |');
+    out.push('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
     for (const c of cells.filter((x) => x.trace === trace)) {
       out.push(`| ${c.lossPct} % | ${c.mode} | ${c.runs - c.failed}${c.failed ? ` (+${c.failed} failed)` : ''} | ${fmt(c.freezeCount, 1)} | ${fmt(c.freezeTotalS, 2)} | ` +
-        `${fmt(c.meanVisibleQuality, 2)} | ${fmt(c.meanQuality, 2)} | ${fmt(c.throughputMbps, 1)} | ${fmt(c.onTimeRatio, 1, 100)} % | ${fmt(c.skippedShare, 1, 100)} % | ` +
+        `${fmt(c.meanVisibleQuality, 2)} | ${fmt(c.meanQuality, 2)} | ${fmt(c.throughputMbps, 1)} | ${fmt(c.onTimeRatio, 1, 100)} % | ${fmt(c.visibleOnTimeRatio, 1, 100)} % | ${fmt(c.skippedShare, 1, 100)} % | ` +
         `${fmt(c.datagramRecovery, 1, 100)}${c.datagramRecovery.n ? ' %' : ''} | ${fmt(c.datagramDecoded, 1, 100)}${c.datagramDecoded.n ? ' %' : ''} | ` +
         `${fmt(c.fecOverhead, 0, 100)}${c.fecOverhead.n ? ' %' : ''} | ${fmt(c.measuredLossPct, 2)} % | ${fmt(c.queueDropPct, 2)}${c.queueDropPct.n ? ' %' : ''} |`);
     }

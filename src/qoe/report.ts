@@ -108,8 +108,8 @@ export function renderReport(input: ReportInput): string {
     body += modeLossTable(tc, modes, losses, (c) => `${fmt(c.freezeCount, 1)} / ${fmt(c.freezeTotalS, 1)}`);
     body += '<h3>Mean throughput (Mbit/s)</h3>' + modeLossTable(tc, modes, losses, (c) => fmt(c.throughputMbps));
     body += '<h3>Mean quality shown (index, 0 = lowest)</h3>' + modeLossTable(tc, modes, losses, (c) => fmt(c.meanQuality));
-    body += '<h3>On-time display ratio (of objects requested) / share not requested (adaptive, short of capacity)</h3>' +
-      modeLossTable(tc, modes, losses, (c) => `${pct(c.onTimeRatio)} / ${pct(c.skippedShare)}`);
+    body += '<h3>On-time display ratio (of objects requested) / of the predicted visible area / share not requested (adaptive, short of capacity)</h3>' +
+      modeLossTable(tc, modes, losses, (c) => `${pct(c.onTimeRatio)} / ${pct(c.visibleOnTimeRatio)} / ${pct(c.skippedShare)}`);
     body += '<h3>Decode success (decoded / recovered)</h3>' + modeLossTable(tc, modes, losses, (c) => pct(c.decodeSuccess, 2));
     body += '<h3>Datagram objects: recovered / of those, decoded / FEC overhead</h3>' +
       modeLossTable(tc, modes, losses, (c) => c.datagramRecovery.n === 0 ? '–' : `${pct(c.datagramRecovery, 2)} / ${pct(c.datagramDecoded, 2)} / ${pct(c.fecOverhead)}`);

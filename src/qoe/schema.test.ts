@@ -38,6 +38,18 @@ describe('segmentThroughput', () => {
 });
 
 describe('summarizeQoe', () => {
+  it('weighs the on-time ratio by predicted visible area, skipped objects included', () => {
+    const s = summarizeQoe(log([
+      segment({ visibleArea: 0.6 }),
+      segment({ object: 'o1', visibleArea: 0.2, onTime: false }),
+      segment({ object: 'o2', visibleArea: 0.2, delivery: 'skip', onTime: false, recovered: false, decoded: false }),
+      segment({ object: 'o3', visibleArea: 0, onTime: false }),
+    ]));
+    expect(s.onTimeRatio).toBeCloseTo(1 / 3);
+    expect(s.visibleOnTimeRatio).toBeCloseTo(0.6);
+    expect(summarizeQoe(log([segment({ visibleArea: 0 })])).visibleOnTimeRatio).toBeNaN();
+  });
+
   it('derives freezes, on-time ratio, decode success, datagram recovery and FEC overhead', () => {
     const s = summarizeQoe(log([
       segment({ index: 0, quality: 4 }),

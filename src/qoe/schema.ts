@@ -128,6 +128,13 @@ export interface QoeSummary {
   /** Object-segments shown at their playout time / object-segments requested (abandoned requests
    *  are not outcomes: their replacement is; skipped ones were never asked for). */
   onTimeRatio: number;
+  /**
+   * Predicted visible area of the object-segments shown on time / of all of them, skipped ones
+   * included (NaN when nothing was predicted visible): how much of what the viewer looked at
+   * moved on time. A mode that never stalls (`q100-fec`) still holds late objects' last frames;
+   * this is where that shows.
+   */
+  visibleOnTimeRatio: number;
   /** Object-segments the player chose not to fetch (`adaptive` short of capacity) / all. */
   skippedShare: number;
   /** Decoded / recovered object-segments a decoder was given (late ones, never decoded, left out). */
@@ -205,6 +212,7 @@ export function summarizeQoe(log: QoeLog): QoeSummary {
     throughputBps: throughput,
     meanThroughputBps: mean(throughput),
     onTimeRatio: segs.length === 0 ? NaN : shown.length / segs.length,
+    visibleOnTimeRatio: areaShare(outcomes, (s) => s.onTime),
     skippedShare: outcomes.length === 0 ? NaN : (outcomes.length - segs.length) / outcomes.length,
     decodeSuccess: recovered.length === 0 ? NaN : recovered.filter((s) => s.decoded).length / recovered.length,
     datagramRecovery: datagram.length === 0 ? NaN : datagram.filter((s) => s.recovered).length / datagram.length,
@@ -218,6 +226,12 @@ export function summarizeQoe(log: QoeLog): QoeSummary {
     bytesWasted: all.reduce((a, s) => a + (s.onTime ? Math.max(0, s.receivedBytes - s.objectBytes) : s.receivedBytes), 0),
     bytesReceived: all.reduce((a, s) => a + s.receivedBytes, 0),
   };
+}
+
+/** Visible area of the segments for which `test` holds / visible area of all (NaN for none). */
+function areaShare(segments: readonly QoeSegment[], test: (s: QoeSegment) => boolean): number {
+  const area = segments.reduce((a, s) => a + s.visibleArea, 0);
+  return area > 0 ? segments.filter(test).reduce((a, s) => a + s.visibleArea, 0) / area : NaN;
 }
 
 function weightedMean(pairs: Array<[number, number]>): number {
