@@ -173,7 +173,7 @@ describe('faults', () => {
     const run = play({ mode: 'qr', duration: '20', origin: origin.httpBase }, 90);
     await new Promise((r) => setTimeout(r, 5000));
     await origin.stop();
-    // Down for longer than the 1-s buffer, so playback must stall (a shorter outage is hidden by it).
+    // Down for longer than the 2-s buffer, so playback must stall (a shorter outage is hidden by it).
     await new Promise((r) => setTimeout(r, 4000));
     const restartedAt = Date.now();
     origin = await startOrigin(content, [], `127.0.0.1:${port}`, `127.0.0.1:${httpPort}`);
