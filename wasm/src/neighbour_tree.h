@@ -4,9 +4,14 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <cstring>
 #include <limits>
+#include <utility>
 #include <vector>
+#if defined(__wasm_simd128__)
+#include <wasm_simd128.h>
+#elif defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 namespace vpcc {
 
@@ -27,12 +32,11 @@ namespace vpcc {
 class NeighbourTree {
  public:
   NeighbourTree(const int16_t* positions, size_t count) {
-    items_.resize(count);
+    for (int d = 0; d < 3; ++d) coords_[d].resize(count);
+    index_.resize(count);
     for (size_t i = 0; i < count; ++i) {
-      Item& it = items_[i];
-      for (int d = 0; d < 3; ++d) it.c[d] = positions[i * 3 + d];
-      it.c[3] = 0;
-      it.index = uint32_t(i);
+      for (int d = 0; d < 3; ++d) coords_[d][i] = positions[i * 3 + d];
+      index_[i] = uint32_t(i);
     }
     nodes_.reserve(1024);
     if (count == 0) return;
@@ -49,7 +53,7 @@ class NeighbourTree {
 
   /// Up to k nearest points of `query`: indices and squared distances, nearest first.
   size_t search(const int16_t query[3], size_t k, uint32_t* indices, double* dists) {
-    if (items_.empty() || k == 0) return 0;
+    if (index_.empty() || k == 0) return 0;
     Result r{indices, dists, k, 0};
     dists[k - 1] = std::numeric_limits<double>::max();
     double axisDist[3] = {0, 0, 0};
@@ -70,18 +74,11 @@ class NeighbourTree {
   }
 
  private:
-  // A point with its original index; the list of them is permuted in place while splitting,
-  // so that every node owns a contiguous range.
-  // c[3] is always 0: it pads the coordinates to one 8-byte lane group for extent().
-  struct Item {
-    int16_t c[4];
-    uint32_t index;
-  };
   struct Box {
     int16_t low[3], high[3];
   };
   struct Node {
-    uint32_t left = 0, right = 0;     // range of items_
+    uint32_t left = 0, right = 0;     // range of the point arrays
     uint32_t child1 = 0, child2 = 0;  // both 0: leaf or not split yet
     bool split = false;
     int axis = 0;
@@ -111,25 +108,20 @@ class NeighbourTree {
 
   static double sq(double v) { return v * v; }
 
-  // Min and max per axis of a node's points, on all axes at once (four 16-bit lanes: one SIMD
-  // min and max per point where the target has them). This pass over every node's points is a
+  // Min and max per axis of a node's points. The coordinates of each axis are contiguous, so
+  // the compiler turns these loops into SIMD min/max; this pass over every node's points is a
   // large part of building the tree.
   void extent(Node& node) const {
-    typedef int16_t Lanes __attribute__((vector_size(8)));
-    const Item* items = items_.data() + node.left;
     const size_t count = node.right - node.left;
-    Lanes low, high;
-    std::memcpy(&low, items[0].c, sizeof low);
-    high = low;
-    for (size_t i = 1; i < count; ++i) {
-      Lanes v;
-      std::memcpy(&v, items[i].c, sizeof v);
-      low = v < low ? v : low;
-      high = v > high ? v : high;
-    }
     for (int d = 0; d < 3; ++d) {
-      node.minV[d] = low[d];
-      node.maxV[d] = high[d];
+      const int16_t* v = coords_[d].data() + node.left;
+      int16_t low = v[0], high = v[0];
+      for (size_t i = 1; i < count; ++i) {
+        low = std::min(low, v[i]);
+        high = std::max(high, v[i]);
+      }
+      node.minV[d] = low;
+      node.maxV[d] = high;
     }
   }
 
@@ -161,7 +153,7 @@ class NeighbourTree {
     const int middle = (box.low[axis] + box.high[axis]) / 2;
     const int cut = std::min<int>(std::max<int>(middle, node.minV[axis]), node.maxV[axis]);
     size_t below, belowOrEqual;
-    partition(items_.data() + node.left, count, axis, cut, below, belowOrEqual);
+    partition(node.left, count, axis, cut, below, belowOrEqual);
     const size_t at = below > count / 2 ? below : (belowOrEqual < count / 2 ? belowOrEqual : count / 2);
 
     Node c1, c2;
@@ -183,28 +175,103 @@ class NeighbourTree {
     nodes_[id] = node;
   }
 
-  // Two-ended swap scans: first [< cut | >= cut], then the upper part into [== cut | > cut].
-  static void partition(Item* items, size_t count, int axis, int cut, size_t& below, size_t& belowOrEqual) {
-    size_t left = 0, right = count - 1;
-    for (;;) {
-      while (left <= right && items[left].c[axis] < cut) ++left;
-      while (right && left <= right && items[right].c[axis] >= cut) --right;
-      if (left > right || !right) break;
-      std::swap(items[left], items[right]);
-      ++left;
-      --right;
+  // The reference's two-ended swap scans, first [< cut | >= cut] and then the upper part into
+  // [== cut | > cut], give the same arrangement as pairing the misplaced points directly: the
+  // k-th point from the left that belongs to the upper part trades places with the k-th point
+  // from the right that belongs to the lower part. Scanning does that with a hard-to-predict
+  // branch per point; here each point's side is one bit of a mask (no branches), and only the
+  // misplaced points, found by counting bits, are touched.
+  void partition(size_t first, size_t count, int axis, int cut, size_t& below, size_t& belowOrEqual) {
+    const int16_t* values = coords_[axis].data() + first;
+    below = classify(values, count, cut, /*above=*/false);
+    swapMisplaced(first, count, below, /*bitMeansLower=*/true);
+    const size_t above = classify(values + below, count - below, cut, /*above=*/true);
+    belowOrEqual = count - above;
+    swapMisplaced(first + below, count - below, belowOrEqual - below, /*bitMeansLower=*/false);
+  }
+
+  // sides_ gets one bit per value, set when the value is below `cut` (or above it, with
+  // `above`); bits past `count` are 0. Returns how many are set.
+  size_t classify(const int16_t* values, size_t count, int cut, bool above) {
+    const size_t words = (count + 63) / 64;
+    if (sides_.size() < words) sides_.resize(words);
+    size_t set = 0;
+    for (size_t w = 0; w < words; ++w) {
+      const size_t base = w * 64, n = std::min<size_t>(64, count - base);
+      uint64_t bits = 0;
+      size_t j = 0;
+      for (; j + 16 <= n; j += 16) bits |= uint64_t(compare16(values + base + j, cut, above)) << j;
+      for (; j < n; ++j) bits |= uint64_t(above ? values[base + j] > cut : values[base + j] < cut) << j;
+      sides_[w] = bits;
+      set += popcount(bits);
     }
-    below = left;
-    right = count - 1;
+    return set;
+  }
+
+  // Bits of v[i] < cut (v[i] > cut with `above`) for 16 values, by SIMD compares where the
+  // target has them: this runs over every point of every node split.
+  static uint32_t compare16(const int16_t* v, int cut, bool above) {
+#if defined(__wasm_simd128__)
+    const v128_t threshold = wasm_i16x8_splat(int16_t(cut));
+    const v128_t a = wasm_v128_load(v), b = wasm_v128_load(v + 8);
+    const v128_t ca = above ? wasm_i16x8_gt(a, threshold) : wasm_i16x8_lt(a, threshold);
+    const v128_t cb = above ? wasm_i16x8_gt(b, threshold) : wasm_i16x8_lt(b, threshold);
+    return uint32_t(wasm_i16x8_bitmask(ca)) | (uint32_t(wasm_i16x8_bitmask(cb)) << 8);
+#elif defined(__SSE2__)
+    const __m128i threshold = _mm_set1_epi16(int16_t(cut));
+    const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(v));
+    const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(v + 8));
+    const __m128i ca = above ? _mm_cmpgt_epi16(a, threshold) : _mm_cmplt_epi16(a, threshold);
+    const __m128i cb = above ? _mm_cmpgt_epi16(b, threshold) : _mm_cmplt_epi16(b, threshold);
+    return uint32_t(_mm_movemask_epi8(_mm_packs_epi16(ca, cb)));
+#else
+    uint32_t bits = 0;
+    for (int j = 0; j < 16; ++j) bits |= uint32_t(above ? v[j] > cut : v[j] < cut) << j;
+    return bits;
+#endif
+  }
+
+  // (Bit tricks rather than __builtin_popcountll, a library call on baseline x86-64.)
+  static size_t popcount(uint64_t v) {
+    v = v - ((v >> 1) & 0x5555555555555555ull);
+    v = (v & 0x3333333333333333ull) + ((v >> 2) & 0x3333333333333333ull);
+    v = (v + (v >> 4)) & 0x0f0f0f0f0f0f0f0full;
+    return size_t((v * 0x0101010101010101ull) >> 56);
+  }
+
+  // Puts the points of [first, first + count) that belong before `boundary` (the lower part)
+  // there, by the reference's pairing: ascending through the points of the upper part and
+  // descending through those of the lower part, swapping pairs until the ascending walk
+  // reaches `boundary` (both walks meet as many misplaced points). sides_ bits mark the lower
+  // part's points when bitMeansLower, the upper part's otherwise.
+  void swapMisplaced(size_t first, size_t count, size_t boundary, bool bitMeansLower) {
+    if (count == 0) return;
+    const size_t words = (count + 63) / 64;
+    const uint64_t lastWordMask = count % 64 ? (uint64_t(1) << (count % 64)) - 1 : ~uint64_t(0);
+    auto partBits = [&](size_t w, bool lower) {
+      const uint64_t bits = lower == bitMeansLower ? sides_[w] : ~sides_[w];
+      return w == words - 1 ? bits & lastWordMask : bits;
+    };
+    size_t up = 0, down = words - 1;
+    uint64_t upBits = partBits(up, false), downBits = partBits(down, true);
     for (;;) {
-      while (left <= right && items[left].c[axis] <= cut) ++left;
-      while (right && left <= right && items[right].c[axis] > cut) --right;
-      if (left > right || !right) break;
-      std::swap(items[left], items[right]);
-      ++left;
-      --right;
+      while (!upBits) {
+        if (++up == words) return;
+        upBits = partBits(up, false);
+      }
+      const size_t i = up * 64 + size_t(__builtin_ctzll(upBits));
+      if (i >= boundary) return;
+      upBits &= upBits - 1;
+      while (!downBits) downBits = partBits(--down, true);
+      const size_t j = down * 64 + 63 - size_t(__builtin_clzll(downBits));
+      downBits &= ~(uint64_t(1) << (j % 64));
+      swapPoints(first + i, first + j);
     }
-    belowOrEqual = left;
+  }
+
+  void swapPoints(size_t a, size_t b) {
+    for (int d = 0; d < 3; ++d) std::swap(coords_[d][a], coords_[d][b]);
+    std::swap(index_[a], index_[b]);
   }
 
   void descend(Result& r, const int16_t* q, uint32_t id, double minDist, double* axisDist) {
@@ -212,12 +279,12 @@ class NeighbourTree {
     const Node& node = nodes_[id];
     if (node.child1 == 0) {
       const double worst = r.worst();
+      const int16_t *xs = coords_[0].data(), *ys = coords_[1].data(), *zs = coords_[2].data();
       for (uint32_t i = node.left; i < node.right; ++i) {
-        const Item& it = items_[i];
         // Integer coordinates: the squared distance is exact in any floating type.
-        const int dx = q[0] - it.c[0], dy = q[1] - it.c[1], dz = q[2] - it.c[2];
+        const int dx = q[0] - xs[i], dy = q[1] - ys[i], dz = q[2] - zs[i];
         const double dist = double(dx * dx + dy * dy + dz * dz);
-        if (dist < worst) r.add(dist, it.index);
+        if (dist < worst) r.add(dist, index_[i]);
       }
       return;
     }
@@ -245,7 +312,9 @@ class NeighbourTree {
   }
 
   static constexpr size_t kLeafSize = 10;
-  std::vector<Item> items_;
+  std::vector<int16_t> coords_[3];  // per axis, in tree order (each node owns a contiguous range)
+  std::vector<uint32_t> index_;     // original index of each point, in the same order
+  std::vector<uint64_t> sides_;     // partition scratch: one bit per point of the node split
   std::vector<Node> nodes_;
 };
 
