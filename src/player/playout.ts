@@ -345,7 +345,7 @@ export class PlayoutSession {
     const networkPlans = this.policy.plan({
       segment: k, segmentDurationS: scene.segmentDuration, objects,
       throughputBps: this.throughputEstimate(), loss: this.loss, rttS: this.rtt.ms / 1000,
-      timeToDeadlineS: deadline - clock.now(), bufferS: Math.max(0, deadline - clock.now() - scene.segmentDuration),
+      timeToDeadlineS: deadline - clock.now(), bufferS: this.bufferedS(),
       bufferTargetS: this.bufferTargetS,
     });
     // Urgency bands by delivery and by whether an earlier segment is still arriving (requestUrgency).

@@ -36,6 +36,7 @@ export interface PlanInput {
   rttS: number;
   /** Seconds from now until the segment must play. */
   timeToDeadlineS: number;
+  /** Seconds of content ready ahead of the playhead (`PlayoutSession.bufferedS`), and the target. */
   bufferS: number;
   bufferTargetS: number;
 }
