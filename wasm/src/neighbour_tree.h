@@ -39,16 +39,18 @@ class NeighbourTree {
       index_[i] = uint32_t(i);
     }
     nodes_.reserve(1024);
+    bounds_.reserve(1024);
     if (count == 0) return;
     Node root;
-    root.left = 0;
     root.right = uint32_t(count);
-    extent(root);
+    Bounds rootBounds;
+    extent(root, rootBounds);
     for (int d = 0; d < 3; ++d) {
-      root.box.low[d] = root.minV[d];
-      root.box.high[d] = root.maxV[d];
+      rootBounds.box.low[d] = rootBounds.minV[d];
+      rootBounds.box.high[d] = rootBounds.maxV[d];
     }
     nodes_.push_back(root);
+    bounds_.push_back(rootBounds);
   }
 
   /// Up to k nearest points of `query`: indices and squared distances, nearest first.
@@ -58,7 +60,7 @@ class NeighbourTree {
     dists[k - 1] = std::numeric_limits<double>::max();
     double axisDist[3] = {0, 0, 0};
     double minDist = 0;
-    const Node& root = nodes_[0];
+    const Bounds& root = bounds_[0];
     for (int d = 0; d < 3; ++d) {
       if (query[d] < root.minV[d]) {
         axisDist[d] = sq(double(query[d]) - root.minV[d]);
@@ -77,13 +79,17 @@ class NeighbourTree {
   struct Box {
     int16_t low[3], high[3];
   };
+  // What a search reads, kept small (16 bytes) so that a descent touches few cache lines.
   struct Node {
-    uint32_t left = 0, right = 0;     // range of the point arrays
-    uint32_t child1 = 0, child2 = 0;  // both 0: leaf or not split yet
+    uint32_t left = 0, right = 0;  // range of the point arrays
+    uint32_t children = 0;         // first of the two (consecutive) children; 0: leaf or not split yet
+    int16_t low = 0, high = 0;     // inner: extent of child 1's points / child 2's points on `axis`
+    uint8_t axis = 0;
     bool split = false;
-    int axis = 0;
-    double low = 0, high = 0;  // inner: extent of child1's points / child2's points on `axis`
-    Box box{};                 // box inherited from the parent (what the split rule uses)
+  };
+  // What only splitting reads, per node.
+  struct Bounds {
+    Box box{};                                          // inherited from the parent (the split rule's box)
     int16_t minV[3] = {0, 0, 0}, maxV[3] = {0, 0, 0};  // real extent of the node's points
   };
   struct Result {
@@ -111,7 +117,7 @@ class NeighbourTree {
   // Min and max per axis of a node's points. The coordinates of each axis are contiguous, so
   // the compiler turns these loops into SIMD min/max; this pass over every node's points is a
   // large part of building the tree.
-  void extent(Node& node) const {
+  void extent(const Node& node, Bounds& bounds) const {
     const size_t count = node.right - node.left;
     for (int d = 0; d < 3; ++d) {
       const int16_t* v = coords_[d].data() + node.left;
@@ -120,8 +126,8 @@ class NeighbourTree {
         low = std::min(low, v[i]);
         high = std::max(high, v[i]);
       }
-      node.minV[d] = low;
-      node.maxV[d] = high;
+      bounds.minV[d] = low;
+      bounds.maxV[d] = high;
     }
   }
 
@@ -133,8 +139,9 @@ class NeighbourTree {
       nodes_[id] = node;
       return;
     }
+    const Bounds bounds = bounds_[id];
     // Axis: largest spread of the points among the axes whose box extent is the largest.
-    const Box& box = node.box;
+    const Box& box = bounds.box;
     int16_t maxSpan = int16_t(box.high[0] - box.low[0]);
     for (int d = 1; d < 3; ++d) maxSpan = std::max(maxSpan, int16_t(box.high[d] - box.low[d]));
     int axis = 0;
@@ -142,7 +149,7 @@ class NeighbourTree {
     for (int d = 0; d < 3; ++d) {
       const int16_t span = int16_t(box.high[d] - box.low[d]);
       if (double(span) > (1 - 0.00001) * double(maxSpan)) {
-        const int16_t spread = int16_t(node.maxV[d] - node.minV[d]);
+        const int16_t spread = int16_t(bounds.maxV[d] - bounds.minV[d]);
         if (spread > maxSpread) {
           axis = d;
           maxSpread = spread;
@@ -151,7 +158,7 @@ class NeighbourTree {
     }
     // Cut at the middle of the box, clamped to the points' range (all values are integers).
     const int middle = (box.low[axis] + box.high[axis]) / 2;
-    const int cut = std::min<int>(std::max<int>(middle, node.minV[axis]), node.maxV[axis]);
+    const int cut = std::min<int>(std::max<int>(middle, bounds.minV[axis]), bounds.maxV[axis]);
     size_t below, belowOrEqual;
     partition(node.left, count, axis, cut, below, belowOrEqual);
     const size_t at = below > count / 2 ? below : (belowOrEqual < count / 2 ? belowOrEqual : count / 2);
@@ -160,18 +167,20 @@ class NeighbourTree {
     c1.left = node.left;
     c1.right = c2.left = node.left + uint32_t(at);
     c2.right = node.right;
-    c1.box = c2.box = box;
-    c1.box.high[axis] = int16_t(cut);
-    c2.box.low[axis] = int16_t(cut);
-    extent(c1);
-    extent(c2);
-    node.axis = axis;
-    node.low = c1.maxV[axis];
-    node.high = c2.minV[axis];
-    node.child1 = uint32_t(nodes_.size());
-    node.child2 = node.child1 + 1;
+    Bounds b1, b2;
+    b1.box = b2.box = box;
+    b1.box.high[axis] = int16_t(cut);
+    b2.box.low[axis] = int16_t(cut);
+    extent(c1, b1);
+    extent(c2, b2);
+    node.axis = uint8_t(axis);
+    node.low = b1.maxV[axis];
+    node.high = b2.minV[axis];
+    node.children = uint32_t(nodes_.size());
     nodes_.push_back(c1);
     nodes_.push_back(c2);
+    bounds_.push_back(b1);
+    bounds_.push_back(b2);
     nodes_[id] = node;
   }
 
@@ -247,37 +256,40 @@ class NeighbourTree {
   void swapMisplaced(size_t first, size_t count, size_t boundary, bool bitMeansLower) {
     if (count == 0) return;
     const size_t words = (count + 63) / 64;
+    const uint64_t* sides = sides_.data();
+    const uint64_t toLower = bitMeansLower ? 0 : ~uint64_t(0);  // sides ^ toLower: lower-part bits
     const uint64_t lastWordMask = count % 64 ? (uint64_t(1) << (count % 64)) - 1 : ~uint64_t(0);
-    auto partBits = [&](size_t w, bool lower) {
-      const uint64_t bits = lower == bitMeansLower ? sides_[w] : ~sides_[w];
+    auto partBits = [&](size_t w, uint64_t flip) {
+      const uint64_t bits = sides[w] ^ flip;
       return w == words - 1 ? bits & lastWordMask : bits;
     };
+    int16_t *x = coords_[0].data() + first, *y = coords_[1].data() + first, *z = coords_[2].data() + first;
+    uint32_t* index = index_.data() + first;
     size_t up = 0, down = words - 1;
-    uint64_t upBits = partBits(up, false), downBits = partBits(down, true);
+    uint64_t upBits = partBits(up, ~toLower), downBits = partBits(down, toLower);
     for (;;) {
       while (!upBits) {
         if (++up == words) return;
-        upBits = partBits(up, false);
+        upBits = partBits(up, ~toLower);
       }
       const size_t i = up * 64 + size_t(__builtin_ctzll(upBits));
       if (i >= boundary) return;
       upBits &= upBits - 1;
-      while (!downBits) downBits = partBits(--down, true);
-      const size_t j = down * 64 + 63 - size_t(__builtin_clzll(downBits));
-      downBits &= ~(uint64_t(1) << (j % 64));
-      swapPoints(first + i, first + j);
+      while (!downBits) downBits = partBits(--down, toLower);
+      const unsigned bit = 63 - unsigned(__builtin_clzll(downBits));
+      downBits ^= uint64_t(1) << bit;
+      const size_t j = down * 64 + bit;
+      std::swap(x[i], x[j]);
+      std::swap(y[i], y[j]);
+      std::swap(z[i], z[j]);
+      std::swap(index[i], index[j]);
     }
-  }
-
-  void swapPoints(size_t a, size_t b) {
-    for (int d = 0; d < 3; ++d) std::swap(coords_[d][a], coords_[d][b]);
-    std::swap(index_[a], index_[b]);
   }
 
   void descend(Result& r, const int16_t* q, uint32_t id, double minDist, double* axisDist) {
     if (!nodes_[id].split) split(id);
     const Node& node = nodes_[id];
-    if (node.child1 == 0) {
+    if (node.children == 0) {
       const double worst = r.worst();
       const int16_t *xs = coords_[0].data(), *ys = coords_[1].data(), *zs = coords_[2].data();
       for (uint32_t i = node.left; i < node.right; ++i) {
@@ -290,18 +302,14 @@ class NeighbourTree {
     }
     // (node may move when children split: copy what is needed before descending)
     const int axis = node.axis;
-    const double value = q[axis];
-    const double diff1 = value - node.low, diff2 = value - node.high;
-    uint32_t best, other;
+    const int value = q[axis];
+    uint32_t best = node.children, other = node.children + 1;
     double cutDist;
-    if (diff1 + diff2 < 0) {
-      best = node.child1;
-      other = node.child2;
-      cutDist = sq(value - node.high);
+    if ((value - node.low) + (value - node.high) < 0) {
+      cutDist = sq(double(value - node.high));
     } else {
-      best = node.child2;
-      other = node.child1;
-      cutDist = sq(value - node.low);
+      std::swap(best, other);
+      cutDist = sq(double(value - node.low));
     }
     descend(r, q, best, minDist, axisDist);
     const double saved = axisDist[axis];
@@ -316,6 +324,7 @@ class NeighbourTree {
   std::vector<uint32_t> index_;     // original index of each point, in the same order
   std::vector<uint64_t> sides_;     // partition scratch: one bit per point of the node split
   std::vector<Node> nodes_;
+  std::vector<Bounds> bounds_;  // per node, as nodes_
 };
 
 }  // namespace vpcc
