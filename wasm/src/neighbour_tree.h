@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <utility>
 #include <vector>
@@ -32,10 +33,11 @@ namespace vpcc {
 class NeighbourTree {
  public:
   NeighbourTree(const int16_t* positions, size_t count) {
-    for (int d = 0; d < 3; ++d) coords_[d].resize(count);
+    points_.resize(count);
     index_.resize(count);
     for (size_t i = 0; i < count; ++i) {
-      for (int d = 0; d < 3; ++d) coords_[d][i] = positions[i * 3 + d];
+      for (int d = 0; d < 3; ++d) points_[i].c[d] = positions[i * 3 + d];
+      points_[i].c[3] = 0;
       index_[i] = uint32_t(i);
     }
     nodes_.reserve(1024);
@@ -76,6 +78,11 @@ class NeighbourTree {
   }
 
  private:
+  // x, y, z and 0: one 8-byte record per point, so that a swap moves it in one piece and SIMD
+  // compares and min/max take two points at a time.
+  struct Point {
+    int16_t c[4];
+  };
   struct Box {
     int16_t low[3], high[3];
   };
@@ -114,20 +121,26 @@ class NeighbourTree {
 
   static double sq(double v) { return v * v; }
 
-  // Min and max per axis of a node's points. The coordinates of each axis are contiguous, so
-  // the compiler turns these loops into SIMD min/max; this pass over every node's points is a
-  // large part of building the tree.
+  // Min and max per axis of a node's points, two points (eight 16-bit lanes) per SIMD min and
+  // max where the target has them: this pass over every node's points is a large part of
+  // building the tree.
   void extent(const Node& node, Bounds& bounds) const {
+    typedef int16_t Lanes __attribute__((vector_size(16)));
+    const Point* points = points_.data() + node.left;
     const size_t count = node.right - node.left;
+    Lanes low, high;
+    std::memcpy(&low, points[0].c, sizeof(Point));
+    std::memcpy(reinterpret_cast<char*>(&low) + sizeof(Point), points[count - 1].c, sizeof(Point));
+    high = low;
+    for (size_t i = 0; i + 2 <= count; i += 2) {
+      Lanes v;
+      std::memcpy(&v, points + i, sizeof v);
+      low = v < low ? v : low;
+      high = v > high ? v : high;
+    }
     for (int d = 0; d < 3; ++d) {
-      const int16_t* v = coords_[d].data() + node.left;
-      int16_t low = v[0], high = v[0];
-      for (size_t i = 1; i < count; ++i) {
-        low = std::min(low, v[i]);
-        high = std::max(high, v[i]);
-      }
-      bounds.minV[d] = low;
-      bounds.maxV[d] = high;
+      bounds.minV[d] = std::min(low[d], low[d + 4]);
+      bounds.maxV[d] = std::max(high[d], high[d + 4]);
     }
   }
 
@@ -191,17 +204,17 @@ class NeighbourTree {
   // branch per point; here each point's side is one bit of a mask (no branches), and only the
   // misplaced points, found by counting bits, are touched.
   void partition(size_t first, size_t count, int axis, int cut, size_t& below, size_t& belowOrEqual) {
-    const int16_t* values = coords_[axis].data() + first;
-    below = classify(values, count, cut, /*above=*/false);
+    const Point* points = points_.data() + first;
+    below = classify(points, count, axis, cut, /*above=*/false);
     swapMisplaced(first, count, below, /*bitMeansLower=*/true);
-    const size_t above = classify(values + below, count - below, cut, /*above=*/true);
+    const size_t above = classify(points + below, count - below, axis, cut, /*above=*/true);
     belowOrEqual = count - above;
     swapMisplaced(first + below, count - below, belowOrEqual - below, /*bitMeansLower=*/false);
   }
 
-  // sides_ gets one bit per value, set when the value is below `cut` (or above it, with
-  // `above`); bits past `count` are 0. Returns how many are set.
-  size_t classify(const int16_t* values, size_t count, int cut, bool above) {
+  // sides_ gets one bit per point, set when its `axis` coordinate is below `cut` (or above it,
+  // with `above`); bits past `count` are 0. Returns how many are set.
+  size_t classify(const Point* points, size_t count, int axis, int cut, bool above) {
     const size_t words = (count + 63) / 64;
     if (sides_.size() < words) sides_.resize(words);
     size_t set = 0;
@@ -209,35 +222,39 @@ class NeighbourTree {
       const size_t base = w * 64, n = std::min<size_t>(64, count - base);
       uint64_t bits = 0;
       size_t j = 0;
-      for (; j + 16 <= n; j += 16) bits |= uint64_t(compare16(values + base + j, cut, above)) << j;
-      for (; j < n; ++j) bits |= uint64_t(above ? values[base + j] > cut : values[base + j] < cut) << j;
+      for (; j + 4 <= n; j += 4) bits |= uint64_t(compare4(points + base + j, axis, cut, above)) << j;
+      for (; j < n; ++j) bits |= uint64_t(above ? points[base + j].c[axis] > cut : points[base + j].c[axis] < cut) << j;
       sides_[w] = bits;
       set += popcount(bits);
     }
     return set;
   }
 
-  // Bits of v[i] < cut (v[i] > cut with `above`) for 16 values, by SIMD compares where the
-  // target has them: this runs over every point of every node split.
-  static uint32_t compare16(const int16_t* v, int cut, bool above) {
+  // Bits of four points' `axis` coordinate < cut (> cut with `above`), by SIMD compares of all
+  // 16 lanes where the target has them (this runs over every point of every node split), then
+  // lane `axis` of each point picked out of the 16-bit lane mask.
+  static uint32_t compare4(const Point* p, int axis, int cut, bool above) {
 #if defined(__wasm_simd128__)
     const v128_t threshold = wasm_i16x8_splat(int16_t(cut));
-    const v128_t a = wasm_v128_load(v), b = wasm_v128_load(v + 8);
+    const v128_t a = wasm_v128_load(p), b = wasm_v128_load(p + 2);
     const v128_t ca = above ? wasm_i16x8_gt(a, threshold) : wasm_i16x8_lt(a, threshold);
     const v128_t cb = above ? wasm_i16x8_gt(b, threshold) : wasm_i16x8_lt(b, threshold);
-    return uint32_t(wasm_i16x8_bitmask(ca)) | (uint32_t(wasm_i16x8_bitmask(cb)) << 8);
+    const uint32_t lanes = uint32_t(wasm_i8x16_bitmask(wasm_i8x16_narrow_i16x8(ca, cb)));
 #elif defined(__SSE2__)
     const __m128i threshold = _mm_set1_epi16(int16_t(cut));
-    const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(v));
-    const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(v + 8));
+    const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 2));
     const __m128i ca = above ? _mm_cmpgt_epi16(a, threshold) : _mm_cmplt_epi16(a, threshold);
     const __m128i cb = above ? _mm_cmpgt_epi16(b, threshold) : _mm_cmplt_epi16(b, threshold);
-    return uint32_t(_mm_movemask_epi8(_mm_packs_epi16(ca, cb)));
+    const uint32_t lanes = uint32_t(_mm_movemask_epi8(_mm_packs_epi16(ca, cb)));
 #else
-    uint32_t bits = 0;
-    for (int j = 0; j < 16; ++j) bits |= uint32_t(above ? v[j] > cut : v[j] < cut) << j;
-    return bits;
+    uint32_t lanes = 0;
+    for (int j = 0; j < 16; ++j) lanes |= uint32_t(above ? p[j / 4].c[j % 4] > cut : p[j / 4].c[j % 4] < cut) << j;
 #endif
+    // Point k's bit is lane 4k + axis; the multiply gathers lanes 0, 4, 8, 12 into bits 9–12
+    // (no two partial products meet, so nothing carries).
+    const uint32_t picked = (lanes >> axis) & 0x1111;
+    return ((picked * 0x249) >> 9) & 0xf;
   }
 
   // (Bit tricks rather than __builtin_popcountll, a library call on baseline x86-64.)
@@ -263,7 +280,7 @@ class NeighbourTree {
       const uint64_t bits = sides[w] ^ flip;
       return w == words - 1 ? bits & lastWordMask : bits;
     };
-    int16_t *x = coords_[0].data() + first, *y = coords_[1].data() + first, *z = coords_[2].data() + first;
+    Point* points = points_.data() + first;
     uint32_t* index = index_.data() + first;
     size_t up = 0, down = words - 1;
     uint64_t upBits = partBits(up, ~toLower), downBits = partBits(down, toLower);
@@ -279,9 +296,7 @@ class NeighbourTree {
       const unsigned bit = 63 - unsigned(__builtin_clzll(downBits));
       downBits ^= uint64_t(1) << bit;
       const size_t j = down * 64 + bit;
-      std::swap(x[i], x[j]);
-      std::swap(y[i], y[j]);
-      std::swap(z[i], z[j]);
+      std::swap(points[i], points[j]);
       std::swap(index[i], index[j]);
     }
   }
@@ -291,10 +306,10 @@ class NeighbourTree {
     const Node& node = nodes_[id];
     if (node.children == 0) {
       const double worst = r.worst();
-      const int16_t *xs = coords_[0].data(), *ys = coords_[1].data(), *zs = coords_[2].data();
       for (uint32_t i = node.left; i < node.right; ++i) {
+        const int16_t* p = points_[i].c;
         // Integer coordinates: the squared distance is exact in any floating type.
-        const int dx = q[0] - xs[i], dy = q[1] - ys[i], dz = q[2] - zs[i];
+        const int dx = q[0] - p[0], dy = q[1] - p[1], dz = q[2] - p[2];
         const double dist = double(dx * dx + dy * dy + dz * dz);
         if (dist < worst) r.add(dist, index_[i]);
       }
@@ -320,7 +335,7 @@ class NeighbourTree {
   }
 
   static constexpr size_t kLeafSize = 10;
-  std::vector<int16_t> coords_[3];  // per axis, in tree order (each node owns a contiguous range)
+  std::vector<Point> points_;       // in tree order (each node owns a contiguous range)
   std::vector<uint32_t> index_;     // original index of each point, in the same order
   std::vector<uint64_t> sides_;     // partition scratch: one bit per point of the node split
   std::vector<Node> nodes_;
