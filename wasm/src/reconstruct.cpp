@@ -59,7 +59,7 @@ void unrotate45(uint8_t axis, unsigned bitDepth3d, int32_t p[3]) {
 /// point local reconstruction and pixel deinterleaving add between coded depths (which no
 /// attribute pixel carries), from the nearest points that have one.
 constexpr uint8_t kColourByTransfer = 0xff;
-/// A raw point whose colour sits in the auxiliary attribute video (at its x, y there).
+/// A raw or EOM point whose colour sits in the auxiliary attribute video (at its x, y there).
 constexpr uint8_t kColourFromAuxiliary = 0xfe;
 
 enum class PointKind : uint8_t { Projected, Eom, Raw };
@@ -89,6 +89,10 @@ struct FrameTools {
   const Picture* geometry[4] = {nullptr, nullptr, nullptr, nullptr};
   /// Raw points in the auxiliary videos (null: in the main videos).
   const Picture* auxiliaryGeometry = nullptr;
+  /// EOM points' colours in the auxiliary attribute video (of this width) rather than in the
+  /// main attribute videos.
+  bool eomInAuxiliaryVideo = false;
+  uint32_t auxiliaryAttributeWidth = 0;
 };
 
 /// Reconstruction of one atlas tile, in the reference decoder's order (which colour transfer
@@ -108,6 +112,7 @@ class TileReconstruction {
   void projectPatches(bool boundaries) {
     const size_t count = tile_.patches.size();
     eomPointsOfPatch_.resize(t_.eom ? count : 0);
+    boundaries_ = boundaries;
     inlineBoundaries_ = boundaries && !t_.eom;
     for (size_t n = 0; n < count; ++n) {
       const size_t pi = t_.precedenceOrder ? count - 1 - n : n;
@@ -123,30 +128,45 @@ class TileReconstruction {
   }
 
   /// EOM points follow the projected points, member patch by member patch; their colours sit
-  /// block by block (packing blocks in raster order across the tile) from the EOM patch's corner.
+  /// block by block (packing blocks in raster order) from the EOM patch's corner, in the main
+  /// attribute videos across the tile, or in the auxiliary attribute video across its width.
   void appendEomPoints() {
     const uint32_t bs = t_.blockSize, blockPixels = bs * bs;
     const size_t count = tile_.patches.size();
+    // The reference decoder reads EOM colours from the auxiliary video with a pixel-in-block
+    // counter it never resets between the tile's EOM patches, while each patch's block count
+    // starts again at 0 (the two agree when every patch's points fill whole blocks).
+    uint32_t auxiliaryPixelInBlock = 0;
     for (const EomPatch& ep : tile_.eomPatches) {
       uint32_t placed = 0;
       for (uint32_t member : ep.memberPatches) {
         const size_t patch = t_.precedenceOrder ? count - 1 - member : member;
         if (member >= count) throw ParseError("EOM patch refers to a missing patch");
         for (Point pt : eomPointsOfPatch_[patch]) {
-          const uint32_t block = placed / blockPixels, within = placed % blockPixels;
-          const uint64_t u = uint64_t(block % blocksWide_) * bs + within % bs + uint64_t(ep.u0) * bs;
-          const uint64_t v = uint64_t(block / blocksWide_) * bs + within / bs + uint64_t(ep.v0) * bs;
-          if (u >= tile_.width || v >= tile_.height) throw ParseError("EOM points run past the atlas tile");
-          pt.x = uint16_t(tile_.x + u);
-          pt.y = uint16_t(tile_.y + v);
           pt.patch = uint32_t(count);
-          pt.map = mainVideoColour(pt.x, pt.y);
+          if (t_.eomInAuxiliaryVideo) {
+            placeInAuxiliaryVideo(ep, placed, auxiliaryPixelInBlock, pt);
+            auxiliaryPixelInBlock = (auxiliaryPixelInBlock + 1) % blockPixels;
+          } else {
+            const uint32_t block = placed / blockPixels, within = placed % blockPixels;
+            const uint64_t u = uint64_t(block % blocksWide_) * bs + within % bs + uint64_t(ep.u0) * bs;
+            const uint64_t v = uint64_t(block / blocksWide_) * bs + within / bs + uint64_t(ep.v0) * bs;
+            if (u >= tile_.width || v >= tile_.height) throw ParseError("EOM points run past the atlas tile");
+            pt.x = uint16_t(tile_.x + u);
+            pt.y = uint16_t(tile_.y + v);
+            pt.map = mainVideoColour(pt.x, pt.y);
+            // The reference decoder marks the colour pixels occupied; boundary flags see them so.
+            occupied_[size_t(v) * tile_.width + u] = 1;
+          }
           points_.push_back(pt);
-          // The reference decoder marks the colour pixels occupied; boundary flags see them so.
-          occupied_[size_t(v) * tile_.width + u] = 1;
           ++placed;
         }
       }
+      // The reference decoder pairs the auxiliary video's colours with the EOM points in order,
+      // as many per EOM patch as it signals: other counts would shift every later colour.
+      if (t_.eomInAuxiliaryVideo && placed != ep.points)
+        throw ParseError("EOM patch signals " + std::to_string(ep.points) + " points, its codes give " +
+                         std::to_string(placed));
     }
   }
 
@@ -194,11 +214,12 @@ class TileReconstruction {
   }
 
   /// Boundary flags for geometry and attribute smoothing, after EOM points changed the
-  /// occupancy (raw points are never boundary points).
+  /// occupancy (raw points are never boundary points; EOM points coloured from the auxiliary
+  /// video got theirs when placed).
   void markBoundaries(size_t first) {
     for (size_t i = first; i < points_.size(); ++i) {
       Point& pt = points_[i];
-      if (pt.kind == PointKind::Raw) continue;
+      if (pt.kind == PointKind::Raw || pt.map == kColourFromAuxiliary) continue;
       const uint32_t x = pt.x - tile_.x, y = pt.y - tile_.y;
       pt.boundary = occupied_[size_t(y) * tile_.width + x] && isBoundaryPixel(occupied_, tile_.width, tile_.height, x, y);
     }
@@ -250,6 +271,34 @@ class TileReconstruction {
           if (any) blockToPatch_[size_t(yb) * blocksWide_ + xb] = uint32_t(pi + 1);
         }
     }
+  }
+
+  /// The EOM patch's point number `placed`, whose colour is pixel `colourPixelInBlock` of block
+  /// placed / (block size)² (packing blocks in raster order across the auxiliary attribute
+  /// video) from the EOM patch's corner there. The reference decoder also puts the point on the
+  /// tile, at pixel `placed` laid out the same way but from the tile's corner across the tile,
+  /// whatever the EOM patch's position, without marking it occupied; smoothing's boundary flag
+  /// comes from that pixel, so it is taken there.
+  void placeInAuxiliaryVideo(const EomPatch& ep, uint32_t placed, uint32_t colourPixelInBlock, Point& pt) const {
+    const uint32_t bs = t_.blockSize, block = placed / (bs * bs);
+    if (t_.auxiliaryAttributeWidth > 0) {  // 0: the stream has no attribute
+      const uint32_t auxiliaryBlocksWide = t_.auxiliaryAttributeWidth / bs;
+      if (auxiliaryBlocksWide == 0) throw ParseError("auxiliary attribute video narrower than a packing block");
+      const uint64_t x = uint64_t(ep.u0) * bs + uint64_t(block % auxiliaryBlocksWide) * bs + colourPixelInBlock % bs;
+      const uint64_t y = uint64_t(ep.v0) * bs + uint64_t(block / auxiliaryBlocksWide) * bs + colourPixelInBlock / bs;
+      if (x > UINT16_MAX || y > UINT16_MAX) throw ParseError("EOM points run past the auxiliary video");
+      pt.x = uint16_t(x);
+      pt.y = uint16_t(y);
+    }
+    pt.map = kColourFromAuxiliary;
+    if (!boundaries_) return;
+    if (blocksWide_ == 0) throw ParseError("EOM points in an atlas tile narrower than a packing block");
+    const uint32_t pixelInBlock = placed % (bs * bs);
+    const uint32_t u = (block % blocksWide_) * bs + pixelInBlock % bs;
+    const uint64_t v = uint64_t(block / blocksWide_) * bs + pixelInBlock / bs;
+    if (v >= tile_.height) throw ParseError("EOM points run past the atlas tile");
+    pt.boundary =
+        occupied_[size_t(v) * tile_.width + u] && isBoundaryPixel(occupied_, tile_.width, tile_.height, u, uint32_t(v));
   }
 
   /// Where an EOM or raw point at atlas pixel (x, y) of the main videos gets its colour: there,
@@ -529,8 +578,17 @@ class TileReconstruction {
   std::vector<uint32_t> blockToPatch_;  // patch index + 1 per packing block, 0: none
   uint32_t blocksWide_ = 0;
   std::vector<std::vector<Point>> eomPointsOfPatch_;
-  bool inlineBoundaries_ = false;
+  bool boundaries_ = false;        // boundary flags are wanted
+  bool inlineBoundaries_ = false;  // ... and marked as the projected points are made
 };
+
+/// The colour at (x, y) of a 4:4:4 attribute picture, which the reference decoder takes as
+/// GBR-coded RGB: planes G, B, R.
+void gbrPixelAsRgb(const Picture& picture, uint32_t x, uint32_t y, uint16_t rgb[3]) {
+  rgb[0] = picture.planes[2].at(x, y);
+  rgb[1] = picture.planes[0].at(x, y);
+  rgb[2] = picture.planes[1].at(x, y);
+}
 
 /// Colours of the tile's points in [first, end) that no attribute pixel carries: the mean of
 /// the colours of the 5 nearest points coloured from the main attribute videos, weighted by
@@ -664,15 +722,20 @@ PointCloudFrame reconstructFrame(const CodedSequence& seq, const DecodedAtlasFra
     tools.plrModes = &asps.plr[0].modes;
   }
   tools.surfaceThickness = int32_t(asps.surfaceThicknessMinus1 + 1u);
+  // With the auxiliary video enabled, raw points' coordinates and colours and EOM points'
+  // colours are in the auxiliary videos. The reference decoder decides this for the atlas from
+  // the ASPS (and VPS), not from each patch's flag, and so does this decoder.
   const Picture* auxiliaryAttribute = nullptr;
   if (tools.raw && asps.auxiliaryVideoEnabled) {
     if (f >= video.auxiliaryGeometry.size()) throw ParseError("auxiliary geometry picture missing for frame " + std::to_string(f));
     tools.auxiliaryGeometry = &video.auxiliaryGeometry[f];
-    if (hasAttribute) {
-      if (f >= video.auxiliaryAttribute.size())
-        throw ParseError("auxiliary attribute picture missing for frame " + std::to_string(f));
-      auxiliaryAttribute = &video.auxiliaryAttribute[f];
-    }
+  }
+  tools.eomInAuxiliaryVideo = tools.eom && asps.auxiliaryVideoEnabled;
+  if ((tools.auxiliaryGeometry || tools.eomInAuxiliaryVideo) && hasAttribute) {
+    if (f >= video.auxiliaryAttribute.size())
+      throw ParseError("auxiliary attribute picture missing for frame " + std::to_string(f));
+    auxiliaryAttribute = &video.auxiliaryAttribute[f];
+    tools.auxiliaryAttributeWidth = auxiliaryAttribute->width;
   }
   for (uint32_t m = 0; m < mapCount; ++m) {
     const Picture& g = geometryPicture(m);
@@ -693,10 +756,10 @@ PointCloudFrame reconstructFrame(const CodedSequence& seq, const DecodedAtlasFra
   PointCloudFrame out;
   for (const DecodedTile& tile : frame.tiles) {
     if (tile.width == 0 || tile.height == 0) continue;  // no pixels, so no patches either
-    if (tools.eom && asps.auxiliaryVideoEnabled && !tile.eomPatches.empty())
-      throw ParseError("EOM points in an auxiliary video are not supported yet");
-    if (tools.raw && asps.auxiliaryVideoEnabled && !tile.rawPatches.empty() && frame.tiles.size() > 1)
-      throw ParseError("raw points in the auxiliary video of a tiled atlas are not supported yet");
+    const bool usesAuxiliaryVideo = (tools.auxiliaryGeometry && !tile.rawPatches.empty()) ||
+                                    (tools.eomInAuxiliaryVideo && !tile.eomPatches.empty());
+    if (usesAuxiliaryVideo && frame.tiles.size() > 1)
+      throw ParseError("raw or EOM points in the auxiliary video of a tiled atlas are not supported yet");
     tileStarts.push_back(points.size());
     TileReconstruction reconstruction(tools, tile, occupancyPicture, points);
     reconstruction.projectPatches(wantSmoothingInfo);
@@ -750,24 +813,26 @@ PointCloudFrame reconstructFrame(const CodedSequence& seq, const DecodedAtlasFra
     // A 4:4:4 attribute video is GBR-coded RGB to the reference decoder (it converts no colour).
     out.rgbColours = attributePictures[0]->chroma444;
     std::optional<AttributeSampler> auxiliarySampler;
-    if (auxiliaryAttribute) auxiliarySampler.emplace(*auxiliaryAttribute);
+    if (auxiliaryAttribute && !auxiliaryAttribute->chroma444) auxiliarySampler.emplace(*auxiliaryAttribute);
     for (size_t i = 0; i < points.size(); ++i) {
       const Point& pt = points[i];
       uint16_t* colour = &out.colors16[i * 3];
       if (pt.map < mapCount && out.rgbColours) {
-        const Picture& picture = *attributePictures[pt.map];
-        colour[0] = picture.planes[2].at(pt.x, pt.y);
-        colour[1] = picture.planes[0].at(pt.x, pt.y);
-        colour[2] = picture.planes[1].at(pt.x, pt.y);
+        gbrPixelAsRgb(*attributePictures[pt.map], pt.x, pt.y, colour);
       } else if (pt.map < mapCount) {
         samplers[pt.map].sample(pt.x, pt.y, colour);
       } else if (pt.map == kColourFromAuxiliary) {
         if (pt.x >= auxiliaryAttribute->width || pt.y >= auxiliaryAttribute->height)
-          throw ParseError("raw patch outside the auxiliary attribute picture");
-        auxiliarySampler->sample(pt.x, pt.y, colour);
+          throw ParseError("raw or EOM point outside the auxiliary attribute picture");
+        // The auxiliary video is read by its own format: 4:4:4 as GBR-coded RGB like the main
+        // videos, 4:2:0 through the Y'CbCr chain.
+        if (auxiliaryAttribute->chroma444)
+          gbrPixelAsRgb(*auxiliaryAttribute, pt.x, pt.y, colour);
+        else
+          auxiliarySampler->sample(pt.x, pt.y, colour);
         // The reference decoder keeps these colours as 8-bit values (the low byte of its 16-bit
-        // samples) in its 16-bit colour array, and converts them as 16-bit Y'CbCr like every
-        // other colour. Conformance is to its output, so the same happens here.
+        // samples) in its 16-bit colour array, and converts them like every other colour
+        // (4:2:0 ones as 16-bit Y'CbCr). Conformance is to its output, so the same happens here.
         for (int c = 0; c < 3; ++c) colour[c] &= 0xff;
       }
     }

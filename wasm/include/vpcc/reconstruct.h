@@ -47,7 +47,8 @@ struct DecodedVideo {
   std::vector<Picture> occupancy;
   std::vector<Picture> geometry[4];   // per map (map 0 only when maps are interleaved in one stream)
   std::vector<Picture> attribute[4];  // first attribute, per map
-  /// Auxiliary videos (raw points' coordinates and colours, when the ASPS puts them there).
+  /// Auxiliary videos (raw points' coordinates and colours, EOM points' colours, when the ASPS
+  /// puts them there).
   std::vector<Picture> auxiliaryGeometry, auxiliaryAttribute;
   bool mapsInterleaved = true;        // one stream carries map 0 and map 1 of each frame alternately
 };
