@@ -333,3 +333,19 @@ describe('PlayoutSession abandonment', () => {
     expect(session.freezeSummary().count).toBe(0);
   });
 });
+
+describe('PlayoutSession link rate', () => {
+  it('counts decoding time as nothing against the link: a slow decoder neither abandons nor lowers qualities', async () => {
+    const clock = new VirtualClock();
+    const link = new ScriptedLink(clock, () => 200e6);
+    // 0.4 s to decode any object, on four workers: after arriving, objects wait while the link idles.
+    const slow: SegmentDecoder = { parallelism: 4, decode: async () => { await clock.sleep(0.4); return { frames: [], decodeMs: 1 }; } };
+    const events: string[] = [];
+    const session = await playOn(clock, link, 10, { decoder: slow, onEvent: (e) => events.push(e.type) });
+    expect(events).not.toContain('abandoned');
+    // 200 Mbit/s carries the top quality of both objects (32 Mbit/s) many times over.
+    const late = session.segmentRecords().filter((r) => r.index >= 4);
+    expect(late.length).toBeGreaterThan(0);
+    for (const r of late) expect(r.quality, `segment ${r.index} ${r.object}`).toBe(4);
+  });
+});

@@ -449,8 +449,9 @@ export class PlayoutSession {
         return;
       }
       if (this.stop.signal.aborted) return;
+      // Still arriving: an object that arrived is decoding, not using the link.
       const pending = [...this.tasks.values()].flat()
-        .filter((t) => t.plan.delivery === 'reliable' && !t.settled && !t.abandoned)
+        .filter((t) => t.plan.delivery === 'reliable' && !t.settled && t.completedAt === undefined && !t.abandoned)
         .sort((a, b) => a.deadline - b.deadline || a.plan.urgency - b.plan.urgency || a.requestedAt - b.requestedAt);
       const now = clock.now();
       meter.record(now, this.bytesArrived, pending.length > 0);
