@@ -135,9 +135,8 @@ export class PlayoutSession {
   private readonly lastQuality = new Map<string, number>();
   private readonly decodeCost = new DecodeCostModel();
   private readonly records: QoeSegment[] = [];
-  /** Bytes arrived on all requests so far, and their rate while reliable requests wait (abandonment.ts). */
+  /** Bytes arrived on all requests so far (the abandonment rule's link rate). */
   private bytesArrived = 0;
-  private readonly linkRate = new LinkRateMeter();
   private loss: LossModel = { rate: 0, meanBurst: 1 };
   private lossWeight = 0;
   private readonly rtt = new RttEstimator(16, DEFAULT_RTT_S * 1000);
@@ -260,13 +259,7 @@ export class PlayoutSession {
 
   /** Current throughput estimate (bit/s) and loss/RTT measurements. */
   network(): { throughputBps: number | null; loss: LossModel; rttS: number } {
-    return { throughputBps: this.throughputEstimate(), loss: this.loss, rttS: this.rtt.ms / 1000 };
-  }
-
-  /** Segment goodput, with the rate of what is arriving now as one more sample (bit/s). */
-  private throughputEstimate(): number | null {
-    const live = this.linkRate.rate();
-    return this.throughput.estimate(live === null ? null : live * 8);
+    return { throughputBps: this.throughput.estimate(), loss: this.loss, rttS: this.rtt.ms / 1000 };
   }
 
   private playoutTime(k: number): number {
@@ -344,7 +337,7 @@ export class PlayoutSession {
     });
     const networkPlans = this.policy.plan({
       segment: k, segmentDurationS: scene.segmentDuration, objects,
-      throughputBps: this.throughputEstimate(), loss: this.loss, rttS: this.rtt.ms / 1000,
+      throughputBps: this.throughput.estimate(), loss: this.loss, rttS: this.rtt.ms / 1000,
       timeToDeadlineS: deadline - clock.now(), bufferS: this.bufferedS(),
       bufferTargetS: this.bufferTargetS,
     });
@@ -441,7 +434,7 @@ export class PlayoutSession {
    */
   private async watchDeadlines(signal: AbortSignal): Promise<void> {
     const { clock } = this.cfg;
-    const meter = this.linkRate;
+    const meter = new LinkRateMeter();
     for (;;) {
       try {
         await clock.sleep(ABANDON_CHECK_S, signal);

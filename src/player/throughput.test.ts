@@ -25,14 +25,6 @@ describe('ThroughputEstimator', () => {
     e.addSegment([{ receivedBytes: 125_000, startMs: 0, endMs: 1000 }]); // window drops the 10 Mb/s
     expect(e.estimate()).toBeCloseTo(1e6);
   });
-  it('takes the current rate when it is lower than the segments measured, never when higher', () => {
-    const e = new ThroughputEstimator(2);
-    expect(e.estimate(1e6)).toBeNull(); // nothing measured yet
-    e.addSegment([{ receivedBytes: 125_000, startMs: 0, endMs: 100 }]); // 10 Mb/s
-    expect(e.estimate(2e6)).toBeCloseTo(2e6);
-    expect(e.estimate(50e6)).toBeCloseTo(10e6);
-    expect(e.estimate(null)).toBeCloseTo(10e6);
-  });
   it('rejects a bad window', () => {
     expect(() => new ThroughputEstimator(0)).toThrow(/window/);
   });

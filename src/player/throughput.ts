@@ -54,16 +54,9 @@ export class ThroughputEstimator {
     if (this.history.length > this.window) this.history.shift();
   }
 
-  /**
-   * Estimated bits/s, or null before the first measured segment. `liveBps` is the rate of the
-   * transfers still in flight; when it is lower it is the estimate: segments are measured when
-   * they play, a buffer later, so a rate that collapsed while segments are still arriving would
-   * not lower the estimate until then (and the next requests would ask for what the link can no
-   * longer carry).
-   */
-  estimate(liveBps: number | null = null): number | null {
+  /** Estimated bits/s, or null before the first measured segment. */
+  estimate(): number | null {
     if (this.history.length === 0) return null;
-    const segments = this.history.length / this.history.reduce((sum, g) => sum + 1 / g, 0);
-    return liveBps !== null && liveBps > 0 ? Math.min(segments, liveBps) : segments;
+    return this.history.length / this.history.reduce((sum, g) => sum + 1 / g, 0);
   }
 }
