@@ -15,7 +15,6 @@ import type { Clock } from './clock';
 import { DECODE_HEADROOM, DecodeCostModel, fitDecodeBudget } from './decodeBudget';
 import type { DecodedSegment, SegmentDecoder } from './decoder';
 import type { LossModel } from './fecModel';
-import { LinkRateMeter, planAbandonments } from './abandonment';
 import { FreezeTracker } from './freezes';
 import { type SceneModel, type SceneObject, segmentPath } from './mpd';
 import type { DeliveryPolicy, ObjectPlan, PlanDelivery, PlanObject } from './policy';
@@ -123,8 +122,6 @@ interface ObjectTask {
 }
 
 const DEFAULT_RTT_S = 0.05;
-/** Seconds between abandonment checks. */
-const ABANDON_CHECK_S = 0.1;
 /** Seconds of content requested ahead of the playhead unless configured (docs/player.md → Playout). */
 export const DEFAULT_BUFFER_TARGET_S = 2;
 
@@ -135,8 +132,6 @@ export class PlayoutSession {
   private readonly lastQuality = new Map<string, number>();
   private readonly decodeCost = new DecodeCostModel();
   private readonly records: QoeSegment[] = [];
-  /** Bytes arrived on all requests so far (the abandonment rule's link rate). */
-  private bytesArrived = 0;
   private loss: LossModel = { rate: 0, meanBurst: 1 };
   private lossWeight = 0;
   private readonly rtt = new RttEstimator(16, DEFAULT_RTT_S * 1000);
@@ -275,8 +270,6 @@ export class PlayoutSession {
     const { clock } = this.cfg;
     this.origin = clock.now();
     const end = this.cfg.durationS === undefined ? Infinity : this.origin + this.cfg.durationS;
-    const watchdog = new AbortController();
-    void this.watchDeadlines(watchdog.signal);
     try {
       // Startup: segment 0 at the lowest quality; playback starts once its reliable objects are in.
       this.request(0, this.origin + Math.max(4, 2 * this.bufferTargetS));
@@ -299,7 +292,6 @@ export class PlayoutSession {
     } catch (e) {
       if (!this.stop.signal.aborted) this.cfg.onEvent?.({ type: 'error', message: e instanceof Error ? e.message : String(e) });
     } finally {
-      watchdog.abort();
       // A freeze still open when playback ends counts up to now. Segments that never reached
       // their playout time are not outcomes: their requests are cancelled, not recorded.
       this.freezes.end(clock.now() * 1000);
@@ -394,7 +386,6 @@ export class PlayoutSession {
             // Reliable objects may stall playback, so the origin keeps sending them past the deadline.
             deadlineMs: delivery === 'datagram' ? Math.round(timeLeftMs) : undefined,
             onProgress: (received, total) => {
-              this.bytesArrived += Math.max(0, received - task.receivedBytes);
               task.receivedBytes = received;
               task.objectBytes = total;
             },
@@ -424,49 +415,35 @@ export class PlayoutSession {
         task.settled = true;
       }
     })();
+    if (plan.delivery === 'reliable') void this.watchForAbandon(task);
     return task;
   }
 
   /**
-   * Abandonment (abandonment.ts): every 100 ms, reliable requests that the link can no longer
-   * deliver before their deadline, with what is queued before them, are replaced by a quality
-   * that can arrive. Runs until playback ends.
+   * dash.js's abandonment, per object: shortly before the deadline, a reliable request whose
+   * remaining bytes will not arrive in time at its measured rate is cancelled and replaced by the
+   * lowest quality, when that is a lower one.
    */
-  private async watchDeadlines(signal: AbortSignal): Promise<void> {
+  private async watchForAbandon(task: ObjectTask): Promise<void> {
     const { clock } = this.cfg;
-    const meter = new LinkRateMeter();
-    for (;;) {
-      try {
-        await clock.sleep(ABANDON_CHECK_S, signal);
-      } catch {
-        return;
-      }
-      if (this.stop.signal.aborted) return;
-      // Still arriving: an object that arrived is decoding, not using the link.
-      const pending = [...this.tasks.values()].flat()
-        .filter((t) => t.plan.delivery === 'reliable' && !t.settled && t.completedAt === undefined && !t.abandoned)
-        .sort((a, b) => a.deadline - b.deadline || a.plan.urgency - b.plan.urgency || a.requestedAt - b.requestedAt);
-      const now = clock.now();
-      meter.record(now, this.bytesArrived, pending.length > 0);
-      const rate = meter.rate();
-      if (rate === null) continue;
-      const d = this.cfg.scene.segmentDuration;
-      const expected = (t: ObjectTask, q: number) => (t.object.representations[q].bandwidth * d) / 8;
-      const plans = planAbandonments(pending.map((t) => ({
-        deadline: t.deadline, quality: t.plan.quality,
-        remainingBytes: t.objectBytes > 0 ? t.objectBytes - t.receivedBytes : expected(t, t.plan.quality),
-        bytesAtQuality: t.object.representations.map((_, q) => expected(t, q)),
-      })), now, rate, d);
-      for (const { index, quality } of plans) this.abandon(pending[index], quality);
+    const checkAt = task.deadline - 0.25 * this.cfg.scene.segmentDuration;
+    try {
+      await clock.sleep(checkAt - clock.now(), task.abort.signal);
+    } catch {
+      return;
     }
-  }
-
-  private abandon(task: ObjectTask, quality: number): void {
+    if (task.settled || task.plan.quality === 0 || this.stop.signal.aborted) return;
+    const elapsed = clock.now() - task.requestedAt;
+    const rate = elapsed > 0 ? task.receivedBytes / elapsed : 0;
+    const remaining = task.objectBytes > 0 ? task.objectBytes - task.receivedBytes : Infinity;
+    const eta = rate > 0 ? remaining / rate : Infinity;
+    if (clock.now() + eta <= task.deadline) return;
     task.abandoned = true;
     task.abort.abort();
     this.cfg.onEvent?.({ type: 'abandoned', objectId: task.object.id, index: task.index, fromQuality: task.plan.quality });
-    const replacement = this.start(task.object, task.index, { ...task.plan, quality }, task.visibleArea, task.rank, task.deadline);
-    this.tasks.get(task.index)?.push(replacement);
+    const replacement = this.start(task.object, task.index, { ...task.plan, quality: 0, urgency: 0 }, task.visibleArea, task.rank, task.deadline);
+    const list = this.tasks.get(task.index);
+    if (list) list.push(replacement);
   }
 
   /**
