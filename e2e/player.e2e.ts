@@ -149,11 +149,12 @@ describe('faults', () => {
   it('qr: a cut link stalls playback; the freeze is counted and playback resumes', async () => {
     const relay = await startRelay(origin.quicPort, []);
     try {
-      const run = play({ mode: 'qr', wt: `https://127.0.0.1:${relay.port}/holoquic`, duration: '20' }, 90);
-      // Cut: the relay stops forwarding for 4 s (its process is stopped), then continues.
+      const run = play({ mode: 'qr', wt: `https://127.0.0.1:${relay.port}/holoquic`, duration: '25' }, 90);
+      // Cut: the relay stops forwarding for 6 s (its process is stopped), then continues — 4 s
+      // longer than the player's 2-s buffer can bridge.
       await new Promise((r) => setTimeout(r, 6000));
       relay.process.kill('SIGSTOP');
-      await new Promise((r) => setTimeout(r, 4000));
+      await new Promise((r) => setTimeout(r, 6000));
       relay.process.kill('SIGCONT');
       const { qoe } = await run;
       expect(qoe.freezes.length).toBeGreaterThanOrEqual(1);
