@@ -5,6 +5,7 @@
 #include <cstring>
 #include <numeric>
 #include <optional>
+#include <utility>
 
 #include "vpcc/bit_reader.h"
 #include "vpcc/color.h"
@@ -148,10 +149,7 @@ class TileReconstruction {
             placeInAuxiliaryVideo(ep, placed, auxiliaryPixelInBlock, pt);
             auxiliaryPixelInBlock = (auxiliaryPixelInBlock + 1) % blockPixels;
           } else {
-            const uint32_t block = placed / blockPixels, within = placed % blockPixels;
-            const uint64_t u = uint64_t(block % blocksWide_) * bs + within % bs + uint64_t(ep.u0) * bs;
-            const uint64_t v = uint64_t(block / blocksWide_) * bs + within / bs + uint64_t(ep.v0) * bs;
-            if (u >= tile_.width || v >= tile_.height) throw ParseError("EOM points run past the atlas tile");
+            const auto [u, v] = eomTilePixel(placed, ep.u0, ep.v0);
             pt.x = uint16_t(tile_.x + u);
             pt.y = uint16_t(tile_.y + v);
             pt.map = mainVideoColour(pt.x, pt.y);
@@ -220,8 +218,7 @@ class TileReconstruction {
     for (size_t i = first; i < points_.size(); ++i) {
       Point& pt = points_[i];
       if (pt.kind == PointKind::Raw || pt.map == kColourFromAuxiliary) continue;
-      const uint32_t x = pt.x - tile_.x, y = pt.y - tile_.y;
-      pt.boundary = occupied_[size_t(y) * tile_.width + x] && isBoundaryPixel(occupied_, tile_.width, tile_.height, x, y);
+      pt.boundary = occupiedBoundary(pt.x - tile_.x, pt.y - tile_.y);
     }
   }
 
@@ -292,13 +289,24 @@ class TileReconstruction {
     }
     pt.map = kColourFromAuxiliary;
     if (!boundaries_) return;
+    const auto [u, v] = eomTilePixel(placed, 0, 0);
+    pt.boundary = occupiedBoundary(u, v);
+  }
+
+  /// Tile pixel of EOM point number `placed` laid out block by block (packing blocks in raster
+  /// order across the tile) from packing block (cornerU, cornerV).
+  std::pair<uint32_t, uint32_t> eomTilePixel(uint32_t placed, uint32_t cornerU, uint32_t cornerV) const {
     if (blocksWide_ == 0) throw ParseError("EOM points in an atlas tile narrower than a packing block");
-    const uint32_t pixelInBlock = placed % (bs * bs);
-    const uint32_t u = (block % blocksWide_) * bs + pixelInBlock % bs;
-    const uint64_t v = uint64_t(block / blocksWide_) * bs + pixelInBlock / bs;
-    if (v >= tile_.height) throw ParseError("EOM points run past the atlas tile");
-    pt.boundary =
-        occupied_[size_t(v) * tile_.width + u] && isBoundaryPixel(occupied_, tile_.width, tile_.height, u, uint32_t(v));
+    const uint32_t bs = t_.blockSize, block = placed / (bs * bs), within = placed % (bs * bs);
+    const uint64_t u = uint64_t(block % blocksWide_) * bs + within % bs + uint64_t(cornerU) * bs;
+    const uint64_t v = uint64_t(block / blocksWide_) * bs + within / bs + uint64_t(cornerV) * bs;
+    if (u >= tile_.width || v >= tile_.height) throw ParseError("EOM points run past the atlas tile");
+    return {uint32_t(u), uint32_t(v)};
+  }
+
+  /// Smoothing's boundary flag of tile pixel (u, v): occupied, with an unoccupied neighbour.
+  bool occupiedBoundary(uint32_t u, uint32_t v) const {
+    return occupied_[size_t(v) * tile_.width + u] && isBoundaryPixel(occupied_, tile_.width, tile_.height, u, v);
   }
 
   /// Where an EOM or raw point at atlas pixel (x, y) of the main videos gets its colour: there,
