@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
+
+#include "vpcc/bit_reader.h"
 
 // The reference results depend on every float rounding step: products and sums must not be fused
 // into FMA instructions (only possible when the target has FMA, e.g. -march=native).
@@ -44,6 +47,25 @@ inline uint16_t toSixteenBit(float value, bool chroma) {
   return uint16_t(roundClipped(scaled, 65535));
 }
 
+// toSixteenBit(value, true) of four values at once: the same operations, lane by lane.
+typedef float F32x4 __attribute__((vector_size(16)));
+typedef int32_t I32x4 __attribute__((vector_size(16)));
+typedef double F64x2 __attribute__((vector_size(16)));
+inline I32x4 toSixteenBitChroma(F32x4 value) {
+  F64x2 low = {double(value[0]), double(value[1])}, high = {double(value[2]), double(value[3])};
+  low = 65535.0 * low + 32768.0;
+  high = 65535.0 * high + 32768.0;
+  const F32x4 scaled = {float(low[0]), float(low[1]), float(high[0]), float(high[1])};
+  // roundClipped(scaled, 65535); comparisons give -1 in lanes where true. The values lie well
+  // inside int32 (chroma in [-0.5, 0.5] filtered by taps summing to 1).
+  const I32x4 whole = __builtin_convertvector(scaled, I32x4);
+  const F32x4 fraction = scaled - __builtin_convertvector(whole, F32x4);
+  I32x4 rounded = whole - I32x4(fraction >= 0.5f);
+  rounded &= I32x4(scaled > 0.f);
+  const I32x4 top = I32x4(scaled >= 65535.f);
+  return (rounded & ~top) | (65535 & top);
+}
+
 }  // namespace
 
 AttributeSampler::AttributeSampler(const Picture& picture) : picture_(&picture) {
@@ -61,38 +83,81 @@ AttributeSampler::AttributeSampler(const Picture& picture) : picture_(&picture) 
     const float l = std::min(std::max(float(weight * double(s)), 0.f), 1.f);
     luma16_[s] = toSixteenBit(l, false);
   }
+  const Plane& luma = picture.planes[0];
+  if (luma.width < picture.width || luma.height < picture.height || luma.samples.size() < size_t(luma.width) * luma.height)
+    throw ParseError("attribute picture's luma plane is smaller than the picture");
+  for (int c = 1; c < 3; ++c) {
+    const Plane& plane = picture.planes[c];
+    const uint32_t wantWidth = picture.chroma444 ? picture.width : (picture.width + 1) / 2;
+    const uint32_t wantHeight = picture.chroma444 ? picture.height : (picture.height + 1) / 2;
+    if (plane.width < wantWidth || plane.height < wantHeight || plane.samples.size() < size_t(plane.width) * plane.height)
+      throw ParseError("attribute picture's chroma planes are smaller than its format needs");
+  }
+  if (!picture.chroma444) {
+    tilesWide_ = (picture.width + kTile - 1) / kTile;
+    tileDone_.assign(size_t(tilesWide_) * ((picture.height + kTile - 1) / kTile), 0);
+    // Not initialised: a pixel is read only after its tile is up-sampled.
+    chroma16_.reset(new uint16_t[size_t(picture.width) * picture.height * 2]);
+  }
 }
 
-float AttributeSampler::chromaAt(int planeIndex, uint32_t x, uint32_t y) const {
-  const Plane& plane = picture_->planes[planeIndex];
-  ColumnCache& cache = cache_[planeIndex - 1];
-  if (cache.row != y) {
-    cache.row = y;
-    std::fill(cache.column, cache.column + ColumnCache::kSlots, -1);
-  }
-  const int lastRow = int(plane.height) - 1, lastColumn = int(plane.width) - 1;
-  const int i = int(y >> 1);
-  const float* taps = (y & 1) ? kVerticalOdd : kVerticalEven;
-  const int firstRow = (y & 1) ? i - 1 : i - 2;
-  const uint16_t* rows[4];
-  for (int k = 0; k < 4; ++k) rows[k] = plane.samples.data() + size_t(clampIndex(firstRow + k, lastRow)) * plane.width;
+void AttributeSampler::upsampleTile(uint32_t tileX, uint32_t tileY) const {
+  const Picture& p = *picture_;
+  const uint32_t x0 = tileX * kTile, y0 = tileY * kTile;
+  const uint32_t x1 = std::min(x0 + kTile, p.width), y1 = std::min(y0 + kTile, p.height);
   const float* lut = chromaValue_.data();
   const uint16_t maxSample = maxSample_;
-  auto vertical = [&](int column) {
-    const int slot = column & (ColumnCache::kSlots - 1);
-    if (cache.column[slot] == column) return cache.value[slot];
-    float sum = 0.f;
-    for (int k = 0; k < 4; ++k) sum += taps[k] * lut[std::min(rows[k][column], maxSample)];
-    const float value = sum * kInvWeightSum;
-    cache.column[slot] = column;
-    cache.value[slot] = value;
-    return value;
-  };
-  const int j = int(x >> 1);
-  if (!(x & 1)) return vertical(j);
-  float sum = 0.f;
-  for (int k = 0; k < 4; ++k) sum += kHorizontalOdd[k] * vertical(clampIndex(j - 1 + k, lastColumn));
-  return sum * kInvWeightSum;
+  // The tile's chroma neighbourhood as normalised floats: columns x0/2 - 1 .. x0/2 + 10 and rows
+  // y0/2 - 2 .. y0/2 + 9 (edges repeated). Even pixel 2j takes column j, odd pixel 2j + 1
+  // filters columns j - 1 .. j + 2; even row 2i filters rows i - 2 .. i + 1, odd row 2i + 1
+  // rows i - 1 .. i + 2.
+  constexpr int kColumns = kTile / 2 + 4, kRows = kTile / 2 + 4;
+  static_assert(kColumns % 4 == 0, "whole vectors of columns");
+  for (int c = 1; c < 3; ++c) {
+    const Plane& plane = p.planes[c];
+    const int lastRow = int(plane.height) - 1, lastColumn = int(plane.width) - 1;
+    int column[kColumns];
+    for (int u = 0; u < kColumns; ++u) column[u] = clampIndex(int(x0 / 2) - 1 + u, lastColumn);
+    float neighbourhood[kRows][kColumns];
+    for (int r = 0; r < kRows; ++r) {
+      const uint16_t* row = plane.samples.data() + size_t(clampIndex(int(y0 / 2) - 2 + r, lastRow)) * plane.width;
+      for (int u = 0; u < kColumns; ++u) neighbourhood[r][u] = lut[std::min(row[column[u]], maxSample)];
+    }
+    for (uint32_t y = y0; y < y1; ++y) {
+      const float* taps = (y & 1) ? kVerticalOdd : kVerticalEven;
+      const int firstRow = int(y >> 1) - int(y0 / 2) + int(y & 1);  // index of row i - 2 or i - 1
+      float vertical[kColumns];
+      for (int q = 0; q < kColumns; q += 4) {
+        F32x4 sum = {0.f, 0.f, 0.f, 0.f};
+        for (int k = 0; k < 4; ++k) {
+          F32x4 s;
+          std::memcpy(&s, &neighbourhood[firstRow + k][q], sizeof s);
+          sum += taps[k] * s;
+        }
+        sum *= kInvWeightSum;
+        std::memcpy(vertical + q, &sum, sizeof sum);
+      }
+      // Output pixels x0 + 2m (even) and x0 + 2m + 1 (odd), m = 0 .. 7, four at a time.
+      uint16_t* out = chroma16_.get() + (size_t(y) * p.width + x0) * 2 + (c - 1);
+      for (int m = 0; m < int(kTile / 2); m += 4) {
+        F32x4 even, odd = {0.f, 0.f, 0.f, 0.f};
+        std::memcpy(&even, vertical + m + 1, sizeof even);
+        for (int k = 0; k < 4; ++k) {
+          F32x4 v;
+          std::memcpy(&v, vertical + m + k, sizeof v);
+          odd += kHorizontalOdd[k] * v;
+        }
+        odd *= kInvWeightSum;
+        const I32x4 evenSample = toSixteenBitChroma(even), oddSample = toSixteenBitChroma(odd);
+        for (int lane = 0; lane < 4; ++lane) {
+          const uint32_t x = x0 + 2 * uint32_t(m + lane);
+          if (x < x1) out[size_t(2 * (m + lane)) * 2] = uint16_t(evenSample[lane]);
+          if (x + 1 < x1) out[size_t(2 * (m + lane) + 1) * 2] = uint16_t(oddSample[lane]);
+        }
+      }
+    }
+  }
+  tileDone_[size_t(tileY) * tilesWide_ + tileX] = 1;
 }
 
 void AttributeSampler::sample(uint32_t x, uint32_t y, uint16_t out[3]) const {
@@ -102,8 +167,11 @@ void AttributeSampler::sample(uint32_t x, uint32_t y, uint16_t out[3]) const {
     for (int c = 1; c < 3; ++c) out[c] = toSixteenBit(chromaValue_[std::min(p.planes[c].at(x, y), maxSample_)], true);
     return;
   }
-  out[1] = toSixteenBit(chromaAt(1, x, y), true);
-  out[2] = toSixteenBit(chromaAt(2, x, y), true);
+  const size_t tile = size_t(y / kTile) * tilesWide_ + x / kTile;
+  if (!tileDone_[tile]) upsampleTile(x / kTile, y / kTile);
+  const uint16_t* chroma = chroma16_.get() + (size_t(y) * p.width + x) * 2;
+  out[1] = chroma[0];
+  out[2] = chroma[1];
 }
 
 void yuv16ToRgb8(const uint16_t yuv[3], uint8_t rgb[3]) {

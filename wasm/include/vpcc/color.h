@@ -7,37 +7,36 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "vpcc/video.h"
 
 namespace vpcc {
 
-/// Samples one decoded attribute picture at full resolution as 16-bit Y'CbCr. Only the samples
-/// a point needs are computed (no full-picture up-sampling); building one costs two small
-/// look-up tables, sampling allocates nothing. Points come in runs along picture rows, and
-/// neighbouring pixels share vertically filtered chroma columns, so those are cached per row
-/// (the cache makes a sampler single-threaded; results do not depend on it).
+/// Samples one decoded attribute picture at full resolution as 16-bit Y'CbCr. Chroma is
+/// up-sampled 16×16 pixels at a time (SIMD), the first time a pixel of such a tile is sampled,
+/// and kept: points cover a fraction of the picture (patches), but come pixel by pixel, so
+/// per-point filtering repeated the same taps many times over. Building one allocates the
+/// full-resolution chroma planes (4 bytes a pixel, uninitialised) and two small look-up tables;
+/// the tile cache makes a sampler single-threaded (results do not depend on it).
 class AttributeSampler {
  public:
+  /// Throws ParseError when the planes do not fit the picture's size and format.
   explicit AttributeSampler(const Picture& picture);
   /// Y, Cb, Cr at 16 bits of the pixel (x, y) (x < width, y < height).
   void sample(uint32_t x, uint32_t y, uint16_t out[3]) const;
 
  private:
-  /// The vertically filtered chroma columns last computed on one output row of one plane.
-  struct ColumnCache {
-    static constexpr int kSlots = 8;  // direct-mapped by column
-    uint32_t row = UINT32_MAX;
-    int32_t column[kSlots];
-    float value[kSlots];
-  };
-  float chromaAt(int plane, uint32_t x, uint32_t y) const;
+  static constexpr uint32_t kTile = 16;  // output pixels per side of an up-sampled tile
+  void upsampleTile(uint32_t tileX, uint32_t tileY) const;
   const Picture* picture_;
-  mutable ColumnCache cache_[2];  // Cb, Cr
   std::vector<float> chromaValue_;  // sample → normalised chroma in [-0.5, 0.5]
   std::vector<uint16_t> luma16_;    // sample → 16-bit luma
   uint16_t maxSample_;
+  uint32_t tilesWide_ = 0;
+  mutable std::vector<uint8_t> tileDone_;         // per tile: chroma16_ holds it
+  mutable std::unique_ptr<uint16_t[]> chroma16_;  // 4:2:0 only: Cb, Cr per pixel at 16 bits
 };
 
 /// A 16-bit Y'CbCr colour (chroma offset 32768) to 8-bit R'G'B', BT.709, rounded and clipped.
