@@ -241,7 +241,7 @@ const PointCloudFrame& DecodeSession::reconstruct(uint32_t frame, bool postProce
   const DecodedAtlasFrame& atlas = state.atlas[ref.atlasFrame];
   output_ = PointCloudFrame();  // free the previous frame before building the next
   PointCloudFrame reconstructed = reconstructFrame(seq, atlas, state.video);
-  output_ = postProcess ? vpcc::postProcess(seq, atlas, reconstructed) : std::move(reconstructed);
+  output_ = postProcess ? vpcc::postProcess(seq, atlas, std::move(reconstructed)) : std::move(reconstructed);
   return output_;
 }
 

@@ -6,6 +6,10 @@
 
 #include "vpcc/bit_reader.h"
 
+#if defined(__wasm_simd128__)
+#include <wasm_simd128.h>
+#endif
+
 // The reference results depend on every float rounding step: products and sums must not be fused
 // into FMA instructions (only possible when the target has FMA, e.g. -march=native).
 #if defined(__clang__)
@@ -160,18 +164,8 @@ void AttributeSampler::upsampleTile(uint32_t tileX, uint32_t tileY) const {
   tileDone_[size_t(tileY) * tilesWide_ + tileX] = 1;
 }
 
-void AttributeSampler::sample(uint32_t x, uint32_t y, uint16_t out[3]) const {
-  const Picture& p = *picture_;
-  out[0] = luma16_[std::min(p.planes[0].at(x, y), maxSample_)];
-  if (p.chroma444) {
-    for (int c = 1; c < 3; ++c) out[c] = toSixteenBit(chromaValue_[std::min(p.planes[c].at(x, y), maxSample_)], true);
-    return;
-  }
-  const size_t tile = size_t(y / kTile) * tilesWide_ + x / kTile;
-  if (!tileDone_[tile]) upsampleTile(x / kTile, y / kTile);
-  const uint16_t* chroma = chroma16_.get() + (size_t(y) * p.width + x) * 2;
-  out[1] = chroma[0];
-  out[2] = chroma[1];
+void AttributeSampler::sampleChroma444(uint32_t x, uint32_t y, uint16_t out[3]) const {
+  for (int c = 1; c < 3; ++c) out[c] = toSixteenBit(chromaValue_[std::min(picture_->planes[c].at(x, y), maxSample_)], true);
 }
 
 void yuv16ToRgb8(const uint16_t yuv[3], uint8_t rgb[3]) {
@@ -187,7 +181,40 @@ void yuv16ToRgb8(const uint16_t yuv[3], uint8_t rgb[3]) {
 }
 
 void yuv16ToRgb8(const uint16_t* yuv, uint8_t* rgb, size_t count) {
-  for (size_t i = 0; i < count; ++i) yuv16ToRgb8(yuv + i * 3, rgb + i * 3);
+  size_t i = 0;
+#if defined(__wasm_simd128__)
+  // Two colours at a time: the scalar version's double operations, lane by lane. pmax(x, lo) and
+  // pmin(x, hi) are std::max(x, lo) and std::min(x, hi) exactly (same operand picked on ties).
+  const v128_t weight = wasm_f64x2_splat(1.0 / 65535.0), zero = wasm_f64x2_splat(0.0), one = wasm_f64x2_splat(1.0);
+  const v128_t minusHalf = wasm_f64x2_splat(-0.5), half = wasm_f64x2_splat(0.5), top = wasm_f64x2_splat(255.0);
+  auto to8 = [&](v128_t c) {
+    // roundClipped(c * 255, 255): clipping first sends NaN and negatives to 0 (NaN's fraction
+    // compares false), then whole + (fraction >= 0.5), as whole numbers in doubles.
+    const v128_t v = wasm_f64x2_pmin(wasm_f64x2_pmax(wasm_f64x2_mul(c, top), zero), top);
+    const v128_t whole = wasm_f64x2_trunc(v);
+    return wasm_f64x2_add(whole, wasm_v128_and(wasm_f64x2_ge(wasm_f64x2_sub(v, whole), half), one));
+  };
+  for (; i + 2 <= count; i += 2) {
+    const uint16_t* a = yuv + i * 3;
+    const v128_t y = wasm_f64x2_pmin(wasm_f64x2_pmax(wasm_f64x2_mul(weight, wasm_f64x2_make(a[0], a[3])), zero), one);
+    const v128_t u = wasm_f64x2_pmin(
+        wasm_f64x2_pmax(wasm_f64x2_mul(weight, wasm_f64x2_make(a[1] - 32768.0, a[4] - 32768.0)), minusHalf), half);
+    const v128_t v = wasm_f64x2_pmin(
+        wasm_f64x2_pmax(wasm_f64x2_mul(weight, wasm_f64x2_make(a[2] - 32768.0, a[5] - 32768.0)), minusHalf), half);
+    const v128_t r = to8(wasm_f64x2_add(y, wasm_f64x2_mul(wasm_f64x2_splat(1.57480), v)));
+    const v128_t g = to8(wasm_f64x2_sub(wasm_f64x2_sub(y, wasm_f64x2_mul(wasm_f64x2_splat(0.18733), u)),
+                                        wasm_f64x2_mul(wasm_f64x2_splat(0.46813), v)));
+    const v128_t b = to8(wasm_f64x2_add(y, wasm_f64x2_mul(wasm_f64x2_splat(1.85563), u)));
+    uint8_t* out = rgb + i * 3;
+    out[0] = uint8_t(wasm_f64x2_extract_lane(r, 0));
+    out[1] = uint8_t(wasm_f64x2_extract_lane(g, 0));
+    out[2] = uint8_t(wasm_f64x2_extract_lane(b, 0));
+    out[3] = uint8_t(wasm_f64x2_extract_lane(r, 1));
+    out[4] = uint8_t(wasm_f64x2_extract_lane(g, 1));
+    out[5] = uint8_t(wasm_f64x2_extract_lane(b, 1));
+  }
+#endif
+  for (; i < count; ++i) yuv16ToRgb8(yuv + i * 3, rgb + i * 3);
 }
 
 }  // namespace vpcc

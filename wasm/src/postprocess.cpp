@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <string>
 #include <unordered_map>
 
@@ -223,15 +224,18 @@ size_t smoothAttributesGrid(PointCloudFrame& frame, const AttributeSmoothingPara
   return recolouredCount;
 }
 
-size_t smoothGeometryGrid(PointCloudFrame& frame, const GridSmoothingParams& params, std::vector<uint8_t>& moved) {
+namespace {
+
+/// Grid geometry smoothing with cells of `g` voxels a side; `Cells` divides non-negative
+/// coordinates by g (a shift when g is a power of two, as in every stream seen so far: integer
+/// division is one of the slowest instructions in wasm, and this runs for every point).
+template <typename Cells>
+size_t smoothOnGrid(PointCloudFrame& frame, const GridSmoothingParams& params, const Cells cells, std::vector<uint8_t>& moved) {
   const size_t n = frame.size();
-  moved.assign(n, 0);
-  if (n == 0 || frame.boundary.size() != n || frame.patchIndex.size() != n) return 0;
   int16_t* pos = frame.positions.data();
   const int g = int(params.gridSize), half = g / 2;
   int maxCoord = pos[0];
   for (size_t i = 0; i < n * 3; ++i) maxCoord = std::max<int>(maxCoord, pos[i]);
-  for (int d = 0; d < 3; ++d) maxCoord = std::max<int>(maxCoord, pos[d]);
   const int w = (maxCoord + g - 1) / g;
   if (w <= 0) return 0;  // no point inside the grid
   const int margin = std::max(half, 1), limit = g * w;
@@ -240,18 +244,22 @@ size_t smoothGeometryGrid(PointCloudFrame& frame, const GridSmoothingParams& par
       if (p[d] < margin || limit <= p[d] + margin) return false;
     return true;
   };
-  // First of the 2×2×2 cells around a point (the cells whose centres enclose it).
+  // First of the 2×2×2 cells around a point (the cells whose centres enclose it); p is inside.
   auto firstCell = [&](const int16_t* p, int c[3]) {
-    for (int d = 0; d < 3; ++d) c[d] = p[d] / g + ((p[d] % g < half) ? -1 : 0);
+    for (int d = 0; d < 3; ++d) c[d] = cells.quotient(p[d]) + (cells.remainder(p[d]) < half ? -1 : 0);
   };
   const size_t w2 = size_t(w) * w;
-  // Cells around boundary points get a slot (dense grid → slot, -1 = none), bounded so that a
-  // corrupt stream cannot ask for gigabytes (10-bit geometry with 8³ cells needs 2^21).
+  // Cells around boundary points get a slot, bounded so that a corrupt stream cannot ask for
+  // gigabytes (10-bit geometry with 8³ cells needs 2^21). A bitmap says which cells have one;
+  // the slot grid itself is read only there, so it is never initialised (no 8 MB fill per frame,
+  // and the bitmap, 1/32 of its size, is what the per-point lookups touch first).
   constexpr size_t kMaxGridCells = size_t(1) << 25;
   const size_t gridCells = w2 * size_t(w);
   if (gridCells > kMaxGridCells)
     throw ParseError("geometry smoothing grid of " + std::to_string(gridCells) + " cells is beyond this decoder's limit");
-  std::vector<int32_t> slotOf(gridCells, -1);
+  std::vector<uint32_t> hasSlot((gridCells + 31) / 32, 0);
+  std::unique_ptr<int32_t[]> slotOf(new int32_t[gridCells]);
+  auto slotAt = [&](size_t cell) { return (hasSlot[cell >> 5] >> (cell & 31)) & 1u ? slotOf[cell] : -1; };
   int32_t slots = 0;
   for (size_t i = 0; i < n; ++i) {
     const int16_t* p = pos + i * 3;
@@ -261,8 +269,13 @@ size_t smoothGeometryGrid(PointCloudFrame& frame, const GridSmoothingParams& par
     for (int dx = 0; dx < 2; ++dx)
       for (int dy = 0; dy < 2; ++dy)
         for (int dz = 0; dz < 2; ++dz) {
-          int32_t& s = slotOf[size_t(c[0] + dx) + size_t(c[1] + dy) * w + size_t(c[2] + dz) * w2];
-          if (s == -1) s = slots++;
+          const size_t cell = size_t(c[0] + dx) + size_t(c[1] + dy) * w + size_t(c[2] + dz) * w2;
+          uint32_t& word = hasSlot[cell >> 5];
+          const uint32_t bit = 1u << (cell & 31);
+          if (!(word & bit)) {
+            word |= bit;
+            slotOf[cell] = slots++;
+          }
         }
   }
   if (slots == 0) return 0;
@@ -275,7 +288,7 @@ size_t smoothGeometryGrid(PointCloudFrame& frame, const GridSmoothingParams& par
   for (size_t i = 0; i < n; ++i) {
     const int16_t* p = pos + i * 3;
     if (!inside(p)) continue;
-    const int32_t s = slotOf[size_t(p[0] / g) + size_t(p[1] / g) * w + size_t(p[2] / g) * w2];
+    const int32_t s = slotAt(size_t(cells.quotient(p[0])) + size_t(cells.quotient(p[1])) * w + size_t(cells.quotient(p[2])) * w2);
     if (s < 0) continue;
     const uint32_t patch = frame.patchIndex[i] + 1;
     if (cellCount[s] == 0) {
@@ -349,16 +362,49 @@ size_t smoothGeometryGrid(PointCloudFrame& frame, const GridSmoothingParams& par
   return movedCount;
 }
 
-void transferColors(const PointCloudFrame& source, PointCloudFrame& target, const std::vector<uint8_t>& moved) {
-  const size_t ns = source.size(), nt = target.size();
-  if (ns == 0 || nt == 0 || source.colors16.size() != ns * 3 || target.colors16.size() != nt * 3) return;
+/// Division by a power-of-two cell size, as shifts and masks.
+struct PowerOfTwoCells {
+  int shift;
+  int quotient(int v) const { return v >> shift; }
+  int remainder(int v) const { return v & ((1 << shift) - 1); }
+};
+/// Division by any other cell size.
+struct AnyCells {
+  int size;
+  int quotient(int v) const { return v / size; }
+  int remainder(int v) const { return v % size; }
+};
+
+}  // namespace
+
+size_t smoothGeometryGrid(PointCloudFrame& frame, const GridSmoothingParams& params, std::vector<uint8_t>& moved) {
+  const size_t n = frame.size();
+  moved.assign(n, 0);
+  if (n == 0 || frame.boundary.size() != n || frame.patchIndex.size() != n) return 0;
+  const int g = int(params.gridSize);
+  if ((g & (g - 1)) == 0) {
+    int shift = 0;
+    while ((1 << shift) < g) ++shift;
+    return smoothOnGrid(frame, params, PowerOfTwoCells{shift}, moved);
+  }
+  return smoothOnGrid(frame, params, AnyCells{g}, moved);
+}
+
+namespace {
+
+/// transferColors from the points at `sourcePositions` (the frame before smoothing: the same
+/// points, in the same order, as the target's) with colours `srcColor`, which may be the
+/// target's own colours: every read of them happens before the moved points' new colours are
+/// written.
+void transferColorsFrom(const int16_t* sourcePositions, const uint16_t* srcColor, PointCloudFrame& target,
+                        const std::vector<uint8_t>& moved) {
+  const size_t nt = target.size(), ns = nt;
   std::vector<uint32_t> movedList;
   for (size_t i = 0; i < nt; ++i)
     if (moved[i]) movedList.push_back(uint32_t(i));
   if (movedList.empty()) return;
-  NeighbourTree sourceTree(source.positions.data(), ns);
+  NeighbourTree sourceTree(sourcePositions, ns);
   NeighbourTree targetTree(target.positions.data(), nt);
-  const uint16_t* srcColor = source.colors16.data();
   const uint16_t* tgtColor = target.colors16.data();
 
   // Forward: each moved point from its 8 nearest unsmoothed points (the one at its position if
@@ -409,7 +455,7 @@ void transferColors(const PointCloudFrame& source, PointCloudFrame& target, cons
   for (size_t m = 0; m < movedList.size(); ++m) movedAt[m] = key(target.positions.data() + size_t(movedList[m]) * 3);
   std::sort(movedAt.begin(), movedAt.end());
   for (const uint32_t s : candidates) {
-    const int16_t* ps = source.positions.data() + size_t(s) * 3;
+    const int16_t* ps = sourcePositions + size_t(s) * 3;
     if (!moved[s] && !std::binary_search(movedAt.begin(), movedAt.end(), key(ps))) continue;
     uint32_t nearest;
     double d;
@@ -449,20 +495,39 @@ void transferColors(const PointCloudFrame& source, PointCloudFrame& target, cons
     std::copy(&result[m * 3], &result[m * 3] + 3, target.colors16.data() + size_t(movedList[m]) * 3);
 }
 
+}  // namespace
+
+void transferColors(const PointCloudFrame& source, PointCloudFrame& target, const std::vector<uint8_t>& moved) {
+  const size_t n = target.size();
+  if (n == 0 || source.size() != n || moved.size() != n || source.colors16.size() != n * 3 || target.colors16.size() != n * 3)
+    return;
+  transferColorsFrom(source.positions.data(), source.colors16.data(), target, moved);
+}
+
 PointCloudFrame postProcess(const CodedSequence& seq, const DecodedAtlasFrame& frame, const PointCloudFrame& input,
                             PostProcessReport* report) {
-  PointCloudFrame out = input;
+  return postProcess(seq, frame, PointCloudFrame(input), report);
+}
+
+PointCloudFrame postProcess(const CodedSequence& seq, const DecodedAtlasFrame& frame, PointCloudFrame&& input,
+                            PostProcessReport* report) {
+  PointCloudFrame out = std::move(input);
+  const bool hasSmoothingInfo = out.boundary.size() == out.size();
   PostProcessReport local;
   GridSmoothingParams params;
   std::vector<uint8_t> moved;
-  if (gridSmoothingFor(seq, frame, params) && input.boundary.size() == input.size()) {
+  if (gridSmoothingFor(seq, frame, params) && hasSmoothingInfo) {
     local.geometrySmoothed = true;
+    // Colour transfer needs the positions before smoothing; the colours it reads are still the
+    // frame's own (it writes the moved points' colours last), so only positions are kept.
+    const std::vector<int16_t> unsmoothed = out.positions;
     local.movedPoints = smoothGeometryGrid(out, params, moved);
-    if (local.movedPoints) transferColors(input, out, moved);
+    if (local.movedPoints && out.colors16.size() == out.positions.size())
+      transferColorsFrom(unsmoothed.data(), out.colors16.data(), out, moved);
   }
   AttributeSmoothingParams attributeParams;
   std::vector<uint8_t> recoloured;
-  if (attributeSmoothingFor(seq, frame, attributeParams) && input.boundary.size() == input.size()) {
+  if (attributeSmoothingFor(seq, frame, attributeParams) && hasSmoothingInfo) {
     local.attributesSmoothed = true;
     local.recolouredPoints = smoothAttributesGrid(out, attributeParams, moved, recoloured);
   }

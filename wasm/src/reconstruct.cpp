@@ -104,6 +104,10 @@ class TileReconstruction {
   TileReconstruction(const FrameTools& tools, const DecodedTile& tile, const Picture& occupancyPicture,
                      std::vector<Point>& points)
       : t_(tools), tile_(tile), points_(points), geometry0_(tools.geometry[0]->planes[0]) {
+    // The maps' samples, read per point (as raw pointers: the points' stores could otherwise
+    // alias the path to them, which the compiler would then reload for every point).
+    depthWidth_ = geometry0_.width;
+    for (uint32_t m = 0; m < t_.mapCount; ++m) depth_[m] = t_.geometry[m]->planes[0].samples.data();
     buildOccupancy(occupancyPicture.planes[0]);
     buildBlockToPatch();
   }
@@ -328,23 +332,46 @@ class TileReconstruction {
   /// How a pixel's depths become points (one per tile, chosen once).
   enum class Tool { Maps, Eom, Interleaved, Plr };
 
+  /// A patch's pixel (u, v) lies at tile pixel (x0 + xu·u + xv·v, y0 + yu·u + yv·v): each
+  /// orientation is a rotation or mirror, so patchToCanvas is affine and its steps are read off it.
+  struct CanvasMap {
+    int64_t x0, y0, xu, xv, yu, yv;
+    explicit CanvasMap(const Patch& p, uint32_t bs) {
+      uint32_t ox, oy, ux, uy, vx, vy;
+      patchToCanvas(p, bs, 0, 0, ox, oy);
+      patchToCanvas(p, bs, 1, 0, ux, uy);
+      patchToCanvas(p, bs, 0, 1, vx, vy);
+      x0 = ox;
+      y0 = oy;
+      xu = int64_t(ux) - ox;
+      yu = int64_t(uy) - oy;
+      xv = int64_t(vx) - ox;
+      yv = int64_t(vy) - oy;
+    }
+  };
+
   template <Tool tool>
   void projectPatch(size_t pi) {
     const Patch& p = tile_.patches[pi];
     const uint32_t bs = t_.blockSize;
+    const CanvasMap canvas(p, bs);
+    const uint8_t* occupied = occupied_.data();
+    const uint32_t tileWidth = tile_.width;
     for (uint32_t vb = 0; vb < p.sizeV0; ++vb)
       for (uint32_t ub = 0; ub < p.sizeU0; ++ub) {
         uint32_t xb, yb;
         patchToCanvas(p, 1, ub, vb, xb, yb);
         if (blockToPatch_[size_t(yb) * blocksWide_ + xb] != pi + 1) continue;
         const PlrMode* plrMode = tool == Tool::Plr ? &plrModeOf(p, ub, vb) : nullptr;
-        for (uint32_t dv = 0; dv < bs; ++dv)
+        for (uint32_t dv = 0; dv < bs; ++dv) {
+          const uint32_t v = vb * bs + dv;
+          const int32_t bitangent = int32_t(int64_t(v) * p.lodY + p.v1);
           for (uint32_t du = 0; du < bs; ++du) {
-            const uint32_t u = ub * bs + du, v = vb * bs + dv;
+            const uint32_t u = ub * bs + du;
             if (t_.sizeQuantizer && (u >= p.sizeXPixels || v >= p.sizeYPixels)) continue;
-            uint32_t x, y;
-            patchToCanvas(p, bs, u, v, x, y);
-            if (!occupied_[size_t(y) * tile_.width + x]) continue;
+            const uint32_t x = uint32_t(canvas.x0 + canvas.xu * u + canvas.xv * v);
+            const uint32_t y = uint32_t(canvas.y0 + canvas.yu * u + canvas.yv * v);
+            if (!occupied[size_t(y) * tileWidth + x]) continue;
             const Pixel px{p,
                            pi,
                            tile_.x + x,
@@ -352,8 +379,8 @@ class TileReconstruction {
                            x,
                            y,
                            int32_t(int64_t(u) * p.lodX + p.u1),
-                           int32_t(int64_t(v) * p.lodY + p.v1),
-                           uint8_t(inlineBoundaries_ && isBoundaryPixel(occupied_, tile_.width, tile_.height, x, y))};
+                           bitangent,
+                           uint8_t(inlineBoundaries_ && isBoundaryPixel(occupied_, tileWidth, tile_.height, x, y))};
             if constexpr (tool == Tool::Eom)
               projectEom(px);
             else if constexpr (tool == Tool::Interleaved)
@@ -363,6 +390,7 @@ class TileReconstruction {
             else
               projectMaps(px);
           }
+        }
       }
   }
 
@@ -377,7 +405,7 @@ class TileReconstruction {
 
   // Each point is written once, in place: copying a just-written Point (a 16-byte load after
   // 4-byte stores) stalled on store forwarding in this, the hottest loop.
-  Point& emit(const Pixel& px, int64_t normal, uint8_t map) {
+  [[gnu::always_inline]] Point& emit(const Pixel& px, int64_t normal, uint8_t map) {
     Point& pt = points_.emplace_back();
     place(px, normal, pt);
     pt.x = uint16_t(px.ax);
@@ -389,7 +417,7 @@ class TileReconstruction {
     return pt;
   }
 
-  void place(const Pixel& px, int64_t normal, Point& pt) const {
+  [[gnu::always_inline]] void place(const Pixel& px, int64_t normal, Point& pt) const {
     const Patch& p = px.patch;
     pt.pos[p.tangentAxis] = px.tangent;
     pt.pos[p.bitangentAxis] = px.bitangent;
@@ -397,7 +425,9 @@ class TileReconstruction {
     if (p.axisOfAdditionalPlane) unrotate45(p.axisOfAdditionalPlane, t_.bitDepth3d, pt.pos);
   }
 
-  int64_t depthSample(uint32_t map, const Pixel& px) const { return t_.geometry[map]->planes[0].at(px.ax, px.ay); }
+  int64_t depthSample(uint32_t map, const Pixel& px) const {
+    return depth_[map][size_t(px.ay) * depthWidth_ + px.ax];
+  }
 
   /// One or two maps: map 0's depth, and map 1's (absolute, or a delta on map 0's).
   void projectMaps(const Pixel& px) {
@@ -581,6 +611,8 @@ class TileReconstruction {
   const DecodedTile& tile_;
   std::vector<Point>& points_;
   const Plane& geometry0_;
+  const uint16_t* depth_[4] = {nullptr, nullptr, nullptr, nullptr};
+  uint32_t depthWidth_ = 0;
   std::vector<uint8_t> occupied_;     // 0 or 1 per tile pixel
   std::vector<uint16_t> eomCode_;     // EOM only: the occupancy sample per tile pixel
   std::vector<uint32_t> blockToPatch_;  // patch index + 1 per packing block, 0: none
@@ -604,6 +636,10 @@ void gbrPixelAsRgb(const Picture& picture, uint32_t x, uint32_t y, uint16_t rgb[
 /// only one), as the reference decoder does.
 void colourByNeighbours(const std::vector<Point>& points, size_t first, size_t end, const int16_t* positions,
                         uint16_t* colours16) {
+  // Most streams have no such points (no PLR, no pixel deinterleaving): look before gathering.
+  bool anyTarget = false;
+  for (size_t i = first; i < end && !anyTarget; ++i) anyTarget = points[i].map == kColourByTransfer;
+  if (!anyTarget) return;
   std::vector<uint32_t> sources, targets;
   // Raw points coloured from the auxiliary video are no sources (the reference colours them
   // after this transfer).
@@ -785,65 +821,68 @@ PointCloudFrame reconstructFrame(const CodedSequence& seq, const DecodedAtlasFra
   out.occupancyPrecision = tools.precision;
   out.bitDepth3d = tools.bitDepth3d;
 
-  out.positions.resize(points.size() * 3);
-  out.colors.assign(points.size() * 3, 127);
-  for (size_t i = 0; i < points.size(); ++i) {
+  // One pass over the points fills every per-point output (the point list is the frame's
+  // largest array; each extra pass re-reads it from memory).
+  const size_t n = points.size();
+  out.positions.resize(n * 3);
+  out.colors.assign(n * 3, 127);
+  if (wantSmoothingInfo) {
+    out.boundary.resize(n);
+    out.patchIndex.resize(n);
+  }
+  if (recordPixels) {
+    out.pixel.resize(n);
+    out.map.resize(n);
+  }
+  // Colour of each point from the attribute map of its geometry map, through the reference
+  // decoder's 4:2:0 → 4:4:4 → 16-bit Y'CbCr → 8-bit RGB chain (vpcc/color.h); points that no
+  // attribute pixel carries take their tile's nearest coloured points' colours (below).
+  std::vector<AttributeSampler> samplers;
+  std::optional<AttributeSampler> auxiliarySampler;
+  if (hasAttribute) {
+    samplers.reserve(mapCount);
+    for (uint32_t m = 0; m < mapCount; ++m) samplers.emplace_back(*attributePictures[m]);
+    out.colors16.resize(n * 3);
+    // A 4:4:4 attribute video is GBR-coded RGB to the reference decoder (it converts no colour).
+    out.rgbColours = attributePictures[0]->chroma444;
+    if (auxiliaryAttribute && !auxiliaryAttribute->chroma444) auxiliarySampler.emplace(*auxiliaryAttribute);
+  }
+  for (size_t i = 0; i < n; ++i) {
     const Point& pt = points[i];
     for (int c = 0; c < 3; ++c) {
       if (pt.pos[c] < INT16_MIN || pt.pos[c] > INT16_MAX) throw ParseError("reconstructed position out of range");
       out.positions[i * 3 + c] = int16_t(pt.pos[c]);
     }
-  }
-  if (wantSmoothingInfo) {
-    out.boundary.resize(points.size());
-    out.patchIndex.resize(points.size());
-    for (size_t i = 0; i < points.size(); ++i) {
-      out.boundary[i] = points[i].boundary;
-      out.patchIndex[i] = points[i].patch;
+    if (wantSmoothingInfo) {
+      out.boundary[i] = pt.boundary;
+      out.patchIndex[i] = pt.patch;
     }
-  }
-  if (recordPixels) {
-    out.pixel.resize(points.size());
-    out.map.resize(points.size());
-    for (size_t i = 0; i < points.size(); ++i) {
-      out.pixel[i] = uint32_t(points[i].y) * atlasWidth + points[i].x;
-      out.map[i] = points[i].map;
+    if (recordPixels) {
+      out.pixel[i] = uint32_t(pt.y) * atlasWidth + pt.x;
+      out.map[i] = pt.map;
+    }
+    if (!hasAttribute) continue;
+    uint16_t* colour = &out.colors16[i * 3];
+    if (pt.map < mapCount && out.rgbColours) {
+      gbrPixelAsRgb(*attributePictures[pt.map], pt.x, pt.y, colour);
+    } else if (pt.map < mapCount) {
+      samplers[pt.map].sample(pt.x, pt.y, colour);
+    } else if (pt.map == kColourFromAuxiliary) {
+      if (pt.x >= auxiliaryAttribute->width || pt.y >= auxiliaryAttribute->height)
+        throw ParseError("raw or EOM point outside the auxiliary attribute picture");
+      // The auxiliary video is read by its own format: 4:4:4 as GBR-coded RGB like the main
+      // videos, 4:2:0 through the Y'CbCr chain.
+      if (auxiliaryAttribute->chroma444)
+        gbrPixelAsRgb(*auxiliaryAttribute, pt.x, pt.y, colour);
+      else
+        auxiliarySampler->sample(pt.x, pt.y, colour);
+      // The reference decoder keeps these colours as 8-bit values (the low byte of its 16-bit
+      // samples) in its 16-bit colour array, and converts them like every other colour
+      // (4:2:0 ones as 16-bit Y'CbCr). Conformance is to its output, so the same happens here.
+      for (int c = 0; c < 3; ++c) colour[c] &= 0xff;
     }
   }
   if (hasAttribute) {
-    // Colour of each point from the attribute map of its geometry map, through the reference
-    // decoder's 4:2:0 → 4:4:4 → 16-bit Y'CbCr → 8-bit RGB chain (vpcc/color.h); points that no
-    // attribute pixel carries take their tile's nearest coloured points' colours.
-    std::vector<AttributeSampler> samplers;
-    samplers.reserve(mapCount);
-    for (uint32_t m = 0; m < mapCount; ++m) samplers.emplace_back(*attributePictures[m]);
-    out.colors16.resize(points.size() * 3);
-    // A 4:4:4 attribute video is GBR-coded RGB to the reference decoder (it converts no colour).
-    out.rgbColours = attributePictures[0]->chroma444;
-    std::optional<AttributeSampler> auxiliarySampler;
-    if (auxiliaryAttribute && !auxiliaryAttribute->chroma444) auxiliarySampler.emplace(*auxiliaryAttribute);
-    for (size_t i = 0; i < points.size(); ++i) {
-      const Point& pt = points[i];
-      uint16_t* colour = &out.colors16[i * 3];
-      if (pt.map < mapCount && out.rgbColours) {
-        gbrPixelAsRgb(*attributePictures[pt.map], pt.x, pt.y, colour);
-      } else if (pt.map < mapCount) {
-        samplers[pt.map].sample(pt.x, pt.y, colour);
-      } else if (pt.map == kColourFromAuxiliary) {
-        if (pt.x >= auxiliaryAttribute->width || pt.y >= auxiliaryAttribute->height)
-          throw ParseError("raw or EOM point outside the auxiliary attribute picture");
-        // The auxiliary video is read by its own format: 4:4:4 as GBR-coded RGB like the main
-        // videos, 4:2:0 through the Y'CbCr chain.
-        if (auxiliaryAttribute->chroma444)
-          gbrPixelAsRgb(*auxiliaryAttribute, pt.x, pt.y, colour);
-        else
-          auxiliarySampler->sample(pt.x, pt.y, colour);
-        // The reference decoder keeps these colours as 8-bit values (the low byte of its 16-bit
-        // samples) in its 16-bit colour array, and converts them like every other colour
-        // (4:2:0 ones as 16-bit Y'CbCr). Conformance is to its output, so the same happens here.
-        for (int c = 0; c < 3; ++c) colour[c] &= 0xff;
-      }
-    }
     tileStarts.push_back(points.size());
     for (size_t t = 0; t + 1 < tileStarts.size(); ++t)
       colourByNeighbours(points, tileStarts[t], tileStarts[t + 1], out.positions.data(), out.colors16.data());

@@ -6,6 +6,7 @@
 // The 16-bit Y'CbCr value is what post-processing (colour transfer, attribute smoothing) works on.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -24,12 +25,23 @@ class AttributeSampler {
  public:
   /// Throws ParseError when the planes do not fit the picture's size and format.
   explicit AttributeSampler(const Picture& picture);
-  /// Y, Cb, Cr at 16 bits of the pixel (x, y) (x < width, y < height).
-  void sample(uint32_t x, uint32_t y, uint16_t out[3]) const;
+  /// Y, Cb, Cr at 16 bits of the pixel (x, y) (x < width, y < height). Inline: it runs once
+  /// per point.
+  void sample(uint32_t x, uint32_t y, uint16_t out[3]) const {
+    const Picture& p = *picture_;
+    out[0] = luma16_[std::min(p.planes[0].at(x, y), maxSample_)];
+    if (p.chroma444) return sampleChroma444(x, y, out);
+    const size_t tile = size_t(y / kTile) * tilesWide_ + x / kTile;
+    if (!tileDone_[tile]) upsampleTile(x / kTile, y / kTile);
+    const uint16_t* chroma = chroma16_.get() + (size_t(y) * p.width + x) * 2;
+    out[1] = chroma[0];
+    out[2] = chroma[1];
+  }
 
  private:
   static constexpr uint32_t kTile = 16;  // output pixels per side of an up-sampled tile
   void upsampleTile(uint32_t tileX, uint32_t tileY) const;
+  void sampleChroma444(uint32_t x, uint32_t y, uint16_t out[3]) const;
   const Picture* picture_;
   std::vector<float> chromaValue_;  // sample → normalised chroma in [-0.5, 0.5]
   std::vector<uint16_t> luma16_;    // sample → 16-bit luma

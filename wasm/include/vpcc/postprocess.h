@@ -57,6 +57,9 @@ bool attributeSmoothingFor(const CodedSequence& seq, const DecodedAtlasFrame& fr
 /// The post-processed frame (the input is what reconstructFrame returned for `frame`).
 PointCloudFrame postProcess(const CodedSequence& seq, const DecodedAtlasFrame& frame, const PointCloudFrame& input,
                             PostProcessReport* report = nullptr);
+/// The same, reusing the input's arrays (no copy of the frame).
+PointCloudFrame postProcess(const CodedSequence& seq, const DecodedAtlasFrame& frame, PointCloudFrame&& input,
+                            PostProcessReport* report = nullptr);
 
 /// The two steps on their own (exposed for tests and tools).
 /// Smooths positions in place; marks moved points (1) in `moved`. Needs input.boundary/patchIndex.
