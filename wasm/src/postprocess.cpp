@@ -454,12 +454,23 @@ void transferColorsFrom(const int16_t* sourcePositions, const uint16_t* srcColor
   std::vector<uint64_t> movedAt(movedList.size());
   for (size_t m = 0; m < movedList.size(); ++m) movedAt[m] = key(target.positions.data() + size_t(movedList[m]) * 3);
   std::sort(movedAt.begin(), movedAt.end());
+  // A point is the candidate of several moved points (the moved points cluster along patch
+  // borders): its nearest smoothed point is searched once and remembered.
+  constexpr uint32_t kNotSearched = UINT32_MAX;
+  std::vector<uint32_t> nearestOf(ns, kNotSearched);
+  std::unique_ptr<double[]> distanceOf(new double[ns]);
   for (const uint32_t s : candidates) {
     const int16_t* ps = sourcePositions + size_t(s) * 3;
     if (!moved[s] && !std::binary_search(movedAt.begin(), movedAt.end(), key(ps))) continue;
-    uint32_t nearest;
-    double d;
-    if (targetTree.search(ps, 1, &nearest, &d) == 0) continue;
+    if (nearestOf[s] == kNotSearched) {
+      uint32_t found;
+      double d;
+      if (targetTree.search(ps, 1, &found, &d) == 0) continue;  // (only an empty frame finds none)
+      nearestOf[s] = found;
+      distanceOf[s] = d;
+    }
+    const uint32_t nearest = nearestOf[s];
+    const double d = distanceOf[s];
     const int32_t slot = movedSlot[nearest];
     if (slot < 0) continue;
     const uint16_t* cs = srcColor + size_t(s) * 3;
