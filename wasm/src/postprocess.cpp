@@ -455,20 +455,25 @@ void transferColorsFrom(const int16_t* sourcePositions, const uint16_t* srcColor
   for (size_t m = 0; m < movedList.size(); ++m) movedAt[m] = key(target.positions.data() + size_t(movedList[m]) * 3);
   std::sort(movedAt.begin(), movedAt.end());
   // A point is the candidate of several moved points (the moved points cluster along patch
-  // borders): its nearest smoothed point is searched once and remembered.
-  constexpr uint32_t kNotSearched = UINT32_MAX;
-  std::vector<uint32_t> nearestOf(ns, kNotSearched);
+  // borders): whether it needs the search, and its nearest smoothed point, are found once.
+  constexpr uint32_t kNotLooked = UINT32_MAX, kNoVote = UINT32_MAX - 1;
+  std::vector<uint32_t> nearestOf(ns, kNotLooked);
   std::unique_ptr<double[]> distanceOf(new double[ns]);
   for (const uint32_t s : candidates) {
-    const int16_t* ps = sourcePositions + size_t(s) * 3;
-    if (!moved[s] && !std::binary_search(movedAt.begin(), movedAt.end(), key(ps))) continue;
-    if (nearestOf[s] == kNotSearched) {
+    if (nearestOf[s] == kNotLooked) {
+      const int16_t* ps = sourcePositions + size_t(s) * 3;
       uint32_t found;
       double d;
-      if (targetTree.search(ps, 1, &found, &d) == 0) continue;  // (only an empty frame finds none)
-      nearestOf[s] = found;
-      distanceOf[s] = d;
+      if (!moved[s] && !std::binary_search(movedAt.begin(), movedAt.end(), key(ps)))
+        nearestOf[s] = kNoVote;
+      else if (targetTree.search(ps, 1, &found, &d) == 0)  // (only an empty frame finds none)
+        nearestOf[s] = kNoVote;
+      else {
+        nearestOf[s] = found;
+        distanceOf[s] = d;
+      }
     }
+    if (nearestOf[s] == kNoVote) continue;
     const uint32_t nearest = nearestOf[s];
     const double d = distanceOf[s];
     const int32_t slot = movedSlot[nearest];
