@@ -534,12 +534,13 @@ PointCloudFrame postProcess(const CodedSequence& seq, const DecodedAtlasFrame& f
   std::vector<uint8_t> moved;
   if (gridSmoothingFor(seq, frame, params) && hasSmoothingInfo) {
     local.geometrySmoothed = true;
-    // Colour transfer needs the positions before smoothing; the colours it reads are still the
-    // frame's own (it writes the moved points' colours last), so only positions are kept.
-    const std::vector<int16_t> unsmoothed = out.positions;
+    // Colour transfer needs the positions before smoothing (kept only when there are colours
+    // to transfer); the colours it reads are still the frame's own (it writes the moved points'
+    // colours last), so they need no copy.
+    const bool coloured = out.colors16.size() == out.positions.size();
+    const std::vector<int16_t> unsmoothed = coloured ? out.positions : std::vector<int16_t>();
     local.movedPoints = smoothGeometryGrid(out, params, moved);
-    if (local.movedPoints && out.colors16.size() == out.positions.size())
-      transferColorsFrom(unsmoothed.data(), out.colors16.data(), out, moved);
+    if (local.movedPoints && coloured) transferColorsFrom(unsmoothed.data(), out.colors16.data(), out, moved);
   }
   AttributeSmoothingParams attributeParams;
   std::vector<uint8_t> recoloured;
