@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { framePoints } from '../player/decoder';
 import type { FromWorker, ToWorker } from './protocol';
-import { DecoderPool } from './pool';
+import { DecoderPool, defaultPoolSize } from './pool';
 
 /** A stand-in for a decode worker: records requests, replies when told. */
 class ScriptedWorker {
@@ -141,5 +141,14 @@ describe('DecoderPool', () => {
     } finally {
       vi.useRealTimers();
     }
+  });
+});
+
+describe('defaultPoolSize', () => {
+  it('gives every core a worker on one or two cores, then leaves one free, up to four', () => {
+    expect([1, 2, 3, 4, 5, 8, 64].map(defaultPoolSize)).toEqual([1, 2, 2, 3, 4, 4, 4]);
+  });
+  it('falls back to one worker when the core count is unknown or nonsense', () => {
+    expect([0, -3, NaN, Infinity].map(defaultPoolSize)).toEqual([1, 1, 1, 1]);
   });
 });

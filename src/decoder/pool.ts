@@ -12,7 +12,7 @@ import type { DecodeResult, FromWorker, SegmentTiming, ToWorker } from './protoc
 import type { DecodeOutput } from './segment';
 
 export interface DecoderPoolOptions {
-  /** Workers (default min(2, hardwareConcurrency)). */
+  /** Workers (default `defaultPoolSize(navigator.hardwareConcurrency)`). */
   size?: number;
   /**
    * Jobs allowed to wait for a worker (default 32: the player keeps at most a few segments of
@@ -28,6 +28,20 @@ export interface DecoderPoolOptions {
   timeoutMs?: number;
   /** What `decode()` (the player's interface) returns per frame (default points; see DecodeOutput). */
   output?: DecodeOutput;
+}
+
+/**
+ * Decode workers for a machine with `cores` logical cores. Segments decode independently, so
+ * workers add throughput until the cores run out: a ~200 k-point smoothed frame takes ~50 ms of
+ * CPU (docs/benchmarks.md), and four such objects at 30 frames/s need ~6 cores. On one or two
+ * cores every core gets a worker (the page's own work is light next to decoding); beyond that
+ * one core stays free for the page, rendering and the FEC worker, and at most four workers run,
+ * each holding its own wasm heap (tens of MB for large frames).
+ */
+export function defaultPoolSize(cores: number): number {
+  const n = Number.isFinite(cores) ? Math.floor(cores) : 1;
+  if (n <= 2) return Math.max(1, n);
+  return Math.min(4, n - 1);
 }
 
 /** A decoded segment with where its time went (and frame MD5s when asked for). */
@@ -88,7 +102,7 @@ export class DecoderPool implements SegmentDecoder {
   private totals = { segments: 0, frames: 0, failures: 0, rejectedBusy: 0, withdrawn: 0, segmentMs: 0, frameMs: 0 };
 
   constructor(options: DecoderPoolOptions = {}) {
-    const size = Math.max(1, options.size ?? Math.min(2, globalThis.navigator?.hardwareConcurrency ?? 1));
+    const size = Math.max(1, options.size ?? defaultPoolSize(globalThis.navigator?.hardwareConcurrency ?? 1));
     this.maxQueued = options.maxQueued ?? 32;
     this.timeoutMs = options.timeoutMs ?? 60_000;
     this.output = options.output ?? 'points';
