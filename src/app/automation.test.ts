@@ -23,11 +23,13 @@ describe('readPageParams', () => {
     });
     expect(playerOptionsFrom(p)).toMatchObject({ mode: 'qpr', reliableCount: 1, bufferTargetS: 2, durationS: 30 });
     expect(readPageParams('?reliability=q75', 'http://x').reliability).toBe('Q75');
+    expect(playerOptionsFrom(readPageParams('?buffer=3&volatile-buffer=3', 'http://x'))).toMatchObject({ bufferTargetS: 3, volatileBufferTargetS: 3 });
   });
 
   it('names the parameter that is malformed', () => {
     expect(() => readPageParams('?mode=fast', 'http://x')).toThrow(/mode=fast/);
     expect(() => readPageParams('?k=-1', 'http://x')).toThrow(/k=-1/);
+    expect(() => readPageParams('?volatile-buffer=0', 'http://x')).toThrow(/volatile-buffer=0/);
     expect(() => readPageParams('?buffer=abc', 'http://x')).toThrow(/buffer=abc/);
     expect(() => readPageParams('?poseConvention=lefty', 'http://x')).toThrow(/poseConvention/);
     expect(() => readPageParams('?reliability=Q101', 'http://x')).toThrow(/reliability=Q101/);

@@ -24,6 +24,8 @@ export interface PageParams {
   /** Degree of reliability `Q0` … `Q100` (wins over `k`). */
   reliability?: string;
   bufferTargetS?: number;
+  /** Buffer target after a deep dip of the link (`volatile-buffer`; equal to `buffer` for a fixed target). */
+  volatileBufferTargetS?: number;
   /** URL of a pose trace to replay instead of the camera. */
   pose?: string;
   poseConvention: 'webxr' | 'unity';
@@ -57,6 +59,7 @@ export function readPageParams(search: string, pageOrigin: string): PageParams {
     reliableCount: number('k', (v) => Number.isInteger(v) && v >= 0),
     reliability: reliabilityDegree(q.get('reliability')),
     bufferTargetS: number('buffer', (v) => v > 0),
+    volatileBufferTargetS: number('volatile-buffer', (v) => v > 0),
     pose: q.get('pose') ?? undefined,
     poseConvention: convention,
     durationS: number('duration', (v) => v > 0),
@@ -76,7 +79,8 @@ function reliabilityDegree(text: string | null): string | undefined {
 export function playerOptionsFrom(params: PageParams): Omit<PlayerOptions, 'decoder'> {
   return {
     manifestUrl: params.manifestUrl, origin: params.origin, webtransportUrl: params.webtransportUrl, mode: params.mode, abr: params.abr,
-    reliableCount: params.reliableCount, reliability: params.reliability, bufferTargetS: params.bufferTargetS, durationS: params.durationS,
+    reliableCount: params.reliableCount, reliability: params.reliability, bufferTargetS: params.bufferTargetS,
+    volatileBufferTargetS: params.volatileBufferTargetS, durationS: params.durationS,
   };
 }
 

@@ -6,7 +6,8 @@
  * ```
  *
  * Attributes (read when loading): `src` (manifest URL), `origin` (origin base URL, default the
- * manifest's), `mode`, `abr`, `k` (objects sent reliably), `buffer` (target seconds), `duration`
+ * manifest's), `mode`, `abr`, `k` (objects sent reliably), `buffer` (target seconds on a steady link),
+ * `volatile-buffer` (target after a deep dip of the link, default twice `buffer`), `duration`
  * (stop after so many seconds), `autoplay`, `render="off"` (decode without drawing: experiments),
  * `splat` (`square` | `round` | `sphere`), `controls="off"` (no Enter-VR/AR buttons),
  * `reconstruction="cpu"` (reconstruct points in the decode workers even where the GPU could: by
@@ -213,6 +214,11 @@ export class HoloquicPlayerElement extends HTMLElement {
       if (!Number.isFinite(value) || value < 0) throw this.failEarly(`attribute ${name}="${text}" is not a non-negative number`);
       return value;
     };
+    const positive = (name: string): number | undefined => {
+      const value = number(name);
+      if (value === 0) throw this.failEarly(`attribute ${name}="0" must be positive`);
+      return value;
+    };
     const mode = this.getAttribute('mode') ?? undefined;
     if (mode !== undefined && !PLAYER_MODES.includes(mode as PlayerMode)) throw this.failEarly(`attribute mode="${mode}" is not one of ${PLAYER_MODES.join(', ')}`);
     return {
@@ -220,7 +226,8 @@ export class HoloquicPlayerElement extends HTMLElement {
       mode: mode as PlayerMode | undefined,
       abr: this.getAttribute('abr') ?? undefined,
       reliableCount: number('k'),
-      bufferTargetS: number('buffer'),
+      bufferTargetS: positive('buffer'),
+      volatileBufferTargetS: positive('volatile-buffer'),
       durationS: number('duration'),
     };
   }

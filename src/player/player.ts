@@ -45,8 +45,10 @@ export interface PlayerOptions {
   reliableCount?: number;
   /** The same as a degree of reliability `Q0` … `Q100` (share of objects sent reliably); wins over `reliableCount`. */
   reliability?: string;
-  /** Seconds of content requested ahead of the playhead (default `DEFAULT_BUFFER_TARGET_S`, 2). */
+  /** Seconds of content requested ahead of the playhead on a steady link (default `DEFAULT_BUFFER_TARGET_S`, 2). */
   bufferTargetS?: number;
+  /** Seconds requested ahead after a deep dip of the link (default twice `bufferTargetS`; set it equal for a fixed target). */
+  volatileBufferTargetS?: number;
   /** Stop after this many seconds of wall time from play() (default: never). */
   durationS?: number;
   decoder: SegmentDecoder;
@@ -313,6 +315,7 @@ export class Player extends EventTarget {
         mode: this.mode,
         abr: this.mode === 'adaptive' ? 'adaptive' : (this.options.abr ?? knapsackRule.name),
         bufferTargetS: this.options.bufferTargetS ?? DEFAULT_BUFFER_TARGET_S,
+        volatileBufferTargetS: this.options.volatileBufferTargetS ?? 2 * (this.options.bufferTargetS ?? DEFAULT_BUFFER_TARGET_S),
         reliableCount: this.reliableCount(),
         manifest: this.options.manifestUrl,
         transport: this.transports?.webtransport && this.mode !== 'h2' ? 'webtransport' : 'http2',
@@ -354,6 +357,7 @@ export class Player extends EventTarget {
       policy: this.policy(),
       clock: realClock,
       bufferTargetS: this.options.bufferTargetS,
+      volatileBufferTargetS: this.options.volatileBufferTargetS,
       durationS: this.options.durationS,
       onSegment: (k, shown) => this.onSegment(k, shown),
       onPlan: (plans) => {

@@ -197,6 +197,27 @@ describe('PlayoutSession', () => {
     expect(Math.max(...indices)).toBeGreaterThan(5); // playback resumed after the outage
   });
 
+  it('requests further ahead after a deep dip of the link, and only then', async () => {
+    // 20 Mbit/s with one second of nothing at 6 s: a starved second.
+    const dip = await play((t) => (t >= 6 && t < 7 ? 0 : 20e6), 16);
+    const steady = await play(() => 20e6, 16);
+    const targets = (session: PlayoutSession, from: number, to: number) => new Set(session.segmentRecords()
+      .filter((r) => r.requestedAtS >= from && r.requestedAtS < to).map((r) => r.bufferTargetS));
+    expect(targets(steady.session, 0, 16)).toEqual(new Set([DEFAULT_BUFFER_TARGET_S]));
+    expect(targets(dip.session, 0, 6)).toEqual(new Set([DEFAULT_BUFFER_TARGET_S]));
+    expect(targets(dip.session, 10, 16)).toEqual(new Set([2 * DEFAULT_BUFFER_TARGET_S]));
+    // The longer target is real lookahead: requests are made 2 s earlier before their deadline.
+    const lead = (session: PlayoutSession) => Math.max(...session.segmentRecords().filter((r) => r.requestedAtS >= 10).map((r) => r.deadlineS - r.requestedAtS));
+    expect(lead(dip.session) - lead(steady.session)).toBeCloseTo(DEFAULT_BUFFER_TARGET_S, 1);
+  });
+
+  it('keeps a fixed target when the volatile target equals the base', async () => {
+    const clock = new VirtualClock();
+    const link = new ScriptedLink(clock, (t) => (t >= 6 && t < 7 ? 0 : 20e6));
+    const session = await playOn(clock, link, 16, { bufferTargetS: 2, volatileBufferTargetS: 2 });
+    expect(new Set(session.segmentRecords().map((r) => r.bufferTargetS))).toEqual(new Set([2]));
+  });
+
   it('counts a session outage as one outage freeze, asks again after the reconnect and resumes', async () => {
     const clock = new VirtualClock();
     const link = new ScriptedLink(clock, () => 20e6);

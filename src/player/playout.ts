@@ -8,10 +8,12 @@
  * Segment k plays at P(k) = start + k·D + (time spent frozen or paused before it). Its requests
  * are issued when the playhead is `ceil(bufferTarget / D)` segments before it, with the deadline
  * P(k); the first segment is requested at the lowest quality and playback starts when it is ready.
+ * The buffer target grows on a volatile link (`BufferTarget`).
  */
 import type { ObjectResult, ObjectTransport, TransportState } from '../transport/types';
 import type { QoeSegment } from '../qoe/schema';
 import type { Clock } from './clock';
+import { BufferTarget } from './bufferTarget';
 import { DECODE_HEADROOM, DecodeCostModel, fitDecodeBudget } from './decodeBudget';
 import type { DecodedSegment, SegmentDecoder } from './decoder';
 import type { LossModel } from './fecModel';
@@ -53,8 +55,10 @@ export interface PlayoutConfig {
   viewport: ViewportModel;
   policy: DeliveryPolicy;
   clock: Clock;
-  /** Seconds of content requested ahead of the playhead (default `DEFAULT_BUFFER_TARGET_S`). */
+  /** Seconds of content requested ahead of the playhead on a steady link (default `DEFAULT_BUFFER_TARGET_S`). */
   bufferTargetS?: number;
+  /** Seconds requested ahead after a deep dip of the link (default twice `bufferTargetS`; equal to it for a fixed target). */
+  volatileBufferTargetS?: number;
   /** Stop after this many seconds from `run()` (default: never). */
   durationS?: number;
   /** A reliable object later than this stalls no longer: it is given up and the segment plays. */
@@ -99,6 +103,8 @@ interface ObjectTask {
   rank: number;
   requestedAt: number;
   deadline: number;
+  /** The buffer target when it was requested. */
+  bufferTargetS: number;
   abort: AbortController;
   receivedBytes: number;
   objectBytes: number;
@@ -127,6 +133,9 @@ export const DEFAULT_BUFFER_TARGET_S = 2;
 
 export class PlayoutSession {
   private readonly freezes = new FreezeTracker();
+  private readonly bufferTarget: BufferTarget;
+  /** Object bytes received so far, over every request (the link watch's running total). */
+  private receivedBytes = 0;
   private readonly throughput = new ThroughputEstimator(5);
   private readonly tasks = new Map<number, ObjectTask[]>();
   private readonly lastQuality = new Map<string, number>();
@@ -152,6 +161,11 @@ export class PlayoutSession {
 
   constructor(private readonly cfg: PlayoutConfig) {
     this.policy = cfg.policy;
+    const baseS = cfg.bufferTargetS ?? DEFAULT_BUFFER_TARGET_S;
+    this.bufferTarget = new BufferTarget({
+      baseS, volatileS: cfg.volatileBufferTargetS ?? 2 * baseS,
+      sceneFloorBps: cfg.scene.objects.reduce((sum, o) => sum + Math.min(...o.representations.map((r) => r.bandwidth)), 0),
+    });
   }
 
   /** Switches the delivery policy (mode) from the next segment requested. */
@@ -200,8 +214,9 @@ export class PlayoutSession {
     for (const list of this.tasks.values()) for (const t of list) t.abort.abort();
   }
 
+  /** The buffer target now: the base, or the volatile target after a deep dip of the link. */
   get bufferTargetS(): number {
-    return this.cfg.bufferTargetS ?? DEFAULT_BUFFER_TARGET_S;
+    return this.bufferTarget.targetS(this.cfg.clock.now());
   }
 
   /** When run() began, on the session clock (seconds). */
@@ -270,8 +285,10 @@ export class PlayoutSession {
     const { clock } = this.cfg;
     this.origin = clock.now();
     const end = this.cfg.durationS === undefined ? Infinity : this.origin + this.cfg.durationS;
+    const watch = new AbortController();
     try {
       // Startup: segment 0 at the lowest quality; playback starts once its reliable objects are in.
+      void this.watchLink(watch.signal);
       this.request(0, this.origin + Math.max(4, 2 * this.bufferTargetS));
       await this.waitForSegment(0, end, false);
       if (this.stop.signal.aborted || clock.now() >= end) return;
@@ -292,11 +309,27 @@ export class PlayoutSession {
     } catch (e) {
       if (!this.stop.signal.aborted) this.cfg.onEvent?.({ type: 'error', message: e instanceof Error ? e.message : String(e) });
     } finally {
+      watch.abort();
       // A freeze still open when playback ends counts up to now. Segments that never reached
       // their playout time are not outcomes: their requests are cancelled, not recorded.
       this.freezes.end(clock.now() * 1000);
       for (const list of this.tasks.values()) for (const t of list) if (!t.settled) t.abort.abort();
       this.tasks.clear();
+    }
+  }
+
+  /** Samples the link for the buffer target every quarter second until `signal` (the end of run()). */
+  private async watchLink(signal: AbortSignal): Promise<void> {
+    const { clock } = this.cfg;
+    while (!signal.aborted) {
+      // Bytes still expected: a request in flight (decoding is not the link's time).
+      const busy = [...this.tasks.values()].some((list) => list.some((t) => !t.settled && t.completedAt === undefined && t.plan.delivery !== 'skip'));
+      this.bufferTarget.sample(clock.now(), this.receivedBytes, busy);
+      try {
+        await clock.sleep(0.25, signal);
+      } catch {
+        return;
+      }
     }
   }
 
@@ -367,7 +400,7 @@ export class PlayoutSession {
     const path = this.cfg.contentBase + segmentPath(object, object.representations[quality].id, index);
     const task: ObjectTask = {
       object, index, plan: { ...plan, quality }, visibleArea, rank, lostWithSession: false,
-      requestedAt: clock.now(), deadline, abort: new AbortController(),
+      requestedAt: clock.now(), deadline, bufferTargetS: this.bufferTargetS, abort: new AbortController(),
       decodeWithdraw: new AbortController(), decodeLate: false,
       receivedBytes: 0, objectBytes: 0, abandoned: false, shownOnTime: false, recorded: false,
       settled: false, done: Promise.resolve(),
@@ -386,6 +419,7 @@ export class PlayoutSession {
             // Reliable objects may stall playback, so the origin keeps sending them past the deadline.
             deadlineMs: delivery === 'datagram' ? Math.round(timeLeftMs) : undefined,
             onProgress: (received, total) => {
+              this.receivedBytes += Math.max(0, received - task.receivedBytes);
               task.receivedBytes = received;
               task.objectBytes = total;
             },
@@ -575,7 +609,7 @@ export class PlayoutSession {
       object: t.object.id, index: t.index, quality: t.plan.quality, qualityCount: t.object.representations.length,
       bitrateBps: t.object.representations[t.plan.quality].bandwidth, delivery: t.plan.delivery,
       fec: t.plan.fec.kind, transport: s?.transport ?? 'webtransport', visibleArea: t.visibleArea, rank: t.rank,
-      requestedAtS: t.requestedAt - this.origin, deadlineS: t.deadline - this.origin,
+      requestedAtS: t.requestedAt - this.origin, deadlineS: t.deadline - this.origin, bufferTargetS: t.bufferTargetS,
       firstByteAtS: rel(s?.firstByteAt), completedAtS: t.result?.bytes ? t.completedAt! - this.origin : undefined,
       objectBytes: s?.objectBytes ?? 0, receivedBytes: s?.receivedBytes ?? 0,
       symbolSize: s?.symbolSize, sourceSymbols: s?.sourceSymbols, symbolsSent: s?.symbolsSent,

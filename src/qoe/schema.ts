@@ -15,8 +15,10 @@ export interface QoeConfig {
   mode: QoeDeliveryMode;
   /** ABR rule name, e.g. `priority-greedy`, `hybrid`, `knapsack`. */
   abr: string;
-  /** Buffer target in seconds (default 1). */
+  /** Buffer target on a steady link, in seconds (default 2). */
   bufferTargetS: number;
+  /** Buffer target after a deep dip of the link (docs/player.md → "Buffer target"); absent in older logs. */
+  volatileBufferTargetS?: number;
   /** Number of objects sent reliably in `qpr` / `qpr-fec`. */
   reliableCount?: number;
   manifest: string;
@@ -54,6 +56,8 @@ export interface QoeSegment {
   requestedAtS: number;
   /** Playout deadline of the segment. */
   deadlineS: number;
+  /** The player's buffer target when the request was made (absent in older logs). */
+  bufferTargetS?: number;
   firstByteAtS?: number;
   /** When the bytes were complete (reliable) or decoded by FEC (datagram); absent if never. */
   completedAtS?: number;

@@ -1,0 +1,56 @@
+import { describe, expect, it } from 'vitest';
+import { BufferTarget, STARVED_SHARE, VOLATILE_MEMORY_S } from './bufferTarget';
+
+const FLOOR = 4e6;
+const target = () => new BufferTarget({ baseS: 2, volatileS: 4, sceneFloorBps: FLOOR });
+
+/** Feeds quarter-second samples from `fromS` to `toS` at `rateBps(t)`, busy as `busy(t)`; returns the byte total. */
+function feed(t: BufferTarget, fromS: number, toS: number, rateBps: (s: number) => number, busy: (s: number) => boolean = () => true, startBytes = 0): number {
+  let bytes = startBytes;
+  for (let s = fromS; s <= toS + 1e-9; s += 0.25) {
+    t.sample(s, bytes, busy(s));
+    bytes += (rateBps(s) * 0.25) / 8;
+  }
+  return bytes;
+}
+
+describe('BufferTarget', () => {
+  it('keeps the base on a link that never delivers less than a quarter of the scene floor in a busy second', () => {
+    const t = target();
+    feed(t, 0, 60, (s) => (s % 7 < 1 ? STARVED_SHARE * FLOOR * 1.05 : 20e6));
+    expect(t.targetS(60)).toBe(2);
+  });
+
+  it('grows after a starved second and returns to the base once the memory has passed without one', () => {
+    const t = target();
+    const bytes = feed(t, 0, 10, () => 20e6);
+    expect(t.targetS(10)).toBe(2);
+    feed(t, 10.25, 12, (s) => (s < 11.5 ? 0 : 20e6), () => true, bytes);
+    expect(t.targetS(12)).toBe(4);
+    expect(t.targetS(11.5 + VOLATILE_MEMORY_S - 1)).toBe(4);
+    expect(t.targetS(11.5 + VOLATILE_MEMORY_S)).toBe(2);
+  });
+
+  it('an idle link is not a starved one: nothing in flight, nothing expected', () => {
+    const t = target();
+    feed(t, 0, 10, (s) => (s < 5 ? 20e6 : 0), (s) => s < 5);
+    expect(t.targetS(10)).toBe(2);
+  });
+
+  it('a starved stretch shorter than the window does not count', () => {
+    const t = target();
+    feed(t, 0, 10, (s) => (s >= 5 && s < 5.5 ? 0 : 20e6));
+    expect(t.targetS(10)).toBe(2);
+  });
+
+  it('is fixed when the volatile target equals the base', () => {
+    const t = new BufferTarget({ baseS: 3, volatileS: 3, sceneFloorBps: FLOOR });
+    feed(t, 0, 5, () => 0);
+    expect(t.targetS(5)).toBe(3);
+  });
+
+  it('rejects a target that is not positive or a volatile target below the base', () => {
+    expect(() => new BufferTarget({ baseS: 0, volatileS: 4, sceneFloorBps: FLOOR })).toThrow(/positive/);
+    expect(() => new BufferTarget({ baseS: 2, volatileS: 1, sceneFloorBps: FLOOR })).toThrow(/at least the base/);
+  });
+});

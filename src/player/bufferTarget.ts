@@ -1,0 +1,86 @@
+/**
+ * How many seconds of content the player requests ahead of the playhead (docs/player.md →
+ * "Buffer target").
+ *
+ * A longer buffer rides out a longer dip of the link, but every second of it is a second further
+ * ahead that the viewport has to be predicted, and worse predictions cost visible quality. The
+ * QoE experiments measured both sides (docs/results.md → "Probe after the matrix"): on the 5G
+ * driving trace a 2-s buffer froze at every loss level in the 5-s trough where the link carried
+ * less than half of the scene's lowest qualities, and 4 s rode it out; on the walking trace, whose
+ * rate never falls that far, 4 s cost 0.12–0.18 of visible quality and saved nothing.
+ *
+ * So the target is the base (2 s) until the link shows a starved second — a second in which
+ * requests were in flight throughout and the link delivered less than a quarter of what the whole
+ * scene needs at its lowest qualities, so no quality choice could have made up for it — and the
+ * volatile target (4 s) for a while after it. The link is watched in quarter-second samples of the
+ * bytes received, not per segment: a segment's goodput is measured over the time it was in flight,
+ * so a 1-s outage inside a 2-s delivery only halves it, and hides. The memory is long because
+ * volatility is a property of where the viewer is (a car, a train), not of one second: on the
+ * driving trace the outages come 16–57 s apart, the first at 11 s.
+ */
+
+/** A second in which the link delivered less than this share of the scene's lowest-quality rate is starved. */
+export const STARVED_SHARE = 0.25;
+/** Seconds after a starved second during which the link counts as volatile. */
+export const VOLATILE_MEMORY_S = 120;
+/**
+ * Window over which the link's delivery is judged (seconds): shorter than a second, so that a
+ * 1-s outage is caught whatever its phase against the quarter-second samples.
+ */
+export const STARVED_WINDOW_S = 0.75;
+
+export interface BufferTargetOptions {
+  /** Target on a steady link (seconds). */
+  baseS: number;
+  /** Target after a deep dip (seconds); equal to `baseS` for a fixed target. */
+  volatileS: number;
+  /** Bit/s the scene needs with every object at its lowest quality. */
+  sceneFloorBps: number;
+  memoryS?: number;
+}
+
+export class BufferTarget {
+  private lastStarvedS = -Infinity;
+  private readonly memoryS: number;
+  /** Samples of the link, oldest first, covering at most the last window. */
+  private samples: Array<{ atS: number; bytes: number; busy: boolean }> = [];
+
+  constructor(private readonly options: BufferTargetOptions) {
+    if (!(options.baseS > 0)) throw new Error(`buffer target must be positive, got ${options.baseS}`);
+    if (!(options.volatileS >= options.baseS)) {
+      throw new Error(`volatile buffer target (${options.volatileS}) must be at least the base (${options.baseS})`);
+    }
+    this.memoryS = options.memoryS ?? VOLATILE_MEMORY_S;
+  }
+
+  get baseS(): number {
+    return this.options.baseS;
+  }
+
+  get volatileS(): number {
+    return this.options.volatileS;
+  }
+
+  /**
+   * One sample of the link at `atS`: the bytes received so far (a running total) and whether a
+   * request was in flight. A full window of busy samples that gained too few bytes is a starved second.
+   */
+  sample(atS: number, receivedBytes: number, busy: boolean): void {
+    this.samples.push({ atS, bytes: receivedBytes, busy });
+    while (this.samples.length > 1 && atS - this.samples[1].atS >= STARVED_WINDOW_S) this.samples.shift();
+    const first = this.samples[0];
+    if (atS - first.atS < STARVED_WINDOW_S || !this.samples.every((s) => s.busy)) return;
+    const rateBps = ((receivedBytes - first.bytes) * 8) / (atS - first.atS);
+    if (this.options.sceneFloorBps > 0 && rateBps < STARVED_SHARE * this.options.sceneFloorBps) this.lastStarvedS = atS;
+  }
+
+  /** Whether a starved second was seen within the memory. */
+  volatileAt(nowS: number): boolean {
+    return nowS - this.lastStarvedS < this.memoryS;
+  }
+
+  /** Seconds of content to keep requested ahead at `nowS`. */
+  targetS(nowS: number): number {
+    return this.volatileAt(nowS) ? this.options.volatileS : this.options.baseS;
+  }
+}
