@@ -91,6 +91,17 @@ describe('summarizeQoe', () => {
     expect(s.startupS).toBe(0.4);
   });
 
+  it('says when the player first requested under the volatile buffer target, and never for logs without one', () => {
+    const base = log([segment({ index: 0 }), segment({ index: 1 })]);
+    expect(summarizeQoe(base).volatileFromS).toBeNaN();
+    const grown = log([
+      segment({ index: 0, bufferTargetS: 1 }),
+      segment({ index: 5, bufferTargetS: 2, requestedAtS: 3.5 }),
+      segment({ index: 6, bufferTargetS: 2, requestedAtS: 4.5 }),
+    ]);
+    expect(summarizeQoe(grown).volatileFromS).toBe(3.5);
+  });
+
   it('counts skipped objects apart: not requested, so neither on time nor late', () => {
     const s = summarizeQoe(log([
       segment({ index: 0 }),

@@ -165,6 +165,9 @@ export interface QoeSummary {
    *  FEC symbols beyond the object size of recovered ones. */
   bytesWasted: number;
   bytesReceived: number;
+  /** When the first request under a buffer target above the base was made: the link was judged
+   *  volatile (NaN if never, or in logs from before the buffer target adapted). */
+  volatileFromS: number;
 }
 
 function mean(values: number[]): number {
@@ -229,7 +232,13 @@ export function summarizeQoe(log: QoeLog): QoeSummary {
     meanQualityByRank: meanByRank(shown),
     bytesWasted: all.reduce((a, s) => a + (s.onTime ? Math.max(0, s.receivedBytes - s.objectBytes) : s.receivedBytes), 0),
     bytesReceived: all.reduce((a, s) => a + s.receivedBytes, 0),
+    volatileFromS: firstVolatileRequest(all, log.config.bufferTargetS),
   };
+}
+
+function firstVolatileRequest(segments: readonly QoeSegment[], baseS: number): number {
+  const times = segments.filter((s) => (s.bufferTargetS ?? 0) > baseS).map((s) => s.requestedAtS);
+  return times.length === 0 ? NaN : Math.min(...times);
 }
 
 /** Visible area of the segments for which `test` holds / visible area of all (NaN for none). */
