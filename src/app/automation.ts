@@ -24,7 +24,7 @@ export interface PageParams {
   /** Degree of reliability `Q0` … `Q100` (wins over `k`). */
   reliability?: string;
   bufferTargetS?: number;
-  /** Buffer target after a deep dip of the link (`volatile-buffer`; equal to `buffer` for a fixed target). */
+  /** Buffer target after the link starved (`volatile-buffer`; equal to `buffer` for a fixed target). */
   volatileBufferTargetS?: number;
   /** URL of a pose trace to replay instead of the camera. */
   pose?: string;

@@ -32,16 +32,19 @@ export const STARVED_WINDOW_S = 0.75;
 export interface BufferTargetOptions {
   /** Target on a steady link (seconds). */
   baseS: number;
-  /** Target after a deep dip (seconds); equal to `baseS` for a fixed target. */
+  /** Target after the link starved (seconds); equal to `baseS` for a fixed target. */
   volatileS: number;
   /** Bit/s the scene needs with every object at its lowest quality. */
   sceneFloorBps: number;
-  memoryS?: number;
+}
+
+/** The volatile target unless configured: twice the base (the 4-s probe's value for the 2-s default). */
+export function volatileTargetS(baseS: number, configured?: number): number {
+  return configured ?? 2 * baseS;
 }
 
 export class BufferTarget {
   private lastStarvedS = -Infinity;
-  private readonly memoryS: number;
   /** Samples of the link, oldest first, covering at most the last window. */
   private samples: Array<{ atS: number; bytes: number; busy: boolean }> = [];
 
@@ -50,15 +53,6 @@ export class BufferTarget {
     if (!(options.volatileS >= options.baseS)) {
       throw new Error(`volatile buffer target (${options.volatileS}) must be at least the base (${options.baseS})`);
     }
-    this.memoryS = options.memoryS ?? VOLATILE_MEMORY_S;
-  }
-
-  get baseS(): number {
-    return this.options.baseS;
-  }
-
-  get volatileS(): number {
-    return this.options.volatileS;
   }
 
   /**
@@ -76,7 +70,7 @@ export class BufferTarget {
 
   /** Whether a starved second was seen within the memory. */
   volatileAt(nowS: number): boolean {
-    return nowS - this.lastStarvedS < this.memoryS;
+    return nowS - this.lastStarvedS < VOLATILE_MEMORY_S;
   }
 
   /** Seconds of content to keep requested ahead at `nowS`. */

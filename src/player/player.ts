@@ -14,6 +14,7 @@ import type { TransportState } from '../transport/types';
 import { fetchWithRetry } from '../transport/retry';
 import type { PoseSource } from '../viewport/source';
 import { AdaptivePolicy } from './adaptive';
+import { volatileTargetS } from './bufferTarget';
 import { realClock } from './clock';
 import { type DecodedFrame, type DecodedSegment, framePoints, type SegmentDecoder } from './decoder';
 import { parseManifest, type SceneModel } from './mpd';
@@ -47,7 +48,7 @@ export interface PlayerOptions {
   reliability?: string;
   /** Seconds of content requested ahead of the playhead on a steady link (default `DEFAULT_BUFFER_TARGET_S`, 2). */
   bufferTargetS?: number;
-  /** Seconds requested ahead after a deep dip of the link (default twice `bufferTargetS`; set it equal for a fixed target). */
+  /** Seconds requested ahead after the link starved (default twice `bufferTargetS`; set it equal for a fixed target). */
   volatileBufferTargetS?: number;
   /** Stop after this many seconds of wall time from play() (default: never). */
   durationS?: number;
@@ -315,7 +316,7 @@ export class Player extends EventTarget {
         mode: this.mode,
         abr: this.mode === 'adaptive' ? 'adaptive' : (this.options.abr ?? knapsackRule.name),
         bufferTargetS: this.options.bufferTargetS ?? DEFAULT_BUFFER_TARGET_S,
-        volatileBufferTargetS: this.options.volatileBufferTargetS ?? 2 * (this.options.bufferTargetS ?? DEFAULT_BUFFER_TARGET_S),
+        volatileBufferTargetS: volatileTargetS(this.options.bufferTargetS ?? DEFAULT_BUFFER_TARGET_S, this.options.volatileBufferTargetS),
         reliableCount: this.reliableCount(),
         manifest: this.options.manifestUrl,
         transport: this.transports?.webtransport && this.mode !== 'h2' ? 'webtransport' : 'http2',

@@ -197,7 +197,7 @@ describe('PlayoutSession', () => {
     expect(Math.max(...indices)).toBeGreaterThan(5); // playback resumed after the outage
   });
 
-  it('requests further ahead after a deep dip of the link, and only then', async () => {
+  it('requests further ahead after the link starved, and only then', async () => {
     // 20 Mbit/s with one second of nothing at 6 s: a starved second.
     const dip = await play((t) => (t >= 6 && t < 7 ? 0 : 20e6), 16);
     const steady = await play(() => 20e6, 16);

@@ -13,7 +13,7 @@
 import type { ObjectResult, ObjectTransport, TransportState } from '../transport/types';
 import type { QoeSegment } from '../qoe/schema';
 import type { Clock } from './clock';
-import { BufferTarget } from './bufferTarget';
+import { BufferTarget, volatileTargetS } from './bufferTarget';
 import { DECODE_HEADROOM, DecodeCostModel, fitDecodeBudget } from './decodeBudget';
 import type { DecodedSegment, SegmentDecoder } from './decoder';
 import type { LossModel } from './fecModel';
@@ -57,7 +57,7 @@ export interface PlayoutConfig {
   clock: Clock;
   /** Seconds of content requested ahead of the playhead on a steady link (default `DEFAULT_BUFFER_TARGET_S`). */
   bufferTargetS?: number;
-  /** Seconds requested ahead after a deep dip of the link (default twice `bufferTargetS`; equal to it for a fixed target). */
+  /** Seconds requested ahead after the link starved (default twice `bufferTargetS`; equal to it for a fixed target). */
   volatileBufferTargetS?: number;
   /** Stop after this many seconds from `run()` (default: never). */
   durationS?: number;
@@ -163,7 +163,7 @@ export class PlayoutSession {
     this.policy = cfg.policy;
     const baseS = cfg.bufferTargetS ?? DEFAULT_BUFFER_TARGET_S;
     this.bufferTarget = new BufferTarget({
-      baseS, volatileS: cfg.volatileBufferTargetS ?? 2 * baseS,
+      baseS, volatileS: volatileTargetS(baseS, cfg.volatileBufferTargetS),
       sceneFloorBps: cfg.scene.objects.reduce((sum, o) => sum + Math.min(...o.representations.map((r) => r.bandwidth)), 0),
     });
   }
@@ -214,7 +214,7 @@ export class PlayoutSession {
     for (const list of this.tasks.values()) for (const t of list) t.abort.abort();
   }
 
-  /** The buffer target now: the base, or the volatile target after a deep dip of the link. */
+  /** The buffer target now: the base, or the volatile target after the link starved (`BufferTarget`). */
   get bufferTargetS(): number {
     return this.bufferTarget.targetS(this.cfg.clock.now());
   }

@@ -17,7 +17,7 @@ export interface QoeConfig {
   abr: string;
   /** Buffer target on a steady link, in seconds (default 2). */
   bufferTargetS: number;
-  /** Buffer target after a deep dip of the link (docs/player.md → "Buffer target"); absent in older logs. */
+  /** Buffer target after the link starved (docs/player.md → "Buffer target"); absent in older logs. */
   volatileBufferTargetS?: number;
   /** Number of objects sent reliably in `qpr` / `qpr-fec`. */
   reliableCount?: number;
