@@ -1,14 +1,19 @@
 import { describe, expect, it } from 'vitest';
 import { BufferTarget, STARVED_SHARE, VOLATILE_MEMORY_S } from './bufferTarget';
+import { LinkWatch } from './linkWatch';
 
 const FLOOR = 4e6;
 const target = () => new BufferTarget({ baseS: 2, volatileS: 4, sceneFloorBps: FLOOR });
 
-/** Feeds quarter-second samples from `fromS` to `toS` at `rateBps(t)`, busy as `busy(t)`; returns the byte total. */
-function feed(t: BufferTarget, fromS: number, toS: number, rateBps: (s: number) => number, busy: (s: number) => boolean = () => true, startBytes = 0): number {
+/**
+ * Feeds quarter-second samples from `fromS` to `toS` at `rateBps(t)`, busy as `busy(t)`, through a
+ * link watch into the target, as the playout loop does; returns the byte total.
+ */
+function feed(t: BufferTarget, fromS: number, toS: number, rateBps: (s: number) => number, busy: (s: number) => boolean = () => true, startBytes = 0, watch = new LinkWatch()): number {
   let bytes = startBytes;
   for (let s = fromS; s <= toS + 1e-9; s += 0.25) {
-    t.sample(s, bytes, busy(s));
+    watch.sample(s, bytes, busy(s));
+    t.observe(s, watch.busyRateBps());
     bytes += (rateBps(s) * 0.25) / 8;
   }
   return bytes;
@@ -23,9 +28,10 @@ describe('BufferTarget', () => {
 
   it('grows after a starved second and returns to the base once the memory has passed without one', () => {
     const t = target();
-    const bytes = feed(t, 0, 10, () => 20e6);
+    const watch = new LinkWatch();
+    const bytes = feed(t, 0, 10, () => 20e6, () => true, 0, watch);
     expect(t.targetS(10)).toBe(2);
-    feed(t, 10.25, 12, (s) => (s < 11.5 ? 0 : 20e6), () => true, bytes);
+    feed(t, 10.25, 12, (s) => (s < 11.5 ? 0 : 20e6), () => true, bytes, watch);
     expect(t.targetS(12)).toBe(4);
     expect(t.targetS(11.5 + VOLATILE_MEMORY_S - 1)).toBe(4);
     expect(t.targetS(11.5 + VOLATILE_MEMORY_S)).toBe(2);

@@ -12,9 +12,9 @@
  * So the target is the base (2 s) until the link shows a starved second — a second in which
  * requests were in flight throughout and the link delivered less than a quarter of what the whole
  * scene needs at its lowest qualities, so no quality choice could have made up for it — and the
- * volatile target (4 s) for a while after it. The link is watched in quarter-second samples of the
- * bytes received, not per segment: a segment's goodput is measured over the time it was in flight,
- * so a 1-s outage inside a 2-s delivery only halves it, and hides. The memory is long because
+ * volatile target (4 s) for a while after it. The link is judged by `LinkWatch` (quarter-second
+ * samples of the bytes received), not per segment: a segment's goodput is measured over the time it
+ * was in flight, so a 1-s outage inside a 2-s delivery only halves it, and hides. The memory is long because
  * volatility is a property of where the viewer is (a car, a train), not of one second: on the
  * driving trace the outages come 16–57 s apart, the first at 11 s.
  */
@@ -23,11 +23,6 @@
 export const STARVED_SHARE = 0.25;
 /** Seconds after a starved second during which the link counts as volatile. */
 export const VOLATILE_MEMORY_S = 120;
-/**
- * Window over which the link's delivery is judged (seconds): shorter than a second, so that a
- * 1-s outage is caught whatever its phase against the quarter-second samples.
- */
-export const STARVED_WINDOW_S = 0.75;
 
 export interface BufferTargetOptions {
   /** Target on a steady link (seconds). */
@@ -45,8 +40,6 @@ export function volatileTargetS(baseS: number, configured?: number): number {
 
 export class BufferTarget {
   private lastStarvedS = -Infinity;
-  /** Samples of the link, oldest first, covering at most the last window. */
-  private samples: Array<{ atS: number; bytes: number; busy: boolean }> = [];
 
   constructor(private readonly options: BufferTargetOptions) {
     if (!(options.baseS > 0)) throw new Error(`buffer target must be positive, got ${options.baseS}`);
@@ -56,16 +49,14 @@ export class BufferTarget {
   }
 
   /**
-   * One sample of the link at `atS`: the bytes received so far (a running total) and whether a
-   * request was in flight. A full window of busy samples that gained too few bytes is a starved second.
+   * The link's rate at `atS` over a window in which requests were in flight throughout
+   * (`LinkWatch.busyRateBps`), or null when it was idle at some point: a rate below the starved
+   * share of the scene floor makes the window a starved second.
    */
-  sample(atS: number, receivedBytes: number, busy: boolean): void {
-    this.samples.push({ atS, bytes: receivedBytes, busy });
-    while (this.samples.length > 1 && atS - this.samples[1].atS >= STARVED_WINDOW_S) this.samples.shift();
-    const first = this.samples[0];
-    if (atS - first.atS < STARVED_WINDOW_S || !this.samples.every((s) => s.busy)) return;
-    const rateBps = ((receivedBytes - first.bytes) * 8) / (atS - first.atS);
-    if (this.options.sceneFloorBps > 0 && rateBps < STARVED_SHARE * this.options.sceneFloorBps) this.lastStarvedS = atS;
+  observe(atS: number, busyRateBps: number | null): void {
+    if (busyRateBps !== null && this.options.sceneFloorBps > 0 && busyRateBps < STARVED_SHARE * this.options.sceneFloorBps) {
+      this.lastStarvedS = atS;
+    }
   }
 
   /** Whether a starved second was seen within the memory. */

@@ -351,6 +351,43 @@ describe('PlayoutSession', () => {
   });
 });
 
+describe('PlayoutSession on a link that falls', () => {
+  // 60 Mbit/s (both objects at the top, 32 Mbit/s), then 3 Mbit/s for four seconds: above the
+  // scene's floor (2 Mbit/s), far below what was asked for when it fell.
+  const FALL_S = 6.02;
+  const falls = (t: number) => (t < FALL_S || t >= FALL_S + 4 ? 60e6 : 3e6);
+
+  it('plans from what the link delivers while a transfer stalls, not from the segments before', async () => {
+    const plans: Array<{ at: number; quality: number }> = [];
+    const clock = new VirtualClock();
+    const link = new ScriptedLink(clock, falls);
+    await playOn(clock, link, 12, { onPlan: (p) => plans.push(...p.map((x) => ({ at: clock.now(), quality: x.quality }))) });
+    expect(plans.filter((p) => p.at < FALL_S && p.at > 3).every((p) => p.quality === 4)).toBe(true);
+    // The first plan made once the watch has seen a whole window of the fallen link.
+    const firstAfter = Math.min(...plans.filter((p) => p.at >= FALL_S + 1).map((p) => p.at));
+    expect(plans.filter((p) => p.at === firstAfter).map((p) => p.quality)).toEqual([0, 0]);
+  });
+
+  it('replaces a stalled top-quality object early enough not to freeze', async () => {
+    const clock = new VirtualClock();
+    const link = new ScriptedLink(clock, falls);
+    const session = await playOn(clock, link, 12);
+    const abandoned = session.segmentRecords().filter((r) => r.abandoned);
+    expect(abandoned.length).toBeGreaterThan(0);
+    expect(session.freezeSummary().count).toBe(0);
+  });
+
+  it('does not abandon a request that is only queued behind an earlier segment', async () => {
+    // A 4-s target asks for several segments at once; the later ones receive nothing at first.
+    const clock = new VirtualClock();
+    const link = new ScriptedLink(clock, () => 40e6);
+    const events: string[] = [];
+    const session = await playOn(clock, link, 12, { bufferTargetS: 4, volatileBufferTargetS: 4, onEvent: (e) => events.push(e.type) });
+    expect(events).not.toContain('abandoned');
+    expect(session.freezeSummary().count).toBe(0);
+  });
+});
+
 describe('PlayoutSession decoding', () => {
   it('a slow decoder on a fast link neither abandons requests nor lowers qualities', async () => {
     const clock = new VirtualClock();

@@ -14,6 +14,7 @@ import type { ObjectResult, ObjectTransport, TransportState } from '../transport
 import type { QoeSegment } from '../qoe/schema';
 import type { Clock } from './clock';
 import { BufferTarget, volatileTargetS } from './bufferTarget';
+import { LinkWatch } from './linkWatch';
 import { DECODE_HEADROOM, DecodeCostModel, fitDecodeBudget } from './decodeBudget';
 import type { DecodedSegment, SegmentDecoder } from './decoder';
 import type { LossModel } from './fecModel';
@@ -105,6 +106,8 @@ interface ObjectTask {
   deadline: number;
   /** The buffer target when it was requested. */
   bufferTargetS: number;
+  /** The session's received-bytes total when it was requested (the link's delivery since, for abandonment). */
+  linkBytesAtRequest: number;
   abort: AbortController;
   receivedBytes: number;
   objectBytes: number;
@@ -128,12 +131,18 @@ interface ObjectTask {
 }
 
 const DEFAULT_RTT_S = 0.05;
+/**
+ * Seconds after a reliable request before it may be judged late: long enough for a first byte over
+ * a loaded link and for the rate since the request to mean something; short against the 2-s lead.
+ */
+const ABANDON_AFTER_S = 0.5;
 /** Seconds of content requested ahead of the playhead unless configured (docs/player.md → Playout). */
 export const DEFAULT_BUFFER_TARGET_S = 2;
 
 export class PlayoutSession {
   private readonly freezes = new FreezeTracker();
   private readonly bufferTarget: BufferTarget;
+  private readonly link = new LinkWatch();
   /** Object bytes received so far, over every request (the link watch's running total). */
   private receivedBytes = 0;
   private readonly throughput = new ThroughputEstimator(5);
@@ -318,13 +327,18 @@ export class PlayoutSession {
     }
   }
 
-  /** Samples the link for the buffer target every quarter second until `signal` (the end of run()). */
+  /**
+   * Samples the link every quarter second until `signal` (the end of run()), for the buffer target
+   * and the throughput the plans count on.
+   */
   private async watchLink(signal: AbortSignal): Promise<void> {
     const { clock } = this.cfg;
     while (!signal.aborted) {
       // Bytes still expected: a request in flight (decoding is not the link's time).
-      const busy = [...this.tasks.values()].some((list) => list.some((t) => !t.settled && t.completedAt === undefined && t.plan.delivery !== 'skip'));
-      this.bufferTarget.sample(clock.now(), this.receivedBytes, busy);
+      const busy = [...this.tasks.values()].some((list) => list.some((t) => this.inFlight(t)));
+      const now = clock.now();
+      this.link.sample(now, this.receivedBytes, busy);
+      this.bufferTarget.observe(now, this.link.busyRateBps());
       try {
         await clock.sleep(0.25, signal);
       } catch {
@@ -362,7 +376,7 @@ export class PlayoutSession {
     });
     const networkPlans = this.policy.plan({
       segment: k, segmentDurationS: scene.segmentDuration, objects,
-      throughputBps: this.throughput.estimate(), loss: this.loss, rttS: this.rtt.ms / 1000,
+      throughputBps: this.planningThroughputBps(), loss: this.loss, rttS: this.rtt.ms / 1000,
       timeToDeadlineS: deadline - clock.now(), bufferS: this.bufferedS(),
       bufferTargetS: this.bufferTargetS,
     });
@@ -384,6 +398,22 @@ export class PlayoutSession {
     })));
   }
 
+  /**
+   * The throughput the next plan counts on: the estimate from finished segments, or less if the
+   * link delivered less over the last window with requests in flight throughout — the estimate
+   * cannot see a stall until something finishes (linkWatch.ts).
+   */
+  private planningThroughputBps(): number | null {
+    const estimate = this.throughput.estimate();
+    const now = this.link.busyRateBps();
+    return estimate === null || now === null ? estimate : Math.min(estimate, now);
+  }
+
+  /** Whether the task's bytes are still expected from the link (decoding is not the link's time). */
+  private inFlight(t: ObjectTask): boolean {
+    return !t.settled && !t.abandoned && t.completedAt === undefined && t.plan.delivery !== 'skip';
+  }
+
   private transportFor(plan: ObjectPlan): { transport: ObjectTransport; plan: ObjectPlan } {
     const { webtransport, http2 } = this.cfg.transports;
     if (plan.delivery === 'skip') return { transport: webtransport ?? http2, plan };
@@ -400,7 +430,7 @@ export class PlayoutSession {
     const path = this.cfg.contentBase + segmentPath(object, object.representations[quality].id, index);
     const task: ObjectTask = {
       object, index, plan: { ...plan, quality }, visibleArea, rank, lostWithSession: false,
-      requestedAt: clock.now(), deadline, bufferTargetS: this.bufferTargetS, abort: new AbortController(),
+      requestedAt: clock.now(), deadline, bufferTargetS: this.bufferTargetS, linkBytesAtRequest: this.receivedBytes, abort: new AbortController(),
       decodeWithdraw: new AbortController(), decodeLate: false,
       receivedBytes: 0, objectBytes: 0, abandoned: false, shownOnTime: false, recorded: false,
       settled: false, done: Promise.resolve(),
@@ -454,24 +484,54 @@ export class PlayoutSession {
   }
 
   /**
-   * dash.js's abandonment, per object: shortly before the deadline, a reliable request whose
-   * remaining bytes will not arrive in time at its measured rate is cancelled and replaced by the
-   * lowest quality, when that is a lower one.
+   * Abandonment, per reliable object (dash.js's AbandonRequestsRule, with the queue in view): from
+   * `ABANDON_AFTER_S` after the request and every quarter second until shortly before its deadline,
+   * the request is cancelled and replaced by the lowest quality when, at the rate the link has
+   * delivered since it was made, the bytes still to come ahead of it and of it will not arrive by
+   * its deadline. Judging early matters: a stalled transfer also stalls the transport behind it
+   * (on the driving trace the origin's QUIC waited out doubling probe timeouts), so the replacement
+   * must be asked for while there is still time for that. The rate is the link's, not the
+   * request's: a request queued behind an earlier segment's objects receives nothing for a while
+   * without being late.
    */
   private async watchForAbandon(task: ObjectTask): Promise<void> {
     const { clock } = this.cfg;
-    const checkAt = task.deadline - 0.25 * this.cfg.scene.segmentDuration;
-    try {
-      await clock.sleep(checkAt - clock.now(), task.abort.signal);
-    } catch {
-      return;
+    if (task.plan.quality === 0) return;
+    const lastCheck = task.deadline - 0.25 * this.cfg.scene.segmentDuration;
+    for (let at = Math.min(task.requestedAt + ABANDON_AFTER_S, lastCheck); at <= lastCheck; at += 0.25) {
+      try {
+        await clock.sleep(at - clock.now(), task.abort.signal);
+      } catch {
+        return;
+      }
+      if (!this.inFlight(task) || this.stop.signal.aborted) return;
+      if (this.late(task)) {
+        this.abandon(task);
+        return;
+      }
     }
-    if (task.settled || task.plan.quality === 0 || this.stop.signal.aborted) return;
-    const elapsed = clock.now() - task.requestedAt;
-    const rate = elapsed > 0 ? task.receivedBytes / elapsed : 0;
-    const remaining = task.objectBytes > 0 ? task.objectBytes - task.receivedBytes : Infinity;
-    const eta = rate > 0 ? remaining / rate : Infinity;
-    if (clock.now() + eta <= task.deadline) return;
+  }
+
+  /** Whether the bytes queued ahead of `task` (and its own) will not arrive by its deadline at the link's rate since it was requested. */
+  private late(task: ObjectTask): boolean {
+    const now = this.cfg.clock.now();
+    const elapsed = now - task.requestedAt;
+    const rateBps = elapsed > 0 ? ((this.receivedBytes - task.linkBytesAtRequest) * 8) / elapsed : 0;
+    // The origin serves the most urgent first and equal urgencies in request order (docs/protocol.md §3.2).
+    const ahead = (t: ObjectTask) => t.plan.urgency < task.plan.urgency || (t.plan.urgency === task.plan.urgency && t.requestedAt <= task.requestedAt);
+    let backlogBytes = 0;
+    for (const list of this.tasks.values()) {
+      for (const t of list) {
+        if (!this.inFlight(t) || !ahead(t)) continue;
+        const expected = t.objectBytes > 0 ? t.objectBytes : (t.object.representations[t.plan.quality].bandwidth * this.cfg.scene.segmentDuration) / 8;
+        backlogBytes += Math.max(0, expected - t.receivedBytes);
+      }
+    }
+    if (backlogBytes === 0) return false;
+    return rateBps <= 0 || now + (backlogBytes * 8) / rateBps > task.deadline;
+  }
+
+  private abandon(task: ObjectTask): void {
     task.abandoned = true;
     task.abort.abort();
     this.cfg.onEvent?.({ type: 'abandoned', objectId: task.object.id, index: task.index, fromQuality: task.plan.quality });
