@@ -146,7 +146,7 @@ describe('faults', () => {
     }
   });
 
-  it('qr: a cut link stalls playback; the freeze is counted and playback resumes', async () => {
+  it('qr: a cut link stalls playback; the freeze is counted, the stalled session is replaced, and playback resumes', async () => {
     const relay = await startRelay(origin.quicPort, []);
     try {
       const run = play({ mode: 'qr', wt: `https://127.0.0.1:${relay.port}/holoquic`, duration: '25' }, 90);
@@ -162,6 +162,10 @@ describe('faults', () => {
       const lastFreeze = qoe.freezes[qoe.freezes.length - 1];
       const after = outcomes(qoe).filter((s) => s.requestedAtS > lastFreeze.atS + lastFreeze.durationS && s.decoded);
       expect(after.length, 'segments decoded after the freeze').toBeGreaterThan(0);
+      // Requests waited 6 s without a byte, more than the 2-s stall timeout: the player gave up
+      // on that session and played on over a new one.
+      expect(qoe.config.stallTimeoutS).toBe(2);
+      expect(qoe.playback.sessionsReplaced).toBeGreaterThanOrEqual(1);
     } finally {
       await relay.stop();
     }

@@ -6,7 +6,7 @@
  *   npm run qoe -- [--name NAME] [--smoke] [--modes qr,qpr-fec] [--loss 0,0.5,1,2,5]
  *                  [--traces 5g_walking_lumos5g_100,...] [--poses FILE,...] [--reps 3]
  *                  [--duration 120] [--delay-ms 10] [--trace-scale auto|X] [--abr RULE]
- *                  [--buffer S] [--volatile-buffer S] [--k N] [--content DIR] [--manifest PATH] [--loss-direction down|both]
+ *                  [--buffer S] [--volatile-buffer S] [--stall-timeout S] [--k N] [--content DIR] [--manifest PATH] [--loss-direction down|both]
  *                  [--no-build] [--resume] [--cc cubic|bbr2] [--qlog]
  *
  * --resume keeps the runs of an earlier invocation with the same --name that succeeded and runs
@@ -64,6 +64,7 @@ async function main(): Promise<void> {
       name: { type: 'string' }, smoke: { type: 'boolean', default: false }, modes: { type: 'string' }, loss: { type: 'string' },
       traces: { type: 'string' }, poses: { type: 'string' }, reps: { type: 'string' }, duration: { type: 'string' },
       'delay-ms': { type: 'string' }, 'trace-scale': { type: 'string' }, abr: { type: 'string' }, buffer: { type: 'string' }, 'volatile-buffer': { type: 'string' },
+      'stall-timeout': { type: 'string' },
       k: { type: 'string' }, content: { type: 'string' }, manifest: { type: 'string' }, 'keep-run-dirs': { type: 'boolean', default: false },
       'loss-direction': { type: 'string' }, 'no-build': { type: 'boolean', default: false },
       resume: { type: 'boolean', default: false }, cc: { type: 'string' }, qlog: { type: 'boolean', default: false },
@@ -139,6 +140,7 @@ async function main(): Promise<void> {
     if (values.abr) query.set('abr', values.abr);
     if (values.buffer) query.set('buffer', values.buffer);
     if (values['volatile-buffer']) query.set('volatile-buffer', values['volatile-buffer']);
+    if (values['stall-timeout']) query.set('stall-timeout', values['stall-timeout']);
     if (values.k) query.set('k', values.k);
     process.stdout.write(`[${i + 1}/${runs.length}] ${config.trace} loss ${entry.lossPct} % ${entry.mode} rep ${entry.repetition} (scale ${scale.toPrecision(3)}) … `);
     const child = await runOne({

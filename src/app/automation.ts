@@ -26,6 +26,8 @@ export interface PageParams {
   bufferTargetS?: number;
   /** Buffer target after the link starved (`volatile-buffer`; equal to `buffer` for a fixed target). */
   volatileBufferTargetS?: number;
+  /** Seconds without a byte before a stalled WebTransport session is replaced (`stall-timeout`; 0 = never). */
+  stallTimeoutS?: number;
   /** URL of a pose trace to replay instead of the camera. */
   pose?: string;
   poseConvention: 'webxr' | 'unity';
@@ -60,6 +62,7 @@ export function readPageParams(search: string, pageOrigin: string): PageParams {
     reliability: reliabilityDegree(q.get('reliability')),
     bufferTargetS: number('buffer', (v) => v > 0),
     volatileBufferTargetS: number('volatile-buffer', (v) => v > 0),
+    stallTimeoutS: number('stall-timeout', (v) => v >= 0),
     pose: q.get('pose') ?? undefined,
     poseConvention: convention,
     durationS: number('duration', (v) => v > 0),
@@ -80,7 +83,7 @@ export function playerOptionsFrom(params: PageParams): Omit<PlayerOptions, 'deco
   return {
     manifestUrl: params.manifestUrl, origin: params.origin, webtransportUrl: params.webtransportUrl, mode: params.mode, abr: params.abr,
     reliableCount: params.reliableCount, reliability: params.reliability, bufferTargetS: params.bufferTargetS,
-    volatileBufferTargetS: params.volatileBufferTargetS, durationS: params.durationS,
+    volatileBufferTargetS: params.volatileBufferTargetS, stallTimeoutS: params.stallTimeoutS, durationS: params.durationS,
   };
 }
 

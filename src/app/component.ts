@@ -7,7 +7,8 @@
  *
  * Attributes (read when loading): `src` (manifest URL), `origin` (origin base URL, default the
  * manifest's), `mode`, `abr`, `k` (objects sent reliably), `buffer` (target seconds on a steady link),
- * `volatile-buffer` (target after the link starved, default twice `buffer`), `duration`
+ * `volatile-buffer` (target after the link starved, default twice `buffer`), `stall-timeout`
+ * (seconds without a byte before a stalled session is replaced, default 2, 0 = never), `duration`
  * (stop after so many seconds), `autoplay`, `render="off"` (decode without drawing: experiments),
  * `splat` (`square` | `round` | `sphere`), `controls="off"` (no Enter-VR/AR buttons),
  * `reconstruction="cpu"` (reconstruct points in the decode workers even where the GPU could: by
@@ -228,6 +229,7 @@ export class HoloquicPlayerElement extends HTMLElement {
       reliableCount: number('k'),
       bufferTargetS: positive('buffer'),
       volatileBufferTargetS: positive('volatile-buffer'),
+      stallTimeoutS: number('stall-timeout'),
       durationS: number('duration'),
     };
   }

@@ -1,12 +1,11 @@
 /**
- * What the link delivers right now, from quarter-second samples of the bytes received.
+ * What the link delivers right now, from quarter-second samples of the bytes received: over the
+ * last window, if requests were in flight at every sample, the bytes received are what the link
+ * delivered while bytes were owed (the buffer target's starved second, bufferTarget.ts).
  *
- * The throughput estimate (throughput.ts) learns from finished segments only, so while the link
- * stalls it keeps the rate of the last segments that did finish: on the 5G driving trace the
- * player asked for the top qualities (730 kB a segment) for two seconds after the link fell from
- * 60 to 2.5 Mbit/s, because nothing had finished to say otherwise. The watch fills that gap: over
- * the last window, if requests were in flight at every sample, the bytes received are what the
- * link could deliver, and a rate below the estimate is the newer truth.
+ * Not a throughput estimate for the ABR: capping the estimate by this rate was tried twice and
+ * lowered visible quality by about 0.4 on the driving trace (docs/results.md) — once a stall has
+ * made the plans small, small objects never show the link's rate again, and the cap feeds on itself.
  */
 
 /**

@@ -10,6 +10,7 @@
  */
 import { QOE_SCHEMA, type QoeLog, type QoeSegment } from '../qoe/schema';
 import { connectTransports, type Transports } from '../transport/connect';
+import { DEFAULT_STALL_TIMEOUT_MS } from '../transport/stall';
 import type { TransportState } from '../transport/types';
 import { fetchWithRetry } from '../transport/retry';
 import type { PoseSource } from '../viewport/source';
@@ -50,6 +51,11 @@ export interface PlayerOptions {
   bufferTargetS?: number;
   /** Seconds requested ahead after the link starved (default twice `bufferTargetS`; set it equal for a fixed target). */
   volatileBufferTargetS?: number;
+  /**
+   * Seconds requests may wait without a byte before the WebTransport session is replaced by a new
+   * one (default 2, `DEFAULT_STALL_TIMEOUT_MS`; 0 = never; docs/player.md → "Stalled sessions").
+   */
+  stallTimeoutS?: number;
   /** Stop after this many seconds of wall time from play() (default: never). */
   durationS?: number;
   decoder: SegmentDecoder;
@@ -161,7 +167,10 @@ export class Player extends EventTarget {
       const response = await fetchWithRetry(manifestUrl, { cache: 'no-store' });
       if (!response.ok) throw new Error(`${manifestUrl.href}: HTTP ${response.status}`);
       const scene = parseManifest(await response.text());
-      this.transports = await connectTransports(this.originBase, { webtransportUrl: this.options.webtransportUrl });
+      this.transports = await connectTransports(this.originBase, {
+        webtransportUrl: this.options.webtransportUrl,
+        stallTimeoutMs: this.options.stallTimeoutS === undefined ? undefined : this.options.stallTimeoutS * 1000,
+      });
       this.transports.webtransport?.onStateChange((s: TransportState) => this.emit('transportstate', { state: s }));
       this.sceneModel = scene;
       if (this.options.viewport) {
@@ -317,6 +326,7 @@ export class Player extends EventTarget {
         abr: this.mode === 'adaptive' ? 'adaptive' : (this.options.abr ?? knapsackRule.name),
         bufferTargetS: this.options.bufferTargetS ?? DEFAULT_BUFFER_TARGET_S,
         volatileBufferTargetS: volatileTargetS(this.options.bufferTargetS ?? DEFAULT_BUFFER_TARGET_S, this.options.volatileBufferTargetS),
+        stallTimeoutS: this.options.stallTimeoutS ?? DEFAULT_STALL_TIMEOUT_MS / 1000,
         reliableCount: this.reliableCount(),
         manifest: this.options.manifestUrl,
         transport: this.transports?.webtransport && this.mode !== 'h2' ? 'webtransport' : 'http2',
@@ -329,6 +339,7 @@ export class Player extends EventTarget {
         startupS: session && Number.isFinite(session.startup) ? session.startup + shift : NaN,
         playedS: session?.playedS() ?? 0,
         wallS: Number.isFinite(origin) ? now - origin : 0,
+        sessionsReplaced: this.transports?.webtransport?.stallReplacements ?? 0,
       },
       freezes: freezes.map((f) => ({ atS: f.startMs / 1000 - origin, durationS: f.durationMs / 1000, cause: f.cause })),
       segments,

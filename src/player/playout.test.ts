@@ -357,17 +357,6 @@ describe('PlayoutSession on a link that falls', () => {
   const FALL_S = 6.02;
   const falls = (t: number) => (t < FALL_S || t >= FALL_S + 4 ? 60e6 : 3e6);
 
-  it('plans from what the link delivers while a transfer stalls, not from the segments before', async () => {
-    const plans: Array<{ at: number; quality: number }> = [];
-    const clock = new VirtualClock();
-    const link = new ScriptedLink(clock, falls);
-    await playOn(clock, link, 12, { onPlan: (p) => plans.push(...p.map((x) => ({ at: clock.now(), quality: x.quality }))) });
-    expect(plans.filter((p) => p.at < FALL_S && p.at > 3).every((p) => p.quality === 4)).toBe(true);
-    // The first plan made once the watch has seen a whole window of the fallen link.
-    const firstAfter = Math.min(...plans.filter((p) => p.at >= FALL_S + 1).map((p) => p.at));
-    expect(plans.filter((p) => p.at === firstAfter).map((p) => p.quality)).toEqual([0, 0]);
-  });
-
   it('replaces a stalled top-quality object early enough not to freeze', async () => {
     const clock = new VirtualClock();
     const link = new ScriptedLink(clock, falls);

@@ -327,10 +327,7 @@ export class PlayoutSession {
     }
   }
 
-  /**
-   * Samples the link every quarter second until `signal` (the end of run()), for the buffer target
-   * and the throughput the plans count on.
-   */
+  /** Samples the link for the buffer target every quarter second until `signal` (the end of run()). */
   private async watchLink(signal: AbortSignal): Promise<void> {
     const { clock } = this.cfg;
     while (!signal.aborted) {
@@ -376,7 +373,7 @@ export class PlayoutSession {
     });
     const networkPlans = this.policy.plan({
       segment: k, segmentDurationS: scene.segmentDuration, objects,
-      throughputBps: this.planningThroughputBps(), loss: this.loss, rttS: this.rtt.ms / 1000,
+      throughputBps: this.throughput.estimate(), loss: this.loss, rttS: this.rtt.ms / 1000,
       timeToDeadlineS: deadline - clock.now(), bufferS: this.bufferedS(),
       bufferTargetS: this.bufferTargetS,
     });
@@ -396,17 +393,6 @@ export class PlayoutSession {
     this.cfg.onPlan?.(list.map((t) => ({
       segment: k, objectId: t.object.id, quality: t.plan.quality, delivery: t.plan.delivery, rank: t.rank, visibleArea: t.visibleArea,
     })));
-  }
-
-  /**
-   * The throughput the next plan counts on: the estimate from finished segments, or less if the
-   * link delivered less over the last window with requests in flight throughout — the estimate
-   * cannot see a stall until something finishes (linkWatch.ts).
-   */
-  private planningThroughputBps(): number | null {
-    const estimate = this.throughput.estimate();
-    const now = this.link.busyRateBps();
-    return estimate === null || now === null ? estimate : Math.min(estimate, now);
   }
 
   /** Whether the task's bytes are still expected from the link (decoding is not the link's time). */

@@ -212,7 +212,7 @@ const CSV_COLUMNS = [
   'id', 'trace', 'mode', 'lossPct', 'repetition', 'ok', 'error', 'freezeCount', 'freezeTotalS', 'meanQuality',
   'meanThroughputMbps', 'onTimeRatio', 'visibleOnTimeRatio', 'skippedShare', 'decodeSuccess', 'datagramRecovery', 'datagramDecoded', 'fecOverhead',
   'repairRequests', 'objectSegments', 'startupS', 'qualitySwitches', 'bytesWasted', 'bytesReceived', 'measuredLossPct',
-  'queueDropPct', 'meanVisibleQuality', 'volatileFromS',
+  'queueDropPct', 'meanVisibleQuality', 'volatileFromS', 'sessionsReplaced',
 ] as const;
 
 function csvField(value: unknown): string {
@@ -234,7 +234,7 @@ export function runsCsv(rows: readonly RunRow[]): string {
       fecOverhead: s?.fecOverhead, repairRequests: s?.repairRequests, objectSegments: s?.objectSegments,
       startupS: s?.startupS, qualitySwitches: s?.qualitySwitches, bytesWasted: s?.bytesWasted, bytesReceived: s?.bytesReceived,
       measuredLossPct: r.measuredLossPct, queueDropPct: r.queueDropPct,
-      meanVisibleQuality: s?.meanVisibleQuality, volatileFromS: s?.volatileFromS,
+      meanVisibleQuality: s?.meanVisibleQuality, volatileFromS: s?.volatileFromS, sessionsReplaced: s?.sessionsReplaced,
     };
     lines.push(CSV_COLUMNS.map((c) => csvField(values[c])).join(','));
   }

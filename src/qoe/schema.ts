@@ -19,6 +19,8 @@ export interface QoeConfig {
   bufferTargetS: number;
   /** Buffer target after the link starved (docs/player.md → "Buffer target"); absent in older logs. */
   volatileBufferTargetS?: number;
+  /** Seconds without a byte before a stalled WebTransport session is replaced (0 = never; absent in older logs). */
+  stallTimeoutS?: number;
   /** Number of objects sent reliably in `qpr` / `qpr-fec`. */
   reliableCount?: number;
   manifest: string;
@@ -106,6 +108,8 @@ export interface QoeLog {
     playedS: number;
     /** Seconds from load() to the end of the log. */
     wallS: number;
+    /** WebTransport sessions replaced because they stalled (docs/player.md → "Stalled sessions"; absent in older logs). */
+    sessionsReplaced?: number;
   };
   freezes: QoeFreeze[];
   segments: QoeSegment[];
@@ -168,6 +172,8 @@ export interface QoeSummary {
   /** When the first request under a buffer target above the base was made: the link was judged
    *  volatile (NaN if never, or in logs from before the buffer target adapted). */
   volatileFromS: number;
+  /** Stalled sessions replaced (`playback.sessionsReplaced`; NaN in logs from before). */
+  sessionsReplaced: number;
 }
 
 function mean(values: number[]): number {
@@ -233,6 +239,7 @@ export function summarizeQoe(log: QoeLog): QoeSummary {
     bytesWasted: all.reduce((a, s) => a + (s.onTime ? Math.max(0, s.receivedBytes - s.objectBytes) : s.receivedBytes), 0),
     bytesReceived: all.reduce((a, s) => a + s.receivedBytes, 0),
     volatileFromS: firstVolatileRequest(all, log.config.bufferTargetS),
+    sessionsReplaced: log.playback.sessionsReplaced ?? NaN,
   };
 }
 

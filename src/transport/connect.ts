@@ -20,6 +20,8 @@ export interface ConnectOptions {
   webtransportUrl?: string;
   /** Base URL of the HTTPS listener for HTTP/2 (default: `originBase`). */
   http2Base?: string;
+  /** Replace a WebTransport session stalled this long (ms; default `DEFAULT_STALL_TIMEOUT_MS`, 0 = never). */
+  stallTimeoutMs?: number;
 }
 
 export async function connectTransports(originBase: string, options: ConnectOptions = {}): Promise<Transports> {
@@ -27,7 +29,7 @@ export async function connectTransports(originBase: string, options: ConnectOpti
   await http2.connect();
   if (options.webtransport === false) return { http2, fallbackReason: 'WebTransport disabled' };
   if (typeof WebTransport === 'undefined') return { http2, fallbackReason: 'this browser has no WebTransport' };
-  const session = new WebTransportSession({ originBase, webtransportUrl: options.webtransportUrl });
+  const session = new WebTransportSession({ originBase, webtransportUrl: options.webtransportUrl, stallTimeoutMs: options.stallTimeoutMs });
   try {
     await session.connect();
     return { webtransport: session, http2 };

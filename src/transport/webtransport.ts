@@ -9,6 +9,7 @@ import { decodeMessage, decodeObjectDatagram, encodeMessage, type FecMode, type 
 import { countLosses, datagramObservation, LossEstimator, sendingIndex } from './loss';
 import { fetchWithRetry } from './retry';
 import { RttEstimator } from './rtt';
+import { DEFAULT_STALL_TIMEOUT_MS, StallWatch } from './stall';
 import type { DeliveryStats, ObjectRequest, ObjectResult, ObjectTransport, TransportState } from './types';
 
 /** What `GET /config.json` on the origin answers (docs/protocol.md §1). */
@@ -43,6 +44,11 @@ export interface WebTransportSessionOptions {
   reconnect?: boolean;
   /** Give up after this many failed reconnection attempts in a row (default 8). */
   maxReconnectAttempts?: number;
+  /**
+   * Replace the session when requests have waited this long without a byte while it reads as open
+   * (stall.ts; default `DEFAULT_STALL_TIMEOUT_MS`, 0 = never). Needs `reconnect`.
+   */
+  stallTimeoutMs?: number;
   fec?: FecWorkerClient;
 }
 
@@ -59,6 +65,8 @@ const EARLY_PACKETS_LIMIT = 4096;
  * charge them to the network. 8192 symbols (≈ 11 MB) cover about a second at 80 Mbit/s.
  */
 const INCOMING_DATAGRAM_QUEUE = 8192;
+/** WebTransport close code of a session replaced because it stalled. */
+const STALLED_CLOSE_CODE = 0x5354;
 /** Extra repair symbols asked for beyond the measured shortfall. */
 const REPAIR_MARGIN = 2;
 
@@ -79,6 +87,12 @@ export class WebTransportSession implements ObjectTransport {
   /** Round-trip time from REQUEST → RESPONSE times (windowed minimum, rtt.ts). */
   readonly rtt = new RttEstimator();
   datagramsDropped = 0;
+  /** Sessions closed and opened again because they stalled (StallWatch). */
+  stallReplacements = 0;
+  /** The stall watch of the current session. */
+  private watch: StallWatch | null = null;
+  /** The session was closed for stalling: reconnect without the first backoff. */
+  private replacingStalled = false;
 
   constructor(private readonly options: WebTransportSessionOptions) {
     this.fec = options.fec ?? null;
@@ -114,9 +128,22 @@ export class WebTransportSession implements ObjectTransport {
     wt.datagrams.incomingHighWaterMark = INCOMING_DATAGRAM_QUEUE;
     await wt.ready;
     this.transport = wt;
+    const timeoutMs = this.options.stallTimeoutMs ?? DEFAULT_STALL_TIMEOUT_MS;
+    const watch = timeoutMs <= 0 || this.options.reconnect === false ? null : new StallWatch(timeoutMs);
+    this.watch = watch;
     this.fec ??= new FecWorkerClient();
     this.setState('connected');
-    void this.readDatagrams(wt);
+    void this.readDatagrams(wt, watch);
+    if (watch) {
+      const timer = setInterval(() => {
+        if (this.transport !== wt) return clearInterval(timer);
+        if (!watch.stalled(performance.now())) return;
+        clearInterval(timer);
+        this.stallReplacements++;
+        this.replacingStalled = true;
+        wt.close({ closeCode: STALLED_CLOSE_CODE, reason: `no bytes for ${timeoutMs} ms while requests waited` });
+      }, 250);
+    }
     wt.closed.then(() => this.onLost(wt), () => this.onLost(wt));
   }
 
@@ -127,8 +154,12 @@ export class WebTransportSession implements ObjectTransport {
     if (this.options.reconnect === false) return this.setState('failed');
     this.setState('reconnecting');
     const attempts = this.options.maxReconnectAttempts ?? 8;
+    const stalled = this.replacingStalled;
+    this.replacingStalled = false;
     for (let attempt = 0; attempt < attempts && !this.closing; attempt++) {
-      await new Promise((r) => setTimeout(r, Math.min(4000, 250 * 2 ** attempt)));
+      // A stalled session's link may be fine: try a new one at once.
+      const backoffMs = stalled && attempt === 0 ? 0 : Math.min(4000, 250 * 2 ** attempt);
+      await new Promise((r) => setTimeout(r, backoffMs));
       try {
         await this.open();
         return;
@@ -148,12 +179,13 @@ export class WebTransportSession implements ObjectTransport {
     this.setState('closed');
   }
 
-  private async readDatagrams(wt: WebTransport): Promise<void> {
+  private async readDatagrams(wt: WebTransport, watch: StallWatch | null): Promise<void> {
     const reader = wt.datagrams.readable.getReader();
     try {
       for (;;) {
         const { value, done } = await reader.read();
         if (done) return;
+        watch?.progress(performance.now());
         let datagram;
         try {
           datagram = decodeObjectDatagram(value);
@@ -184,7 +216,19 @@ export class WebTransportSession implements ObjectTransport {
     const wt = this.transport;
     if (!wt) return fail(0, `no WebTransport session (${this.currentState})`);
     if (request.signal?.aborted) return fail(0, 'cancelled');
+    const watch = this.watch;
+    watch?.begin(performance.now());
+    try {
+      return await this.exchange(wt, watch, request, stats);
+    } finally {
+      watch?.end();
+    }
+  }
 
+  /** One request on its own stream of `wt`: REQUEST out, RESPONSE and the object (or symbols) in. */
+  private async exchange(wt: WebTransport, watch: StallWatch | null, request: ObjectRequest, stats: DeliveryStats): Promise<ObjectResult> {
+    const requestedAt = stats.requestedAt;
+    const fail = (status: number, error: string): ObjectResult => ({ status, bytes: null, stats, error });
     const requestId = this.nextRequestId;
     this.nextRequestId = (this.nextRequestId % (REQUEST_ID_LIMIT - 1)) + 1;
     const fec = request.fec ?? { kind: 'planned', lossRate: this.loss.estimate().rate };
@@ -208,7 +252,7 @@ export class WebTransportSession implements ObjectTransport {
     }
     const writer = stream.writable.getWriter();
     const reader = stream.readable.getReader();
-    const messages = new MessageReader(reader);
+    const messages = new MessageReader(reader, () => watch?.progress(performance.now()));
     try {
       await writer.write(encodeMessage(message));
       // A reliable request says everything in its REQUEST: finish our side at once.
@@ -388,7 +432,8 @@ class MessageReader {
   private buffer = new Uint8Array(0);
   private ended = false;
 
-  constructor(private readonly reader: ReadableStreamDefaultReader<Uint8Array>) {}
+  /** @param onBytes called whenever bytes arrive on the stream */
+  constructor(private readonly reader: ReadableStreamDefaultReader<Uint8Array>, private readonly onBytes: () => void = () => {}) {}
 
   private async fill(signal?: AbortSignal): Promise<boolean> {
     if (this.ended) return false;
@@ -398,6 +443,7 @@ class MessageReader {
       this.ended = true;
       return false;
     }
+    this.onBytes();
     const merged = new Uint8Array(this.buffer.length + chunk.value.length);
     merged.set(this.buffer);
     merged.set(chunk.value, this.buffer.length);
@@ -431,6 +477,7 @@ class MessageReader {
       const read = this.reader.read();
       const chunk = signal ? await abortable(read, signal) : await read;
       if (!chunk || chunk.done) return null;
+      this.onBytes();
       const take = Math.min(chunk.value.length, length - have);
       out.set(chunk.value.subarray(0, take), have);
       have += take;

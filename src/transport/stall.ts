@@ -1,0 +1,54 @@
+/**
+ * Stall detection for one transport session: requests are waiting for bytes and none have come
+ * for a while, though the session still reads as open.
+ *
+ * Why a player needs it on top of QUIC's own recovery: after a burst of losses, QUIC (RFC 9002)
+ * re-arms its probe timeout with exponential backoff, and quiche, our origin's QUIC, sets no upper
+ * bound on it. On the 5G driving trace the origin's probe count reached 4 and more while the link
+ * was already carrying 9 Mbit/s again: it sent nothing but one probe every few seconds, and
+ * playback froze for up to 7.6 s with the session up (docs/results.md). A new session starts with
+ * fresh loss-recovery state; the requests lost with the old one are asked for again.
+ *
+ * One watch per session: a request ends on the watch of the session it was made on.
+ */
+
+/**
+ * Two seconds without a byte while requests wait: longer than any gap between packets of a link
+ * that delivers at all (the driving trace's slowest seconds still carry 0.6 Mbit/s, a packet every
+ * 20 ms), shorter than the 2-s buffer plus the time to reconnect and ask again.
+ */
+export const DEFAULT_STALL_TIMEOUT_MS = 2000;
+
+export class StallWatch {
+  private waiting = 0;
+  private lastProgressMs = 0;
+
+  /** @param timeoutMs how long requests may wait without a byte before the session counts as stalled */
+  constructor(readonly timeoutMs: number) {
+    if (!(timeoutMs > 0)) throw new Error(`stall timeout must be positive, got ${timeoutMs}`);
+  }
+
+  /**
+   * A request starts waiting for bytes. Only the first of a waiting set starts the clock: requests
+   * made during a stall (the player keeps asking for later segments) must not hide it.
+   */
+  begin(nowMs: number): void {
+    if (this.waiting === 0) this.lastProgressMs = nowMs;
+    this.waiting++;
+  }
+
+  /** A request no longer waits (done, failed or cancelled). */
+  end(): void {
+    this.waiting = Math.max(0, this.waiting - 1);
+  }
+
+  /** Bytes arrived on the session (any stream or datagram). */
+  progress(nowMs: number): void {
+    this.lastProgressMs = nowMs;
+  }
+
+  /** Whether requests have waited `timeoutMs` without a byte. */
+  stalled(nowMs: number): boolean {
+    return this.waiting > 0 && nowMs - this.lastProgressMs >= this.timeoutMs;
+  }
+}
