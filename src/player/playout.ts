@@ -106,8 +106,6 @@ interface ObjectTask {
   deadline: number;
   /** The buffer target when it was requested. */
   bufferTargetS: number;
-  /** The session's received-bytes total when it was requested (the link's delivery since, for abandonment). */
-  linkBytesAtRequest: number;
   abort: AbortController;
   receivedBytes: number;
   objectBytes: number;
@@ -131,11 +129,6 @@ interface ObjectTask {
 }
 
 const DEFAULT_RTT_S = 0.05;
-/**
- * Seconds after a reliable request before it may be judged late: long enough for a first byte over
- * a loaded link and for the rate since the request to mean something; short against the 2-s lead.
- */
-const ABANDON_AFTER_S = 0.5;
 /** Seconds of content requested ahead of the playhead unless configured (docs/player.md → Playout). */
 export const DEFAULT_BUFFER_TARGET_S = 2;
 
@@ -412,11 +405,12 @@ export class PlayoutSession {
   private start(object: SceneObject, index: number, requested: ObjectPlan, visibleArea: number, rank: number, deadline: number): ObjectTask {
     const { clock } = this.cfg;
     const { transport, plan } = this.transportFor(requested);
-    const quality = Math.min(plan.quality, object.representations.length - 1);
-    const path = this.cfg.contentBase + segmentPath(object, object.representations[quality].id, index);
+    let quality = Math.min(plan.quality, object.representations.length - 1);
+    const pathOf = (q: number) => this.cfg.contentBase + segmentPath(object, object.representations[q].id, index);
+    let path = pathOf(quality);
     const task: ObjectTask = {
       object, index, plan: { ...plan, quality }, visibleArea, rank, lostWithSession: false,
-      requestedAt: clock.now(), deadline, bufferTargetS: this.bufferTargetS, linkBytesAtRequest: this.receivedBytes, abort: new AbortController(),
+      requestedAt: clock.now(), deadline, bufferTargetS: this.bufferTargetS, abort: new AbortController(),
       decodeWithdraw: new AbortController(), decodeLate: false,
       receivedBytes: 0, objectBytes: 0, abandoned: false, shownOnTime: false, recorded: false,
       settled: false, done: Promise.resolve(),
@@ -441,10 +435,17 @@ export class PlayoutSession {
             },
           });
           // A reliable object lost with the session is asked for again once the session is back,
-          // so playback waits for it (an outage freeze) instead of skipping it.
+          // so playback waits for it (an outage freeze) instead of skipping it — at the lowest
+          // quality, which arrives soonest: the session went down with the link in trouble (or was
+          // replaced for stalling) or the origin gone, and its deadline may be near or past.
           if (task.result.bytes || delivery !== 'reliable' || task.result.status !== 0) break;
           if (!(await this.sessionRestored(transport, task.abort.signal))) break;
           task.lostWithSession = true;
+          quality = 0;
+          path = pathOf(0);
+          task.plan = { ...task.plan, quality: 0 };
+          task.receivedBytes = 0;
+          task.objectBytes = 0;
         }
         task.completedAt = clock.now();
         this.learn(task.result);
@@ -470,54 +471,24 @@ export class PlayoutSession {
   }
 
   /**
-   * Abandonment, per reliable object (dash.js's AbandonRequestsRule, with the queue in view): from
-   * `ABANDON_AFTER_S` after the request and every quarter second until shortly before its deadline,
-   * the request is cancelled and replaced by the lowest quality when, at the rate the link has
-   * delivered since it was made, the bytes still to come ahead of it and of it will not arrive by
-   * its deadline. Judging early matters: a stalled transfer also stalls the transport behind it
-   * (on the driving trace the origin's QUIC waited out doubling probe timeouts), so the replacement
-   * must be asked for while there is still time for that. The rate is the link's, not the
-   * request's: a request queued behind an earlier segment's objects receives nothing for a while
-   * without being late.
+   * dash.js's abandonment, per object: shortly before the deadline, a reliable request whose
+   * remaining bytes will not arrive in time at its measured rate is cancelled and replaced by the
+   * lowest quality, when that is a lower one.
    */
   private async watchForAbandon(task: ObjectTask): Promise<void> {
     const { clock } = this.cfg;
-    if (task.plan.quality === 0) return;
-    const lastCheck = task.deadline - 0.25 * this.cfg.scene.segmentDuration;
-    for (let at = Math.min(task.requestedAt + ABANDON_AFTER_S, lastCheck); at <= lastCheck; at += 0.25) {
-      try {
-        await clock.sleep(at - clock.now(), task.abort.signal);
-      } catch {
-        return;
-      }
-      if (!this.inFlight(task) || this.stop.signal.aborted) return;
-      if (this.late(task)) {
-        this.abandon(task);
-        return;
-      }
+    const checkAt = task.deadline - 0.25 * this.cfg.scene.segmentDuration;
+    try {
+      await clock.sleep(checkAt - clock.now(), task.abort.signal);
+    } catch {
+      return;
     }
-  }
-
-  /** Whether the bytes queued ahead of `task` (and its own) will not arrive by its deadline at the link's rate since it was requested. */
-  private late(task: ObjectTask): boolean {
-    const now = this.cfg.clock.now();
-    const elapsed = now - task.requestedAt;
-    const rateBps = elapsed > 0 ? ((this.receivedBytes - task.linkBytesAtRequest) * 8) / elapsed : 0;
-    // The origin serves the most urgent first and equal urgencies in request order (docs/protocol.md §3.2).
-    const ahead = (t: ObjectTask) => t.plan.urgency < task.plan.urgency || (t.plan.urgency === task.plan.urgency && t.requestedAt <= task.requestedAt);
-    let backlogBytes = 0;
-    for (const list of this.tasks.values()) {
-      for (const t of list) {
-        if (!this.inFlight(t) || !ahead(t)) continue;
-        const expected = t.objectBytes > 0 ? t.objectBytes : (t.object.representations[t.plan.quality].bandwidth * this.cfg.scene.segmentDuration) / 8;
-        backlogBytes += Math.max(0, expected - t.receivedBytes);
-      }
-    }
-    if (backlogBytes === 0) return false;
-    return rateBps <= 0 || now + (backlogBytes * 8) / rateBps > task.deadline;
-  }
-
-  private abandon(task: ObjectTask): void {
+    if (task.settled || task.plan.quality === 0 || this.stop.signal.aborted) return;
+    const elapsed = clock.now() - task.requestedAt;
+    const rate = elapsed > 0 ? task.receivedBytes / elapsed : 0;
+    const remaining = task.objectBytes > 0 ? task.objectBytes - task.receivedBytes : Infinity;
+    const eta = rate > 0 ? remaining / rate : Infinity;
+    if (clock.now() + eta <= task.deadline) return;
     task.abandoned = true;
     task.abort.abort();
     this.cfg.onEvent?.({ type: 'abandoned', objectId: task.object.id, index: task.index, fromQuality: task.plan.quality });
