@@ -102,6 +102,14 @@ describe('summarizeQoe', () => {
     expect(summarizeQoe(grown).volatileFromS).toBe(3.5);
   });
 
+  it('carries the replaced-session count, and NaN for logs from before it was kept', () => {
+    const before = log([segment({ index: 0 })]);
+    expect(summarizeQoe(before).sessionsReplaced).toBeNaN();
+    const after = log([segment({ index: 0 })]);
+    after.playback.sessionsReplaced = 2;
+    expect(summarizeQoe(after).sessionsReplaced).toBe(2);
+  });
+
   it('counts skipped objects apart: not requested, so neither on time nor late', () => {
     const s = summarizeQoe(log([
       segment({ index: 0 }),
