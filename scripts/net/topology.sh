@@ -91,14 +91,22 @@ hq_net_has_netem() {
 }
 
 # tbf with a burst of ~10 ms at the rate (at least 16 kB) and a 100 ms queue.
+#
+# `peakrate … mtu 2000` bounds the largest packet tbf keeps whole to 2000 bytes, so it cuts every
+# GSO super-packet (the origin sends UDP_SEGMENT batches of up to 64 KiB; TCP sends TSO ones) into
+# wire packets when queueing it. Without it a super-packet that fit the bucket when it was queued
+# can exceed the bucket of a lower rate set while it waits: tbf can then never send it, and the
+# link carries nothing until the rate rises again (seconds on the 5G driving trace; the
+# self-test checks this). The peak rate itself is far above any trace rate: no limit.
 hq_net_rate() {
     local mbit=$1 verb=change burst
     [ "$HQ_TBF_SHAPED" = 1 ] || verb=add
     # Traces contain 0 Mbit/s seconds (outages); tbf needs a positive rate, 0.05 Mbit/s is an outage.
     mbit=$(awk -v m="$mbit" 'BEGIN { printf "%.3f", (m < 0.05 ? 0.05 : m) }')
     burst=$(awk -v m="$mbit" 'BEGIN { b = m * 1e6 / 8 / 100; if (b < 16384) b = 16384; printf "%d", b }')
-    ip netns exec "$HQ_NS_A" tc qdisc "$verb" dev hqveth-a root tbf rate "${mbit}mbit" burst "$burst" latency 100ms
-    ip netns exec "$HQ_NS_B" tc qdisc "$verb" dev hqveth-b root tbf rate "${mbit}mbit" burst "$burst" latency 100ms
+    local shape=(tbf rate "${mbit}mbit" burst "$burst" latency 100ms peakrate 10gbit mtu 2000)
+    ip netns exec "$HQ_NS_A" tc qdisc "$verb" dev hqveth-a root "${shape[@]}"
+    ip netns exec "$HQ_NS_B" tc qdisc "$verb" dev hqveth-b root "${shape[@]}"
     HQ_TBF_SHAPED=1
 }
 

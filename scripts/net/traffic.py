@@ -3,6 +3,7 @@
 
   traffic.py udp-recv PORT SECONDS          -> JSON {packets, bytes, per_second_mbit}
   traffic.py udp-send HOST PORT MBIT SECONDS [SIZE]
+  traffic.py udp-send-gso HOST PORT COUNT SEGMENTS SIZE -> COUNT super-packets at once (UDP_SEGMENT)
   traffic.py tcp-recv PORT                  -> JSON {bytes}
   traffic.py tcp-send HOST PORT BYTES
 The receiver prints its result as one JSON line on stdout.
@@ -48,6 +49,22 @@ def udp_send(host, port, mbit, seconds, size=1200):
     print(json.dumps({"sent": sent}))
 
 
+# UDP_SEGMENT from linux/udp.h: the kernel cuts each send into SEGMENTS datagrams of SIZE bytes
+# (generic segmentation offload, as the origin sends), so a qdisc sees one large packet.
+UDP_SEGMENT = 103
+
+
+def udp_send_gso(host, port, count, segments, size):
+    sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    sock.setsockopt(socket.IPPROTO_UDP, UDP_SEGMENT, size)
+    for _ in range(count):
+        try:
+            sock.sendto(b"g" * (segments * size), (host, port))
+        except OSError:
+            pass
+    print(json.dumps({"sent": count * segments}))
+
+
 def tcp_recv(port):
     server = socket.socket()
     server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -76,6 +93,8 @@ if __name__ == "__main__":
         udp_recv(int(rest[0]), float(rest[1]))
     elif mode == "udp-send":
         udp_send(rest[0], int(rest[1]), float(rest[2]), float(rest[3]), *(int(x) for x in rest[4:]))
+    elif mode == "udp-send-gso":
+        udp_send_gso(rest[0], int(rest[1]), *(int(x) for x in rest[2:5]))
     elif mode == "tcp-recv":
         tcp_recv(int(rest[0]))
     elif mode == "tcp-send":
