@@ -56,13 +56,21 @@ UDP_SEGMENT = 103
 
 def udp_send_gso(host, port, count, segments, size):
     sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-    sock.setsockopt(socket.IPPROTO_UDP, UDP_SEGMENT, size)
+    try:
+        sock.setsockopt(socket.IPPROTO_UDP, UDP_SEGMENT, size)
+        gso = True
+    except OSError:
+        gso = False  # a kernel without UDP GSO: the same datagrams one by one
     for _ in range(count):
         try:
-            sock.sendto(b"g" * (segments * size), (host, port))
+            if gso:
+                sock.sendto(b"g" * (segments * size), (host, port))
+            else:
+                for _ in range(segments):
+                    sock.sendto(b"g" * size, (host, port))
         except OSError:
             pass
-    print(json.dumps({"sent": count * segments}))
+    print(json.dumps({"sent": count * segments, "gso": gso}))
 
 
 def tcp_recv(port):
