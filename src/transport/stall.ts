@@ -2,12 +2,13 @@
  * Stall detection for one transport session: requests are waiting for bytes and none have come
  * for a while, though the session still reads as open.
  *
- * Why a player needs it on top of QUIC's own recovery: after a burst of losses, QUIC (RFC 9002)
- * re-arms its probe timeout with exponential backoff, and quiche, our origin's QUIC, sets no upper
- * bound on it. On the 5G driving trace the origin's probe count reached 4 and more while the link
- * was already carrying 9 Mbit/s again: it sent nothing but one probe every few seconds, and
- * playback froze for up to 7.6 s with the session up (docs/results.md). A new session starts with
- * fresh loss-recovery state; the requests lost with the old one are asked for again.
+ * Why a player needs it on top of QUIC's own recovery: while nothing is acknowledged, QUIC
+ * (RFC 9002) re-arms its probe timeout with exponential backoff, and quiche, our origin's QUIC,
+ * sets no upper bound on it, so after a blackout of a few seconds a connection may wait about as
+ * long again before it finds the path is back. A new session starts with fresh loss-recovery
+ * state; the requests lost with the old one are asked for again. (The driving-trace stalls first
+ * blamed on this were the emulator holding the link; with that fixed, the watch did not fire
+ * there: docs/results.md → "Abandonment, stalled sessions, and a link the emulator held".)
  *
  * One watch per session: a request ends on the watch of the session it was made on.
  */
