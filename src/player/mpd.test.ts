@@ -60,6 +60,14 @@ describe('bad manifests get clear errors', () => {
     ['bad number', example.replace('bandwidth="1200000"', 'bandwidth="fast"'), /bandwidth/],
     ['no template', example.replace(/<SegmentTemplate[\s\S]*?\/>/, ''), /missing SegmentTemplate/],
     ['bad play mode', example.replace('hq:playMode="loop"', 'hq:playMode="shuffle"'), /hq:playMode/],
+    ['zero bandwidth', example.replace('bandwidth="1200000"', 'bandwidth="0"'), /bandwidth: must be greater than 0/],
+    ['exponent in an integer', example.replace('bandwidth="1200000"', 'bandwidth="1.2e6"'), /not a non-negative integer/],
+    ['empty integer', example.replace('startNumber="0"', 'startNumber=""'), /startNumber: not a non-negative integer/],
+    ['scale not positive', example.replace('hq:scale="0.0018"', 'hq:scale="-0.0018"'), /hq:scale must be a positive number/],
+    ['template without $Number$', example.replace('seg-$Number%05d$.v3c', 'seg.v3c'), /has no \$Number\$/],
+    ['duplicate quality rank', example.replace('hq:qualityRank="1"', 'hq:qualityRank="0"'), /share an hq:qualityRank/],
+    ['duplicate representation id', example.replace('id="1" hq:qualityRank="1"', 'id="0" hq:qualityRank="1"'), /share an id/],
+    ['endless presentation', example.replace('PT10S', `P${'9'.repeat(400)}D`), /positive, finite duration/],
   ];
   for (const [name, xml, message] of cases) {
     it(name, () => expect(() => parseManifest(xml)).toThrow(message));
@@ -84,5 +92,99 @@ describe('durations and XML', () => {
       expect(() => parseXml(bad), bad).toThrow(XmlError);
     }
     expect(() => parseXml('<a>'.repeat(40) + '</a>'.repeat(40))).toThrow(/nested too deeply/);
+  });
+});
+
+/** mulberry32: a small seeded generator, so a failing case can be replayed from its number. */
+function seeded(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Values a hostile or broken packager could put in any attribute. */
+const HOSTILE_VALUES = ['', ' ', '0', '-1', '-0', '0.5', 'NaN', 'Infinity', '1e309', '1e-300', '1e300', '0x10', 'x', '1 2 3',
+  '99999999999999999999', '$Number$', '$RepresentationID$', '&amp;', '0 0 0 0', '1 0 0 0 0 0'];
+const HOSTILE_CHARS = '<>"=/&; \n0-.e9x$%';
+
+function mutate(source: string, random: () => number): string {
+  let text = source;
+  const at = () => Math.floor(random() * text.length);
+  for (let n = 1 + Math.floor(random() * 4); n > 0; n--) {
+    const kind = Math.floor(random() * 4);
+    if (kind === 0) {
+      const i = at();
+      text = text.slice(0, i) + HOSTILE_CHARS[Math.floor(random() * HOSTILE_CHARS.length)] + text.slice(i + 1);
+    } else if (kind === 1) {
+      const i = at();
+      text = text.slice(0, i) + text.slice(i + 1 + Math.floor(random() * 40));
+    } else if (kind === 2) {
+      const i = at();
+      text = text.slice(0, i) + text.slice(i, i + 1 + Math.floor(random() * 200)) + text.slice(i);
+    } else {
+      const values = [...text.matchAll(/="([^"]*)"/g)];
+      if (!values.length) continue;
+      const m = values[Math.floor(random() * values.length)];
+      const value = HOSTILE_VALUES[Math.floor(random() * HOSTILE_VALUES.length)];
+      text = text.slice(0, m.index! + 2) + value + text.slice(m.index! + 2 + m[1].length);
+    }
+  }
+  return text;
+}
+
+const finite = (values: number[]) => values.every(Number.isFinite);
+
+/** What the player relies on in a scene model it was given (docs/mpd.md). */
+function checkModel(scene: ReturnType<typeof parseManifest>): void {
+  expect(scene.segmentDuration > 0 && Number.isFinite(scene.segmentDuration)).toBe(true);
+  expect(scene.passDuration > 0 && Number.isFinite(scene.passDuration)).toBe(true);
+  expect(scene.objects.length).toBeGreaterThan(0);
+  for (const o of scene.objects) {
+    expect(finite([...o.position, ...o.rotation, ...o.bbox.min, ...o.bbox.max]), o.id).toBe(true);
+    expect(o.scale > 0 && Number.isFinite(o.scale), `${o.id} scale ${o.scale}`).toBe(true);
+    expect(Number.isSafeInteger(o.loopSegments) && o.loopSegments >= 1, `${o.id} loopSegments ${o.loopSegments}`).toBe(true);
+    expect(Number.isSafeInteger(o.startNumber), `${o.id} startNumber`).toBe(true);
+    expect(o.representations.length).toBeGreaterThan(0);
+    expect(new Set(o.representations.map((r) => r.id)).size, `${o.id} representation ids`).toBe(o.representations.length);
+    expect(new Set(o.representations.map((r) => r.rank)).size, `${o.id} ranks`).toBe(o.representations.length);
+    for (const r of o.representations) {
+      expect(Number.isSafeInteger(r.bandwidth) && r.bandwidth > 0, `${o.id}/${r.id} bandwidth ${r.bandwidth}`).toBe(true);
+      expect(Number.isSafeInteger(r.avgBandwidth) && r.avgBandwidth > 0, `${o.id}/${r.id} avgBandwidth`).toBe(true);
+      expect(Number.isSafeInteger(r.pointsPerFrame), `${o.id}/${r.id} pointsPerFrame`).toBe(true);
+      // Distinct timeline segments must name distinct files while the loop lasts.
+      const paths = new Set([0, 1].map((k) => segmentPath(o, r.id, k)));
+      expect(paths.size, `${o.id} media template ${o.mediaTemplate}`).toBe(Math.min(2, o.loopSegments));
+    }
+  }
+}
+
+describe('parseManifest under fuzzing', () => {
+  it('returns a usable scene model or a ManifestError for 4000 mutations of the example', () => {
+    const example = docExample();
+    const random = seeded(20261124);
+    let accepted = 0;
+    for (let i = 0; i < 4000; i++) {
+      const text = mutate(example, random);
+      let scene: ReturnType<typeof parseManifest>;
+      try {
+        scene = parseManifest(text);
+      } catch (e) {
+        if (!(e instanceof ManifestError)) throw new Error(`case ${i}: ${String(e)}\n${text}`);
+        continue;
+      }
+      accepted++;
+      try {
+        checkModel(scene);
+      } catch (e) {
+        throw new Error(`case ${i} was accepted but is unusable: ${(e as Error).message}\n${text}`);
+      }
+    }
+    // Mutations that touch only ignored text (comments, unknown attributes) still parse.
+    expect(accepted).toBeGreaterThan(0);
   });
 });

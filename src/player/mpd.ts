@@ -76,9 +76,16 @@ function numbers(text: string, count: number, what: string): number[] {
   return parts;
 }
 
+/** xs:unsignedInt-like: decimal digits only (no sign, exponent, hex or blanks), safe as a JS number. */
+function unsignedInt(text: string, what: string): number {
+  const n = /^\d+$/.test(text) ? Number(text) : NaN;
+  if (!Number.isSafeInteger(n)) throw new ManifestError(`${what}: not a non-negative integer: "${text}"`);
+  return n;
+}
+
 function positiveInt(text: string, what: string): number {
-  const n = Number(text);
-  if (!Number.isInteger(n) || n < 0) throw new ManifestError(`${what}: not a non-negative integer: "${text}"`);
+  const n = unsignedInt(text, what);
+  if (n === 0) throw new ManifestError(`${what}: must be greater than 0`);
   return n;
 }
 
@@ -97,6 +104,9 @@ export function parseManifest(xml: string): SceneModel {
   const periods = children(root, 'Period');
   if (periods.length !== 1) throw new ManifestError(`expected exactly one Period, found ${periods.length}`);
   const passDuration = parseDuration(required(root, 'mediaPresentationDuration', 'MPD'));
+  if (!(passDuration > 0 && Number.isFinite(passDuration))) {
+    throw new ManifestError(`mediaPresentationDuration must be a positive, finite duration (got ${passDuration} s)`);
+  }
 
   let segmentDuration = 0;
   const objects = children(periods[0], 'AdaptationSet').map((set, index) => {
@@ -106,7 +116,6 @@ export function parseManifest(xml: string): SceneModel {
     if (!template) throw new ManifestError(`${where} (${id}): missing SegmentTemplate`);
     const timescale = positiveInt(required(template, 'timescale', id), `${id} timescale`);
     const duration = positiveInt(required(template, 'duration', id), `${id} duration`);
-    if (timescale === 0 || duration === 0) throw new ManifestError(`${id}: zero segment duration or timescale`);
     const seconds = duration / timescale;
     if (segmentDuration && seconds !== segmentDuration) {
       throw new ManifestError(`${id}: segment duration ${seconds} s differs from other objects (${segmentDuration} s)`);
@@ -119,21 +128,29 @@ export function parseManifest(xml: string): SceneModel {
     if (playMode !== 'loop' && playMode !== 'pingpong') throw new ManifestError(`${id}: unknown hq:playMode "${playMode}"`);
     const loopAttr = set.attributes['hq:loopSegments'];
     const loopSegments = loopAttr !== undefined
-      ? positiveInt(loopAttr, `${id} hq:loopSegments`)
+      ? unsignedInt(loopAttr, `${id} hq:loopSegments`)
       : Math.round(passDuration / seconds);
-    if (loopSegments < 1) throw new ManifestError(`${id}: no segments`);
+    if (!(loopSegments >= 1 && Number.isSafeInteger(loopSegments))) throw new ManifestError(`${id}: no segments, or too many (${loopSegments})`);
+    const scale = Number(required(set, 'hq:scale', id));
+    if (!(scale > 0 && Number.isFinite(scale))) throw new ManifestError(`${id}: hq:scale must be a positive number, got "${set.attributes['hq:scale']}"`);
+    const media = required(template, 'media', id);
+    // Without $Number$ every segment of the timeline would name the same file.
+    if (!/\$Number(%0\d+d)?\$/.test(media)) throw new ManifestError(`${id}: SegmentTemplate@media "${media}" has no $Number$`);
     const representations = children(set, 'Representation').map((r, i) => {
       const rid = required(r, 'id', `${id} Representation #${i}`);
       const bandwidth = positiveInt(required(r, 'bandwidth', `${id}/${rid}`), `${id}/${rid} bandwidth`);
       return {
         id: rid,
-        rank: positiveInt(r.attributes['hq:qualityRank'] ?? String(i), `${id}/${rid} hq:qualityRank`),
+        rank: unsignedInt(r.attributes['hq:qualityRank'] ?? String(i), `${id}/${rid} hq:qualityRank`),
         bandwidth,
-        avgBandwidth: r.attributes['hq:avgBandwidth'] ? positiveInt(r.attributes['hq:avgBandwidth'], `${id}/${rid} hq:avgBandwidth`) : bandwidth,
-        pointsPerFrame: positiveInt(r.attributes['hq:pointsPerFrame'] ?? '0', `${id}/${rid} hq:pointsPerFrame`),
+        avgBandwidth: r.attributes['hq:avgBandwidth'] !== undefined ? positiveInt(r.attributes['hq:avgBandwidth'], `${id}/${rid} hq:avgBandwidth`) : bandwidth,
+        pointsPerFrame: unsignedInt(r.attributes['hq:pointsPerFrame'] ?? '0', `${id}/${rid} hq:pointsPerFrame`),
       };
     });
     if (!representations.length) throw new ManifestError(`${id}: no Representation`);
+    // Quality indices are positions in the ladder and ids name directories: both must be unique.
+    if (new Set(representations.map((r) => r.id)).size !== representations.length) throw new ManifestError(`${id}: two Representations share an id`);
+    if (new Set(representations.map((r) => r.rank)).size !== representations.length) throw new ManifestError(`${id}: two Representations share an hq:qualityRank`);
     representations.sort((a, b) => a.rank - b.rank);
     const base = child(set, 'BaseURL')?.text.trim() ?? '';
     return {
@@ -141,13 +158,13 @@ export function parseManifest(xml: string): SceneModel {
       codecs: set.attributes.codecs ?? '',
       position: numbers(required(set, 'hq:position', id), 3, `${id} hq:position`) as Vec3,
       rotation,
-      scale: Number(required(set, 'hq:scale', id)),
+      scale,
       bbox: { min: bbox.slice(0, 3) as Vec3, max: bbox.slice(3) as Vec3 },
       representations,
       loopSegments,
       playMode,
-      startNumber: positiveInt(template.attributes.startNumber ?? '1', `${id} startNumber`),
-      mediaTemplate: base + required(template, 'media', id),
+      startNumber: unsignedInt(template.attributes.startNumber ?? '1', `${id} startNumber`),
+      mediaTemplate: base + media,
     } satisfies SceneObject;
   });
   if (!objects.length) throw new ManifestError('the Period has no AdaptationSet (no objects)');
