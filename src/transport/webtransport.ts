@@ -7,32 +7,23 @@
 import { FecWorkerClient } from '../fec/client';
 import { decodeMessage, decodeObjectDatagram, encodeMessage, type FecMode, type Message, REQUEST_ID_LIMIT } from './codec';
 import { countLosses, datagramObservation, LossEstimator, sendingIndex } from './loss';
+import { type OriginConfig, parseOriginConfig } from './originConfig';
 import { fetchWithRetry } from './retry';
 import { RttEstimator } from './rtt';
 import { DEFAULT_STALL_TIMEOUT_MS, StallWatch } from './stall';
 import type { DeliveryStats, ObjectRequest, ObjectResult, ObjectTransport, TransportState } from './types';
 
-/** What `GET /config.json` on the origin answers (docs/protocol.md §1). */
-export interface OriginConfig {
-  webtransportUrl: string;
-  certificateHashes: Array<{ algorithm: 'sha-256'; value: string }>;
-  contentBase: string;
-}
-
 export async function fetchOriginConfig(originBase: string, signal?: AbortSignal): Promise<OriginConfig> {
   const url = new URL('/config.json', originBase).href;
   const response = await fetchWithRetry(url, { signal, cache: 'no-store' });
   if (!response.ok) throw new Error(`${url}: HTTP ${response.status}`);
-  const config = (await response.json()) as OriginConfig;
-  if (typeof config.webtransportUrl !== 'string' || !Array.isArray(config.certificateHashes)) {
-    throw new Error(`${url}: not an origin configuration`);
+  let json: unknown;
+  try {
+    json = await response.json();
+  } catch {
+    throw new Error(`${url}: not JSON`);
   }
-  return config;
-}
-
-function hexBytes(hex: string): Uint8Array<ArrayBuffer> {
-  if (!/^([0-9a-f]{2})+$/i.test(hex)) throw new Error(`bad certificate hash "${hex}"`);
-  return new Uint8Array(hex.match(/../g)!.map((b) => parseInt(b, 16)));
+  return parseOriginConfig(json, url);
 }
 
 export interface WebTransportSessionOptions {
@@ -123,7 +114,7 @@ export class WebTransportSession implements ObjectTransport {
 
   private async open(): Promise<void> {
     const config = await fetchOriginConfig(this.options.originBase);
-    const hashes = config.certificateHashes.map((h) => ({ algorithm: h.algorithm, value: hexBytes(h.value) }));
+    const hashes = config.certificateHashes;
     const wt = new WebTransport(this.options.webtransportUrl ?? config.webtransportUrl, hashes.length > 0 ? { serverCertificateHashes: hashes } : {});
     wt.datagrams.incomingHighWaterMark = INCOMING_DATAGRAM_QUEUE;
     await wt.ready;
