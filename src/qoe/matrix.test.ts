@@ -34,6 +34,9 @@ describe('traces and scaling', () => {
   it('parses t_seconds,mbps and rejects garbage with the line number', () => {
     expect(parseBandwidthTrace('t_seconds,mbps\n0,10\n1,20.5\n')).toEqual([{ t: 0, mbps: 10 }, { t: 1, mbps: 20.5 }]);
     expect(() => parseBandwidthTrace('t_seconds,mbps\n0,ten\n')).toThrow(/line 2/);
+    expect(() => parseBandwidthTrace('0,10\n1,\n')).toThrow(/line 2/); // not 0 Mbit/s
+    expect(() => parseBandwidthTrace('0,10,3\n')).toThrow(/line 1/);
+    expect(() => parseBandwidthTrace('0,10\n0,20\n')).toThrow(/line 2: time 0 s does not increase/);
   });
 
   it('auto scale maps the trace median onto the sum of second-highest rungs', () => {

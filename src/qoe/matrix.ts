@@ -69,8 +69,13 @@ export function parseBandwidthTrace(text: string): Array<{ t: number; mbps: numb
   for (const [i, line] of text.split(/\r?\n/).entries()) {
     const trimmed = line.trim();
     if (trimmed === '' || trimmed.startsWith('#') || /^t_seconds/.test(trimmed)) continue;
-    const [t, mbps] = trimmed.split(',').map(Number);
-    if (!Number.isFinite(t) || !Number.isFinite(mbps) || mbps < 0) throw new Error(`trace line ${i + 1}: expected "t_seconds,mbps", got "${trimmed}"`);
+    const fields = trimmed.split(',').map((f) => f.trim());
+    const [t, mbps] = fields.map(Number);
+    if (fields.length !== 2 || fields.includes('') || !Number.isFinite(t) || !Number.isFinite(mbps) || mbps < 0) {
+      throw new Error(`trace line ${i + 1}: expected "t_seconds,mbps", got "${trimmed}"`);
+    }
+    const previous = rows[rows.length - 1];
+    if (previous && t <= previous.t) throw new Error(`trace line ${i + 1}: time ${t} s does not increase (previous ${previous.t} s)`);
     rows.push({ t, mbps });
   }
   if (rows.length === 0) throw new Error('trace has no samples');

@@ -54,3 +54,42 @@ describe('parseTrace', () => {
     expect(forward[2]).toBeCloseTo(-0.98, 1);
   });
 });
+
+describe('parseTrace under fuzzing', () => {
+  /** mulberry32, seeded so that a failing case can be replayed. */
+  function seeded(seed: number): () => number {
+    let a = seed >>> 0;
+    return () => {
+      a = (a + 0x6d2b79f5) >>> 0;
+      let t = Math.imul(a ^ (a >>> 15), a | 1);
+      t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    };
+  }
+
+  it('returns finite, time-ordered unit-quaternion poses or an error naming source and line', () => {
+    const valid = readFileSync(CWI_FILE, 'utf8').split('\n').slice(0, 40).join('\n');
+    const random = seeded(7);
+    const alphabet = ',\n\r .-e0123456789xNaInfity#';
+    for (let i = 0; i < 3000; i++) {
+      let text = valid;
+      for (let n = 1 + Math.floor(random() * 3); n > 0; n--) {
+        const at = Math.floor(random() * text.length);
+        const cut = random() < 0.5 ? 1 : Math.floor(random() * 30);
+        text = text.slice(0, at) + alphabet[Math.floor(random() * alphabet.length)] + text.slice(at + cut);
+      }
+      let poses;
+      try {
+        poses = parseTrace(text, { convention: 'unity-left-handed', source: 'fuzz.csv' });
+      } catch (e) {
+        expect((e as Error).message, `case ${i}`).toMatch(/^fuzz\.csv:\d+: /);
+        continue;
+      }
+      for (const [k, p] of poses.entries()) {
+        expect([p.t, ...p.position, ...p.orientation].every(Number.isFinite), `case ${i} pose ${k}`).toBe(true);
+        expect(Math.abs(Math.hypot(...p.orientation) - 1), `case ${i} pose ${k}`).toBeLessThan(1e-9);
+        if (k > 0) expect(p.t, `case ${i} pose ${k}`).toBeGreaterThan(poses[k - 1].t);
+      }
+    }
+  });
+});
