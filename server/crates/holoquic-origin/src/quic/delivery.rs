@@ -24,6 +24,15 @@ pub const WT_DEADLINE: u32 = 0x10;
 /// WebTransport application error code for a malformed request stream.
 pub const WT_BAD_REQUEST: u32 = 0x01;
 
+/// Most repair symbols one request may cost per source block of K source symbols, planned and
+/// on demand together: 2K, at least 32. Without a bound a client could make the origin queue
+/// symbols without end (a REPAIR is a few bytes and may ask for 65 535 per block, again and
+/// again, on a request without deadline); with it, repair ESIs also stay far below RaptorQ's 2^24.
+/// No real loss needs more: at 50 % loss, 2K repair symbols still leave a K-symbol margin.
+pub fn repair_budget(source_symbols: u32) -> u32 {
+    (2 * source_symbols).max(32)
+}
+
 /// What a request needs from its connection and session.
 pub struct RequestEnv<'a> {
     pub content: &'a ContentStore,
@@ -193,21 +202,26 @@ impl RequestStream {
         }
     }
 
-    /// REPAIR: `symbols` fresh repair symbols per source block, then a new SENT.
+    /// REPAIR: `symbols` fresh repair symbols per source block, within the request's
+    /// `repair_budget`, then a new SENT (which shows how many came).
     fn repair(&mut self, symbols: u64, now: Instant) {
         if self.deadline.is_some_and(|d| now >= d) {
             return; // after the deadline REPAIR is ignored
         }
         let State::Datagram(send) = &mut self.state else { return };
-        let symbols = symbols.clamp(1, 65_535) as u32;
+        let wanted = symbols.clamp(1, 65_535) as u32;
+        let mut added = 0u64;
         for block in 0..send.symbols.block_count() {
+            let k = send.symbols.source_symbols(block);
             let first = send.next_esi[block];
-            send.queue.extend((first..first + symbols).map(|index| SymbolRef { block: block as u8, index }));
-            send.next_esi[block] += symbols;
+            let n = wanted.min(repair_budget(k).saturating_sub(first - k));
+            send.queue.extend((first..first + n).map(|index| SymbolRef { block: block as u8, index }));
+            send.next_esi[block] += n;
+            added += u64::from(n);
         }
         send.sent_owed = true;
         self.outcome.repair_requests += 1;
-        self.outcome.repair_symbols += u64::from(symbols) * send.symbols.block_count() as u64;
+        self.outcome.repair_symbols += added;
     }
 
     fn start(&mut self, request: Request, now: Instant, env: &RequestEnv<'_>) {
@@ -660,6 +674,40 @@ mod tests {
         let header = s.take_purge().expect("purge after END");
         assert_eq!(header, vec![0x00, 9]);
         assert!(s.take_purge().is_none());
+    }
+
+    #[test]
+    fn repair_on_demand_stops_at_the_budget() {
+        let object = vec![3u8; 60_000];
+        let f = Fixture::new(&object);
+        let mut s = RequestStream::new(4, 0, Instant::now());
+        // No deadline and no FEC: nothing else would ever bound what REPAIR queues.
+        s.on_data(&request(Delivery::Datagram, FecMode::None, "/content/d/obj"), false, Instant::now(), &f.env());
+        let Message::Response(Response { body: ResponseBody::Datagram { source_symbols, .. }, .. }) = messages(&drain(&mut s))[0].clone() else { panic!() };
+        let k = source_symbols as u32;
+        let mut flood = Vec::new();
+        for _ in 0..1000 {
+            Message::Repair { symbols: 65_535 }.encode(&mut flood);
+        }
+        s.on_data(&flood, false, Instant::now(), &f.env());
+        let mut sent = 0u32;
+        while s.peek_datagram().is_some() {
+            s.datagram_sent(0);
+            sent += 1;
+        }
+        assert_eq!(sent, k + repair_budget(k), "source symbols plus the repair budget, however much was asked");
+        s.on_departed(0);
+        let msgs = messages(&drain(&mut s));
+        assert!(matches!(msgs.last(), Some(Message::Sent { symbols_sent, .. }) if *symbols_sent == u64::from(sent)), "{msgs:?}");
+        assert_eq!(s.outcome().repair_requests, 1000);
+        assert_eq!(s.outcome().repair_symbols, u64::from(repair_budget(k)));
+        // Asking again adds nothing, and SENT says so.
+        let mut again = Vec::new();
+        Message::Repair { symbols: 5 }.encode(&mut again);
+        s.on_data(&again, false, Instant::now(), &f.env());
+        assert!(s.peek_datagram().is_none());
+        s.on_departed(0);
+        assert!(matches!(messages(&drain(&mut s))[..], [Message::Sent { symbols_sent, .. }] if symbols_sent == u64::from(sent)));
     }
 
     #[test]

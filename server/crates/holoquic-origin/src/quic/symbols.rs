@@ -117,7 +117,10 @@ impl ObjectSymbols {
         if self.encoders.iter().all(Option::is_some) {
             return;
         }
-        if self.preparing.is_some() || PREPARING.fetch_add(1, Ordering::Relaxed) >= MAX_PREPARING {
+        if self.preparing.is_some() {
+            return;
+        }
+        if PREPARING.fetch_add(1, Ordering::Relaxed) >= MAX_PREPARING {
             PREPARING.fetch_sub(1, Ordering::Relaxed);
             return;
         }
