@@ -7,10 +7,10 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use holoquic_proto::h3::{frame_type, stream_type, Frame, Settings, WEBTRANSPORT_BIDI_SIGNAL};
+use holoquic_proto::h3::{capsule_type, frame_type, stream_type, CloseSession, Frame, Settings, WEBTRANSPORT_BIDI_SIGNAL};
 use holoquic_proto::{Delivery, FecMode, Message, Request};
 use quiche::h3::qpack;
-use quiche::h3::Header;
+use quiche::h3::{Header, NameValue};
 use quiche::test_utils::Pipe;
 
 use super::{quiche_config, webtransport, QuicContext};
@@ -65,6 +65,16 @@ impl Harness {
         holoquic_proto::varint::put(&mut control, stream_type::CONTROL);
         Settings(vec![(0x33, 1), (0x2b603742, 1)]).encode_frame(&mut control);
         h.pipe.client.stream_send(2, &control, false).unwrap();
+        let mut connect = Vec::new();
+        h.connect_frame(&mut connect);
+        h.pipe.client.stream_send(0, &connect, false).unwrap();
+        h.turn();
+        assert_eq!(h.wt.session_count(), 1, "session should be open");
+        h
+    }
+
+    /// The HEADERS frame of an extended CONNECT for the origin's WebTransport endpoint.
+    fn connect_frame(&self, out: &mut Vec<u8>) {
         let headers = [
             Header::new(b":method", b"CONNECT"),
             Header::new(b":protocol", b"webtransport"),
@@ -75,12 +85,7 @@ impl Harness {
         ];
         let mut block = vec![0u8; 1024];
         let n = qpack::Encoder::new().encode(&headers, &mut block).unwrap();
-        let mut connect = Vec::new();
-        Frame::encode(frame_type::HEADERS, &block[..n], &mut connect);
-        h.pipe.client.stream_send(0, &connect, false).unwrap();
-        h.turn();
-        assert_eq!(h.wt.session_count(), 1, "session should be open");
-        h
+        Frame::encode(frame_type::HEADERS, &block[..n], out);
     }
 
     /// Moves packets both ways and lets the WebTransport layer run, a few times.
@@ -243,24 +248,83 @@ fn requests_beyond_the_session_limit_get_429() {
     assert_eq!(&statuses[limit as usize..], &[429, 429, 429]);
 }
 
+/// The capsules of a session stream, each in its own DATA frame as browsers write them.
+fn data_framed(capsules: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    Frame::encode(frame_type::DATA, capsules, &mut out);
+    out
+}
+
 #[test]
 fn an_oversized_capsule_ends_the_session() {
     let mut h = Harness::with_session();
     let (response, _) = h.read(0);
     assert!(!response.is_empty(), "CONNECT answered");
-    // A capsule announcing 1 MB: refused once its header is read, never buffered.
+    // A capsule announcing 1 MB, arriving in 16-kB DATA frames: refused once its header is read,
+    // never buffered.
     let mut capsule = Vec::new();
     holoquic_proto::varint::put(&mut capsule, 0x1234);
     holoquic_proto::varint::put(&mut capsule, 1 << 20);
     capsule.extend(std::iter::repeat(0u8).take(100_000));
-    h.pipe.client.stream_send(0, &capsule, false).unwrap();
-    for _ in 0..10 {
+    for chunk in capsule.chunks(16_000) {
+        h.pipe.client.stream_send(0, &data_framed(chunk), false).unwrap();
         h.turn();
     }
     assert_eq!(h.wt.session_count(), 0, "session ended");
     let (_, fin) = h.read(0);
     assert!(fin, "the session stream is finished by the origin");
     assert!(!h.pipe.server.is_closed(), "only the session ends, not the connection");
+}
+
+#[test]
+fn an_oversized_frame_on_the_session_stream_ends_the_session() {
+    let mut h = Harness::with_session();
+    let mut frame = Vec::new();
+    holoquic_proto::varint::put(&mut frame, frame_type::DATA);
+    holoquic_proto::varint::put(&mut frame, 1 << 20);
+    frame.extend(std::iter::repeat(0u8).take(100_000));
+    h.pipe.client.stream_send(0, &frame, false).unwrap();
+    for _ in 0..10 {
+        h.turn();
+    }
+    assert_eq!(h.wt.session_count(), 0, "session ended");
+    assert!(!h.pipe.server.is_closed(), "only the session ends, not the connection");
+}
+
+#[test]
+fn a_close_capsule_in_a_data_frame_ends_the_session_and_is_answered_in_one() {
+    let mut h = Harness::with_session();
+    let _ = h.read(0); // the 200
+    // Unknown frame types and capsules around the close are skipped.
+    let mut bytes = Vec::new();
+    Frame::encode(0x21, b"reserved frame type", &mut bytes);
+    let mut capsules = Vec::new();
+    Frame::encode(0x29, b"unknown capsule", &mut capsules);
+    CloseSession { code: 0x5354, reason: "stalled".into() }.encode_capsule(&mut capsules);
+    bytes.extend(data_framed(&capsules));
+    h.pipe.client.stream_send(0, &bytes, false).unwrap();
+    h.turn();
+    assert_eq!(h.wt.session_count(), 0, "session ended");
+    let (reply, fin) = h.read(0);
+    assert!(fin, "the origin finished the session stream");
+    let (frame, _) = Frame::decode(&reply).expect("one frame");
+    assert_eq!(frame.kind, frame_type::DATA, "the close capsule comes in a DATA frame");
+    let (capsule, _) = Frame::decode(frame.payload).expect("one capsule");
+    assert_eq!(capsule.kind, capsule_type::CLOSE_WEBTRANSPORT_SESSION);
+}
+
+#[test]
+fn a_second_session_on_the_connection_gets_429() {
+    let mut h = Harness::with_session();
+    let mut connect = Vec::new();
+    h.connect_frame(&mut connect);
+    h.pipe.client.stream_send(4, &connect, false).unwrap();
+    h.turn();
+    assert_eq!(h.wt.session_count(), 1, "still one session");
+    let (reply, _) = h.read(4);
+    let (frame, _) = Frame::decode(&reply).expect("a HEADERS answer");
+    let headers = qpack::Decoder::new().decode(frame.payload, 4096).unwrap();
+    assert!(headers.iter().any(|x| x.name() == b":status" && x.value() == b"429"), "{headers:?}");
 }
 
 #[test]

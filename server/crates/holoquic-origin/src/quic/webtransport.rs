@@ -39,12 +39,57 @@ enum Bidi {
     Unknown(Vec<u8>),
     /// An HTTP/3 request; HEADERS being collected.
     Headers(Vec<u8>),
-    /// A WebTransport session stream (after our 200): capsules.
-    Session(Vec<u8>),
+    /// A WebTransport session stream (after our 200): HTTP/3 frames whose DATA payloads are
+    /// capsules.
+    Session(SessionStream),
     /// A WebTransport object request.
     Request(Box<RequestStream>),
     /// Answered and finished on our side; further bytes are read and dropped.
     Done,
+}
+
+/// What a session stream has brought that is not used up yet. RFC 9297 §3.2: on HTTP/3 the
+/// capsule protocol's data stream is the payload of the stream's DATA frames (browsers write each
+/// capsule as a DATA frame; a capsule may also span several), so frames are taken apart first.
+#[derive(Default)]
+struct SessionStream {
+    frames: Vec<u8>,
+    capsules: Vec<u8>,
+}
+
+impl SessionStream {
+    /// Takes the complete frames and capsules apart. `Some(code)` when the session ends: the
+    /// peer's CLOSE_WEBTRANSPORT_SESSION code, or 0 for a malformed or oversized (> 64 KiB) frame
+    /// or capsule, which are never buffered.
+    fn take_capsules(&mut self) -> Result<Option<u32>, ()> {
+        let Self { frames, capsules } = self;
+        loop {
+            match Frame::decode(frames) {
+                Ok((frame, used)) => {
+                    // HEADERS (trailers) and unknown or reserved frame types carry no capsules.
+                    if frame.kind == frame_type::DATA {
+                        capsules.extend_from_slice(frame.payload);
+                    }
+                    frames.drain(..used);
+                }
+                Err(DecodeError::Incomplete) => break,
+                Err(_) => return Err(()),
+            }
+        }
+        loop {
+            match Frame::decode(capsules) {
+                Ok((capsule, used)) => {
+                    if capsule.kind == capsule_type::CLOSE_WEBTRANSPORT_SESSION {
+                        return Ok(Some(CloseSession::decode(capsule.payload).map(|c| c.code).unwrap_or(0)));
+                    }
+                    // DRAIN and unknown capsules need nothing from us.
+                    capsules.drain(..used);
+                }
+                Err(DecodeError::Incomplete) => return Ok(None),
+                Err(_) => return Err(()),
+            }
+        }
+    }
 }
 
 enum Uni {
@@ -248,46 +293,35 @@ impl Connection {
         } else if let Bidi::Request(_) = state {
             self.feed_request(conn, ctx, id, data, fin, now);
             return;
-        } else if let Bidi::Headers(buf) | Bidi::Session(buf) = state {
+        } else if let Bidi::Headers(buf) = state {
             buf.extend_from_slice(data);
+        } else if let Bidi::Session(session) = state {
+            session.frames.extend_from_slice(data);
         }
-        match self.bidi.get_mut(&id) {
-            Some(Bidi::Headers(buf)) => {
-                match Frame::decode(buf) {
-                    Ok((frame, _)) if frame.kind == frame_type::HEADERS => {
-                        let payload = frame.payload.to_vec();
-                        self.on_headers(conn, ctx, id, &payload);
-                    }
-                    Ok(_) => self.refuse(conn, ctx, id, "400", "expected HEADERS"),
-                    Err(DecodeError::Incomplete) if buf.len() <= MAX_HEADERS => {}
-                    Err(_) => self.refuse(conn, ctx, id, "400", "malformed request"),
-                }
-            }
-            Some(Bidi::Session(buf)) => {
-                let mut closing = None;
-                loop {
-                    match Frame::decode(buf) {
-                        Ok((capsule, used)) => {
-                            if capsule.kind == capsule_type::CLOSE_WEBTRANSPORT_SESSION {
-                                closing = Some(CloseSession::decode(capsule.payload).map(|c| c.code).unwrap_or(0));
-                            }
-                            // DRAIN and unknown capsules need nothing from us.
-                            buf.drain(..used);
-                        }
-                        Err(DecodeError::Incomplete) => break,
-                        // Malformed or oversized (> 64 KiB) capsules end the session.
-                        Err(_) => {
-                            Metrics::inc(&ctx.metrics.protocol_errors_total);
-                            closing = Some(0);
-                            break;
-                        }
+        if let Some(Bidi::Headers(buf)) = self.bidi.get_mut(&id) {
+            match Frame::decode(buf) {
+                Ok((frame, used)) if frame.kind == frame_type::HEADERS => {
+                    let payload = frame.payload.to_vec();
+                    // What came after the HEADERS is the session's first frames.
+                    let rest = buf[used..].to_vec();
+                    self.on_headers(conn, ctx, id, &payload);
+                    if let Some(Bidi::Session(session)) = self.bidi.get_mut(&id) {
+                        session.frames = rest;
                     }
                 }
-                if closing.is_some() || fin {
-                    self.end_session(conn, ctx, id, true);
-                }
+                Ok(_) => self.refuse(conn, ctx, id, "400", "expected HEADERS"),
+                Err(DecodeError::Incomplete) if buf.len() <= MAX_HEADERS => {}
+                Err(_) => self.refuse(conn, ctx, id, "400", "malformed request"),
             }
-            _ => {}
+        }
+        if let Some(Bidi::Session(session)) = self.bidi.get_mut(&id) {
+            let closing = session.take_capsules().unwrap_or_else(|()| {
+                Metrics::inc(&ctx.metrics.protocol_errors_total);
+                Some(0)
+            });
+            if closing.is_some() || fin {
+                self.end_session(conn, ctx, id, true);
+            }
         }
     }
 
@@ -344,6 +378,11 @@ impl Connection {
         if !ctx.config.allowed_origins.is_empty() && !ctx.config.allowed_origins.iter().any(|o| *o == origin) {
             return self.refuse(conn, ctx, id, "403", "origin not allowed\n");
         }
+        // SETTINGS promised one session at a time (WT_MAX_SESSIONS = 1); the per-session request
+        // limit is only a limit if a connection cannot open sessions without end.
+        if !self.sessions.is_empty() {
+            return self.refuse(conn, ctx, id, "429", "one WebTransport session per connection at a time\n");
+        }
         let mut out = Vec::new();
         encode_headers(&[Header::new(b":status", b"200")], &mut out);
         if conn.stream_send(id, &out, false).is_err() {
@@ -352,7 +391,7 @@ impl Connection {
         let mut prefix = Vec::new();
         datagram_prefix(id, &mut prefix);
         self.sessions.insert(id, Session { prefix, origin });
-        self.bidi.insert(id, Bidi::Session(Vec::new()));
+        self.bidi.insert(id, Bidi::Session(SessionStream::default()));
         Metrics::inc(&ctx.metrics.sessions_total);
         Metrics::inc(&ctx.metrics.sessions_active);
         tracing::debug!(session = id, origin = %self.sessions[&id].origin, "WebTransport session open");
@@ -413,8 +452,10 @@ impl Connection {
             }
         }
         if reply {
+            let mut capsule = Vec::new();
+            CloseSession { code: 0, reason: String::new() }.encode_capsule(&mut capsule);
             let mut out = Vec::new();
-            CloseSession { code: 0, reason: String::new() }.encode_capsule(&mut out);
+            Frame::encode(frame_type::DATA, &capsule, &mut out);
             let _ = conn.stream_send(session_id, &out, true);
         }
         self.bidi.insert(session_id, Bidi::Done);
