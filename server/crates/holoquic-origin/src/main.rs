@@ -5,7 +5,7 @@ use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use anyhow::Result;
+use anyhow::{anyhow, Result};
 use holoquic_origin::config::Config;
 use holoquic_origin::content::ContentStore;
 use holoquic_origin::https::{bind_http, bind_https, HttpContext};
@@ -44,6 +44,7 @@ fn run() -> Result<()> {
     )?;
 
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
+    let quic_ended = runtime.spawn_blocking(move || quic_thread.join());
     runtime.block_on(async {
         let ctx = Arc::new(HttpContext {
             config: Arc::clone(&config),
@@ -72,16 +73,26 @@ fn run() -> Result<()> {
         std::io::stdout().flush()?;
 
         let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
+        let mut quic_ended = quic_ended;
         tokio::select! {
             _ = tokio::signal::ctrl_c() => {}
             _ = term.recv() => {}
+            // The QUIC loop returns only when told to stop: ending before means it failed or
+            // panicked. Exit then (non-zero, for a supervisor to restart us) rather than go on
+            // serving HTTPS — and answering /healthz — while every WebTransport client fails.
+            ended = &mut quic_ended => return Err(quic_failure(ended).unwrap_or_else(|| anyhow!("the QUIC loop stopped unasked"))),
         }
         tracing::info!("shutting down");
-        anyhow::Ok(())
-    })?;
-    shutdown.store(true, Ordering::Relaxed);
-    match quic_thread.join() {
-        Ok(result) => result,
-        Err(_) => anyhow::bail!("the QUIC thread panicked"),
+        shutdown.store(true, Ordering::Relaxed);
+        quic_failure(quic_ended.await).map_or(Ok(()), Err)
+    })
+}
+
+/// The error of a QUIC thread that ended, if it ended with one or panicked.
+fn quic_failure(ended: std::result::Result<std::thread::Result<Result<()>>, tokio::task::JoinError>) -> Option<anyhow::Error> {
+    match ended {
+        Ok(Ok(Ok(()))) => None,
+        Ok(Ok(Err(e))) => Some(e.context("the QUIC loop failed")),
+        Ok(Err(_)) | Err(_) => Some(anyhow!("the QUIC thread panicked")),
     }
 }
