@@ -111,7 +111,9 @@ pub(crate) fn read_inside(root: &Path, relative: &Path, limit: u64, cache: Optio
 }
 
 /// The file-system path under a prefix for a URL path, or None when the path is not a plain
-/// relative name: no `..`, `.`, empty segments, backslashes, NUL, percent-encoding or query.
+/// relative name: no `..`, `.`, empty segments, backslashes, NUL, percent-encoding or query, and
+/// no hidden names (a segment starting with `.`: `.git`, `.env`, editors' swap files), which a
+/// content or web directory may hold but nobody publishes.
 pub fn relative_path(url_path: &str, prefix: &str) -> Option<PathBuf> {
     let rest = url_path.strip_prefix(prefix)?;
     if rest.is_empty() || rest.len() > 1024 {
@@ -122,7 +124,7 @@ pub fn relative_path(url_path: &str, prefix: &str) -> Option<PathBuf> {
     }
     let mut out = PathBuf::new();
     for segment in rest.split('/') {
-        if segment.is_empty() || segment == "." || segment == ".." {
+        if segment.is_empty() || segment.starts_with('.') {
             return None;
         }
         out.push(segment);
@@ -183,7 +185,8 @@ mod tests {
         std::os::unix::fs::symlink(d.join("secret.txt"), d.join("root/demo/link")).unwrap();
         let store = ContentStore::open(&d.join("root"), 1 << 20).unwrap();
         for bad in ["/content/../secret.txt", "/content/demo/../../secret.txt", "/content/%2e%2e/secret.txt", "/content//etc/passwd",
-                    "/content/demo\\..\\..\\secret.txt", "/other/demo/manifest.mpd", "/content/", "/content/a\0b", "/content/./demo/manifest.mpd"] {
+                    "/content/demo\\..\\..\\secret.txt", "/other/demo/manifest.mpd", "/content/", "/content/a\0b", "/content/./demo/manifest.mpd",
+                    "/content/.git/config", "/content/demo/.env", "/content/demo/.manifest.mpd.swp"] {
             assert!(matches!(store.get(bad), Err(ContentError::BadPath)), "{bad}");
         }
         assert!(matches!(store.get("/content/demo/link"), Err(ContentError::NotFound)));
@@ -210,7 +213,7 @@ mod tests {
         #[test]
         fn accepted_paths_stay_relative(s in "\\PC{0,64}") {
             if let Some(p) = relative_path(&format!("/content/{s}"), CONTENT_PREFIX) {
-                prop_assert!(p.components().all(|c| matches!(c, Component::Normal(_))));
+                prop_assert!(p.components().all(|c| matches!(c, Component::Normal(n) if !n.to_string_lossy().starts_with('.'))));
                 prop_assert!(Path::new("/root").join(&p).starts_with("/root"));
             }
         }

@@ -152,12 +152,22 @@ fn route(ctx: &HttpContext, req: &Request<Incoming>, path: &str) -> Response<Bod
             None => text(StatusCode::NOT_FOUND, "the origin uses a PKI certificate: no hash to pin\n"),
         },
         "/config.json" => {
-            let host = ctx.config.public_host.clone().unwrap_or_else(|| {
-                let authority = req.uri().authority().map(|a| a.host().to_owned())
-                    .or_else(|| req.headers().get(header::HOST).and_then(|h| h.to_str().ok()).map(|h| strip_port(h).to_owned()))
-                    .unwrap_or_else(|| "localhost".into());
-                format!("{}:{}", authority, ctx.quic_port)
-            });
+            let host = match &ctx.config.public_host {
+                Some(public) => public.clone(),
+                None => {
+                    // The session URL names the host the page reached us by (HTTP/2 :authority,
+                    // else the Host header), which goes into the answer: it must be a valid one.
+                    let asked = match (req.uri().authority(), req.headers().get(header::HOST)) {
+                        (Some(authority), _) => Some(authority.host().to_owned()),
+                        (None, Some(value)) => match value.to_str().ok().and_then(host_of) {
+                            Some(host) => Some(host),
+                            None => return text(StatusCode::BAD_REQUEST, "malformed Host header\n"),
+                        },
+                        (None, None) => None,
+                    };
+                    format!("{}:{}", asked.as_deref().unwrap_or("localhost"), ctx.quic_port)
+                }
+            };
             let hashes: Vec<_> = ctx.certs.published_hashes().iter()
                 .map(|(h, _)| serde_json::json!({ "algorithm": "sha-256", "value": hex(h) }))
                 .collect();
@@ -246,11 +256,12 @@ pub fn parse_range(value: &str, total: u64) -> Option<(u64, u64)> {
     (start <= end && start < total).then_some((start, end))
 }
 
-fn strip_port(host: &str) -> &str {
-    if let Some(rest) = host.strip_prefix('[') {
-        return rest.split(']').next().map(|h| &host[..h.len() + 2]).unwrap_or(host);
-    }
-    host.rsplit_once(':').map(|(h, _)| h).unwrap_or(host)
+/// The host of a Host header value (port dropped, IPv6 literals keep their brackets), or None
+/// when the value is not an authority.
+fn host_of(value: &str) -> Option<String> {
+    let authority: hyper::http::uri::Authority = value.parse().ok()?;
+    // An authority may carry userinfo ("user@host"); a Host header may not.
+    (!value.contains('@') && !authority.host().is_empty()).then(|| authority.host().to_owned())
 }
 
 fn rfc3339(t: std::time::SystemTime) -> String {
@@ -276,8 +287,11 @@ mod tests {
 
     #[test]
     fn host_without_port() {
-        assert_eq!(strip_port("example.org:4433"), "example.org");
-        assert_eq!(strip_port("[::1]:4433"), "[::1]");
-        assert_eq!(strip_port("example.org"), "example.org");
+        assert_eq!(host_of("example.org:4433").as_deref(), Some("example.org"));
+        assert_eq!(host_of("[::1]:4433").as_deref(), Some("[::1]"));
+        assert_eq!(host_of("example.org").as_deref(), Some("example.org"));
+        for bad in ["[", "[x", "", "a b", "evil.org/x?", "user@evil.org", ":4433", "[::1"] {
+            assert_eq!(host_of(bad), None, "{bad:?}");
+        }
     }
 }
