@@ -97,7 +97,8 @@ impl Impairment {
             (None, None) => LossModel::None,
         };
         let rate = match self.rate_mbit {
-            Some(mbit) if mbit.is_nan() || mbit <= 0.0 => bail!("--rate-mbit must be positive"),
+            // Below 1 kbit/s one packet's transmission time overflows what a Duration holds.
+            Some(mbit) if !(0.001..=1e6).contains(&mbit) => bail!("--rate-mbit must be between 0.001 and 1000000, got {mbit}"),
             Some(mbit) => Some(RateLimit {
                 bits_per_second: mbit * 1e6,
                 queue_bytes: self.queue_bytes,
@@ -182,4 +183,31 @@ async fn nfqueue(args: NfqueueArgs) -> Result<()> {
     worker.await??;
     println!("{}", serde_json::to_string(&stats.snapshot())?);
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use super::Impairment;
+
+    #[derive(Parser)]
+    struct Wrapper {
+        #[command(flatten)]
+        impairment: Impairment,
+    }
+
+    fn shaper(args: &[&str]) -> anyhow::Result<()> {
+        let w = Wrapper::try_parse_from(std::iter::once("x").chain(args.iter().copied()))?;
+        w.impairment.shaper(1).map(|_| ())
+    }
+
+    #[test]
+    fn rates_a_duration_cannot_hold_are_refused_up_front() {
+        assert!(shaper(&["--rate-mbit", "2.5"]).is_ok());
+        for bad in ["0", "-1", "1e-300", "NaN", "inf"] {
+            let e = shaper(&[&format!("--rate-mbit={bad}")]).expect_err(bad);
+            assert!(e.to_string().contains("--rate-mbit"), "{bad}: {e}");
+        }
+    }
 }
