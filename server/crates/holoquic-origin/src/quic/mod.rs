@@ -354,10 +354,13 @@ pub(crate) fn quiche_config(ctx: &QuicContext) -> Result<quiche::Config> {
     c.set_max_idle_timeout(30_000);
     c.set_max_recv_udp_payload_size(MAX_UDP_PAYLOAD);
     c.set_max_send_udp_payload_size(MAX_UDP_PAYLOAD);
-    c.set_initial_max_data(64 << 20);
+    // What a client sends us is small (requests of at most 2 KiB, REPAIR/CANCEL, capsules,
+    // SETTINGS), and quiche buffers out-of-order stream data up to these windows: keep them small
+    // so a client cannot park megabytes per connection behind a gap.
+    c.set_initial_max_data(1 << 20);
     c.set_initial_max_stream_data_bidi_local(16 << 20);
-    c.set_initial_max_stream_data_bidi_remote(1 << 20);
-    c.set_initial_max_stream_data_uni(1 << 20);
+    c.set_initial_max_stream_data_bidi_remote(64 << 10);
+    c.set_initial_max_stream_data_uni(64 << 10);
     c.set_initial_max_streams_bidi(1000);
     c.set_initial_max_streams_uni(100);
     c.set_disable_active_migration(true);
