@@ -36,8 +36,9 @@ pub fn repair_budget(source_symbols: u32) -> u32 {
 /// What a request needs from its connection and session.
 pub struct RequestEnv<'a> {
     pub content: &'a ContentStore,
-    /// Largest symbol that fits a datagram after all prefixes (multiple of 8).
-    pub symbol_size: u16,
+    /// Largest symbol that fits a datagram after all prefixes (multiple of 8); None when the
+    /// connection cannot carry datagrams of a useful size (the peer did not negotiate them).
+    pub symbol_size: Option<u16>,
     /// `quarter stream id` prefix of the session, prepended to every datagram.
     pub datagram_prefix: &'a [u8],
     /// Whether another request may start now (concurrency limit of the session).
@@ -257,7 +258,10 @@ impl RequestStream {
         if object.is_empty() {
             return self.fail(400, "empty objects cannot be sent as datagrams");
         }
-        let mut symbols = ObjectSymbols::new(object, env.symbol_size);
+        let Some(symbol_size) = env.symbol_size else {
+            return self.fail(400, "this connection carries no datagrams (not negotiated, or too small for a symbol)");
+        };
+        let mut symbols = ObjectSymbols::new(object, symbol_size);
         let oti = symbols.oti();
         let prefix = self.datagram_header(env);
         let mut queue = VecDeque::new();
@@ -513,7 +517,7 @@ mod tests {
             Self { dir, store }
         }
         fn env(&self) -> RequestEnv<'_> {
-            RequestEnv { content: &self.store, symbol_size: 1200, datagram_prefix: &[0x00], may_start: true, id_in_use: &|_| false }
+            RequestEnv { content: &self.store, symbol_size: Some(1200), datagram_prefix: &[0x00], may_start: true, id_in_use: &|_| false }
         }
     }
 
@@ -746,6 +750,9 @@ mod tests {
         assert_eq!(status(&request(Delivery::Reliable, FecMode::None, "/content/d/obj"), &busy), 429);
         let dup = RequestEnv { id_in_use: &|id| id == 9, ..f.env() };
         assert_eq!(status(&request(Delivery::Reliable, FecMode::None, "/content/d/obj"), &dup), 400);
+        let no_datagrams = RequestEnv { symbol_size: None, ..f.env() };
+        assert_eq!(status(&request(Delivery::Datagram, FecMode::None, "/content/d/obj"), &no_datagrams), 400);
+        assert_eq!(status(&request(Delivery::Reliable, FecMode::None, "/content/d/obj"), &no_datagrams), 200);
     }
 
     #[test]

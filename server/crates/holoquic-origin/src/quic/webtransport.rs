@@ -687,11 +687,11 @@ fn purge_queued(conn: &mut quiche::Connection, ctx: &QuicContext, header: &[u8])
 }
 
 /// Largest symbol (multiple of 8, RaptorQ's alignment) that fits one datagram after the quarter
-/// stream id, the request id (≤ 8 bytes) and the 4-byte payload id.
-fn symbol_size(conn: &quiche::Connection, prefix_len: usize) -> u16 {
-    let max = conn.dgram_max_writable_len().unwrap_or(1200);
-    let room = max.saturating_sub(prefix_len + 8 + 4);
-    ((room / 8) * 8).clamp(64, 1400) as u16
+/// stream id, the request id (≤ 8 bytes) and the 4-byte payload id; None without datagrams or
+/// with room for less than 64 bytes (a symbol that small would cost more in headers than it carries).
+fn symbol_size(conn: &quiche::Connection, prefix_len: usize) -> Option<u16> {
+    let room = conn.dgram_max_writable_len()?.saturating_sub(prefix_len + 8 + 4);
+    (room >= 64).then(|| ((room / 8) * 8).min(1400) as u16)
 }
 
 fn encode_headers(headers: &[Header], out: &mut Vec<u8>) {
