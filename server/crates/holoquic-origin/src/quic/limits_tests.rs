@@ -328,6 +328,34 @@ fn a_second_session_on_the_connection_gets_429() {
 }
 
 #[test]
+fn finished_and_refused_uni_streams_leave_no_state() {
+    let mut h = Harness::with_session();
+    let before = h.wt.uni_stream_count();
+    // Uni streams of an unknown type (refused) and QPACK streams that finish at once, many times
+    // over: quiche renews the peer's stream credit as they go.
+    for round in 0..6u64 {
+        for i in 0..40u64 {
+            let stream = 6 + 4 * (round * 40 + i);
+            let mut bytes = Vec::new();
+            holoquic_proto::varint::put(&mut bytes, if i % 2 == 0 { 0x21 } else { stream_type::QPACK_DECODER });
+            h.pipe.client.stream_send(stream, &bytes, true).unwrap();
+        }
+        h.turn();
+    }
+    assert!(h.wt.uni_stream_count() <= before, "{} streams tracked, {before} before", h.wt.uni_stream_count());
+    assert!(!h.pipe.server.is_closed());
+}
+
+#[test]
+fn finishing_the_control_stream_closes_the_connection() {
+    let mut h = Harness::with_session();
+    h.pipe.client.stream_send(2, &[], true).unwrap();
+    h.turn();
+    let error = h.pipe.client.peer_error().expect("the origin closed the connection");
+    assert_eq!(error.error_code, holoquic_proto::h3::error_code::H3_CLOSED_CRITICAL_STREAM);
+}
+
+#[test]
 fn an_oversized_control_frame_closes_the_connection() {
     let mut h = Harness::with_session();
     let mut frame = Vec::new();

@@ -96,9 +96,11 @@ enum Uni {
     Unknown(Vec<u8>),
     /// The peer's control stream; SETTINGS seen or not.
     Control { buf: Vec<u8>, settings: bool },
-    /// QPACK streams (nothing we need: our dynamic table capacity is 0), WT uni streams (not part
-    /// of our protocol) and unknown types: read and dropped.
+    /// QPACK streams (nothing we need: our dynamic table capacity is 0): read and dropped.
     Ignored,
+    /// WT uni streams (not part of our protocol) and unknown types: refused with STOP_SENDING and
+    /// forgotten at once (quiche reports no more data on them).
+    Refused,
 }
 
 struct Session {
@@ -146,6 +148,11 @@ impl Connection {
 
     pub fn session_count(&self) -> usize {
         self.sessions.len()
+    }
+
+    /// Unidirectional streams of the peer we hold state for.
+    pub fn uni_stream_count(&self) -> usize {
+        self.uni.len()
     }
 
     /// One round of work after packets arrived or a timer fired: read every readable stream and
@@ -207,7 +214,20 @@ impl Connection {
         }
     }
 
-    fn on_uni(&mut self, conn: &mut quiche::Connection, id: u64, data: &[u8], _fin: bool) {
+    fn on_uni(&mut self, conn: &mut quiche::Connection, id: u64, data: &[u8], fin: bool) {
+        self.on_uni_data(conn, id, data);
+        if Some(id) == self.peer_control {
+            if fin && self.close.is_none() {
+                self.close = Some((error_code::H3_CLOSED_CRITICAL_STREAM, "control stream finished"));
+            }
+        } else if fin || matches!(self.uni.get(&id), Some(Uni::Refused)) {
+            // Nothing more comes on it: the peer may open streams for the life of the connection
+            // (quiche renews the credit), so their state must not outlive them.
+            self.uni.remove(&id);
+        }
+    }
+
+    fn on_uni_data(&mut self, conn: &mut quiche::Connection, id: u64, data: &[u8]) {
         let state = self.uni.entry(id).or_insert_with(|| Uni::Unknown(Vec::new()));
         if let Uni::Unknown(buf) = state {
             buf.extend_from_slice(data);
@@ -230,7 +250,7 @@ impl Connection {
                 _ => {
                     // Unknown types (and WT uni streams, unused by our protocol) are refused politely.
                     let _ = conn.stream_shutdown(id, quiche::Shutdown::Read, error_code::H3_STREAM_CREATION_ERROR);
-                    Uni::Ignored
+                    Uni::Refused
                 }
             };
         } else if let Uni::Control { buf, .. } = state {
