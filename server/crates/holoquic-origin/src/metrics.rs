@@ -29,6 +29,10 @@ metrics! {
     counter connections_total,
     /// QUIC connections open now.
     gauge connections_active,
+    /// Retry packets sent (address validation while many handshakes are open).
+    counter retries_sent_total,
+    /// Initials whose token was not a valid Retry token of this origin (dropped).
+    counter retry_tokens_refused_total,
     /// WebTransport sessions established.
     counter sessions_total,
     /// WebTransport sessions open now.

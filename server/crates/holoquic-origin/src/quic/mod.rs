@@ -4,10 +4,13 @@
 
 pub mod congestion;
 pub mod delivery;
+pub mod retry;
 pub mod symbols;
 pub mod udp;
 pub mod webtransport;
 
+#[cfg(test)]
+mod handshake_tests;
 #[cfg(test)]
 mod limits_tests;
 
@@ -15,7 +18,7 @@ use std::collections::{HashMap, VecDeque};
 use std::net::{SocketAddr, UdpSocket};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime};
 
 use anyhow::{Context, Result};
 use ring::rand::SecureRandom;
@@ -42,6 +45,9 @@ const PACING_SLACK: Duration = Duration::from_millis(1);
 const SEND_RETRY: Duration = Duration::from_micros(200);
 /// Longest the loop sleeps when nothing is scheduled (checks shutdown).
 const IDLE_WAKE: Duration = Duration::from_millis(100);
+/// A connection still in its handshake after this long is dropped: a real client finishes in a
+/// few round trips, a spoofed Initial never does, and each one holds a connection slot.
+const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Binds the UDP socket and runs the QUIC loop on its own thread until `shutdown` is set.
 pub fn spawn(ctx: QuicContext, shutdown: Arc<AtomicBool>) -> Result<(SocketAddr, std::thread::JoinHandle<Result<()>>)> {
@@ -53,6 +59,7 @@ pub fn spawn(ctx: QuicContext, shutdown: Arc<AtomicBool>) -> Result<(SocketAddr,
 
 struct Client {
     conn: quiche::Connection,
+    accepted_at: Instant,
     wt: webtransport::Connection,
     /// Packets produced but not sent yet, oldest first, each batch with the time it may leave:
     /// quiche's pacing time, or a retry time when the socket's buffer was full.
@@ -69,6 +76,7 @@ struct Server {
     /// Client-chosen initial DCIDs → our SCID, so retransmitted Initials find their connection.
     aliases: HashMap<Vec<u8>, quiche::ConnectionId<'static>>,
     rng: ring::rand::SystemRandom,
+    retry_tokens: retry::RetryTokens,
     /// The socket's send buffer was full: wait until it is writable, not only readable.
     send_blocked: bool,
 }
@@ -77,6 +85,8 @@ impl Server {
     fn new(ctx: QuicContext, socket: UdpSocket, local: SocketAddr) -> Result<Self> {
         let cert_generation = ctx.certs.current().generation;
         let quiche_config = quiche_config(&ctx)?;
+        let rng = ring::rand::SystemRandom::new();
+        let retry_tokens = retry::RetryTokens::new(&rng)?;
         Ok(Self {
             ctx,
             out: udp::UdpOut::new(socket),
@@ -85,7 +95,8 @@ impl Server {
             cert_generation,
             clients: HashMap::new(),
             aliases: HashMap::new(),
-            rng: ring::rand::SystemRandom::new(),
+            rng,
+            retry_tokens,
             send_blocked: false,
         })
     }
@@ -175,19 +186,40 @@ impl Server {
             if self.clients.len() >= self.ctx.config.limits.max_connections {
                 return;
             }
-            let mut scid = [0u8; quiche::MAX_CONN_ID_LEN];
-            if self.rng.fill(&mut scid).is_err() {
-                return;
-            }
-            let scid = quiche::ConnectionId::from_vec(scid.to_vec());
-            let conn = match quiche::accept(&scid, None, self.local, from, &mut self.quiche_config) {
+            let token = header.token.as_deref().unwrap_or_default();
+            let odcid = if token.is_empty() {
+                if self.half_open() >= retry::RETRY_ABOVE_HALF_OPEN {
+                    self.send_retry(&header, from);
+                    return;
+                }
+                None
+            } else {
+                // Only our Retry tokens exist (the origin sends no NEW_TOKEN): one that does
+                // not check out is a forgery or stale, and gets nothing.
+                match self.retry_tokens.validate(token, from, SystemTime::now()) {
+                    Some(odcid) => Some(quiche::ConnectionId::from_vec(odcid)),
+                    None => {
+                        Metrics::inc(&self.ctx.metrics.retry_tokens_refused_total);
+                        return;
+                    }
+                }
+            };
+            // After a Retry the client already uses the connection id the Retry gave it.
+            let scid = match &odcid {
+                Some(_) => header.dcid.clone().into_owned(),
+                None => match self.new_connection_id() {
+                    Some(id) => id,
+                    None => return,
+                },
+            };
+            let conn = match quiche::accept(&scid, odcid.as_ref(), self.local, from, &mut self.quiche_config) {
                 Ok(c) => c,
                 Err(e) => {
                     tracing::debug!("accept failed: {e}");
                     return;
                 }
             };
-            let mut client = Client { conn, wt: webtransport::Connection::new(), held: VecDeque::new() };
+            let mut client = Client { conn, accepted_at: Instant::now(), wt: webtransport::Connection::new(), held: VecDeque::new() };
             if let Some(dir) = &self.ctx.config.qlog_dir {
                 attach_qlog(&mut client.conn, dir);
             }
@@ -275,8 +307,36 @@ impl Server {
         }
     }
 
+    fn new_connection_id(&self) -> Option<quiche::ConnectionId<'static>> {
+        let mut id = [0u8; quiche::MAX_CONN_ID_LEN];
+        self.rng.fill(&mut id).ok()?;
+        Some(quiche::ConnectionId::from_vec(id.to_vec()))
+    }
+
+    /// Connections whose handshake is not complete (their client's address is not validated).
+    fn half_open(&self) -> usize {
+        self.clients.values().filter(|c| !c.conn.is_established()).count()
+    }
+
+    /// Answers an Initial with a Retry whose token the client must echo (retry.rs).
+    fn send_retry(&mut self, header: &quiche::Header<'_>, from: SocketAddr) {
+        let Some(new_scid) = self.new_connection_id() else { return };
+        let token = self.retry_tokens.mint(from, &header.dcid, SystemTime::now());
+        let mut out = [0u8; MAX_UDP_PAYLOAD];
+        if let Ok(n) = quiche::retry(&header.scid, &header.dcid, &new_scid, &token, header.version, &mut out) {
+            let _ = self.out.socket.send_to(&out[..n], from);
+            Metrics::inc(&self.ctx.metrics.retries_sent_total);
+        }
+    }
+
     fn reap(&mut self) {
-        let closed: Vec<_> = self.clients.iter().filter(|(_, c)| c.conn.is_closed()).map(|(id, _)| id.clone()).collect();
+        let now = Instant::now();
+        let closed: Vec<_> = self
+            .clients
+            .iter()
+            .filter(|(_, c)| c.conn.is_closed() || (!c.conn.is_established() && now - c.accepted_at > HANDSHAKE_TIMEOUT))
+            .map(|(id, _)| id.clone())
+            .collect();
         for id in closed {
             if let Some(mut client) = self.clients.remove(&id) {
                 client.wt.on_close(&self.ctx);

@@ -1,0 +1,130 @@
+//! The QUIC loop's admission of new connections, over a real UDP socket on loopback: with many
+//! handshakes left half open (as spoofed Initials leave them), a new client is sent a Retry and
+//! still gets in; without them, nobody is.
+
+use std::net::{SocketAddr, UdpSocket};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use super::retry::RETRY_ABOVE_HALF_OPEN;
+use super::{spawn, QuicContext};
+use crate::config::Config;
+use crate::content::ContentStore;
+use crate::metrics::Metrics;
+use crate::tls::CertStore;
+
+struct Origin {
+    dir: std::path::PathBuf,
+    addr: SocketAddr,
+    metrics: Arc<Metrics>,
+    shutdown: Arc<AtomicBool>,
+    thread: Option<std::thread::JoinHandle<anyhow::Result<()>>>,
+}
+
+impl Origin {
+    fn start() -> Self {
+        let dir = std::env::temp_dir().join(format!("holoquic-handshake-{}-{}", std::process::id(), rand::random::<u64>()));
+        std::fs::create_dir_all(dir.join("content")).unwrap();
+        let config = Config::parse_from(["x", "--content", dir.join("content").to_str().unwrap(), "--listen", "127.0.0.1:0"]).unwrap();
+        let metrics = Arc::new(Metrics::default());
+        let ctx = QuicContext {
+            certs: Arc::new(CertStore::generate(&dir.join("tls"), &[]).unwrap()),
+            content: Arc::new(ContentStore::open(&dir.join("content"), 1 << 20).unwrap()),
+            metrics: Arc::clone(&metrics),
+            config: Arc::new(config),
+        };
+        let shutdown = Arc::new(AtomicBool::new(false));
+        let (addr, thread) = spawn(ctx, Arc::clone(&shutdown)).unwrap();
+        Self { dir, addr, metrics, shutdown, thread: Some(thread) }
+    }
+
+    fn count(&self, metric: impl Fn(&Metrics) -> &std::sync::atomic::AtomicU64) -> u64 {
+        metric(&self.metrics).load(Ordering::Relaxed)
+    }
+}
+
+impl Drop for Origin {
+    fn drop(&mut self) {
+        self.shutdown.store(true, Ordering::Relaxed);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+fn client_config() -> quiche::Config {
+    let mut c = quiche::Config::new(quiche::PROTOCOL_VERSION).unwrap();
+    c.verify_peer(false);
+    c.set_application_protos(&[b"h3"]).unwrap();
+    c.set_initial_max_data(1 << 20);
+    c.set_initial_max_stream_data_uni(1 << 16);
+    c.set_initial_max_streams_uni(8);
+    c.set_max_idle_timeout(5_000);
+    c
+}
+
+fn random_cid() -> quiche::ConnectionId<'static> {
+    quiche::ConnectionId::from_vec(rand::random::<[u8; 16]>().to_vec())
+}
+
+/// Runs a quiche client handshake against `server`; panics if it does not complete in 5 s.
+fn handshake(server: SocketAddr) -> quiche::Connection {
+    let socket = UdpSocket::bind("127.0.0.1:0").unwrap();
+    let local = socket.local_addr().unwrap();
+    let mut conn = quiche::connect(Some("localhost"), &random_cid(), local, server, &mut client_config()).unwrap();
+    let (mut out, mut buf) = ([0u8; 1500], [0u8; 65_536]);
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while Instant::now() < deadline {
+        while let Ok((n, info)) = conn.send(&mut out) {
+            socket.send_to(&out[..n], info.to).unwrap();
+        }
+        if conn.is_established() {
+            return conn;
+        }
+        assert!(!conn.is_closed(), "the origin closed the handshake: {:?}", conn.peer_error());
+        let wait = conn.timeout().unwrap_or(Duration::from_millis(20)).clamp(Duration::from_millis(1), Duration::from_millis(50));
+        socket.set_read_timeout(Some(wait)).unwrap();
+        match socket.recv_from(&mut buf) {
+            Ok((n, from)) => {
+                let _ = conn.recv(&mut buf[..n], quiche::RecvInfo { from, to: local });
+            }
+            Err(_) => conn.on_timeout(),
+        }
+    }
+    panic!("no handshake within 5 s");
+}
+
+#[test]
+fn a_client_gets_in_without_retry_when_few_handshakes_are_open() {
+    let origin = Origin::start();
+    assert!(handshake(origin.addr).is_established());
+    assert_eq!(origin.count(|m| &m.retries_sent_total), 0);
+}
+
+#[test]
+fn many_half_open_handshakes_make_new_clients_answer_a_retry() {
+    let origin = Origin::start();
+    // First Initials that never go further, as an attacker spoofing addresses sends them.
+    let spoofer = UdpSocket::bind("127.0.0.1:0").unwrap();
+    let local = spoofer.local_addr().unwrap();
+    let mut out = [0u8; 1500];
+    for _ in 0..RETRY_ABOVE_HALF_OPEN {
+        let mut c = quiche::connect(Some("localhost"), &random_cid(), local, origin.addr, &mut client_config()).unwrap();
+        let (n, _) = c.send(&mut out).unwrap();
+        spoofer.send_to(&out[..n], origin.addr).unwrap();
+    }
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while origin.count(|m| &m.connections_active) < RETRY_ABOVE_HALF_OPEN as u64 {
+        assert!(Instant::now() < deadline, "the origin did not take the Initials");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert_eq!(origin.count(|m| &m.retries_sent_total), 0, "no Retry below the threshold");
+    // A real client now goes through a Retry, and gets in.
+    assert!(handshake(origin.addr).is_established());
+    // One Retry per Initial datagram of the client's first flight (a large ClientHello spans
+    // two); the client takes the first and ignores the others.
+    assert!(origin.count(|m| &m.retries_sent_total) >= 1);
+    assert_eq!(origin.count(|m| &m.retry_tokens_refused_total), 0);
+}
