@@ -23,6 +23,12 @@ pub mod frame_type {
     pub const HEADERS: u64 = 0x01;
     pub const SETTINGS: u64 = 0x04;
     pub const GOAWAY: u64 = 0x07;
+
+    /// Whether RFC 9114 defines `kind` (DATA, HEADERS, CANCEL_PUSH, SETTINGS, PUSH_PROMISE,
+    /// GOAWAY, MAX_PUSH_ID, or the HTTP/2 types it reserves); any other type is skipped on receipt.
+    pub fn is_defined(kind: u64) -> bool {
+        kind <= 0x09 || kind == 0x0d
+    }
 }
 
 /// SETTINGS identifiers the origin sends (all with value 1).

@@ -314,6 +314,25 @@ fn a_close_capsule_in_a_data_frame_ends_the_session_and_is_answered_in_one() {
 }
 
 #[test]
+fn reserved_frames_before_the_connect_headers_are_skipped() {
+    let mut h = Harness::with_session();
+    // A second connection's worth of CONNECT on a fresh stream would be refused (one session per
+    // connection), so end the first session, then open one behind GREASE frames.
+    let mut close = Vec::new();
+    CloseSession { code: 0, reason: String::new() }.encode_capsule(&mut close);
+    h.pipe.client.stream_send(0, &data_framed(&close), true).unwrap();
+    h.turn();
+    assert_eq!(h.wt.session_count(), 0);
+    let mut bytes = Vec::new();
+    Frame::encode(0x21, b"grease", &mut bytes);
+    Frame::encode(0x1f * 7 + 0x21, b"", &mut bytes);
+    h.connect_frame(&mut bytes);
+    h.pipe.client.stream_send(4, &bytes, false).unwrap();
+    h.turn();
+    assert_eq!(h.wt.session_count(), 1, "the session opened behind the reserved frames");
+}
+
+#[test]
 fn a_second_session_on_the_connection_gets_429() {
     let mut h = Harness::with_session();
     let mut connect = Vec::new();

@@ -318,7 +318,7 @@ impl Connection {
         } else if let Bidi::Session(session) = state {
             session.frames.extend_from_slice(data);
         }
-        if let Some(Bidi::Headers(buf)) = self.bidi.get_mut(&id) {
+        while let Some(Bidi::Headers(buf)) = self.bidi.get_mut(&id) {
             match Frame::decode(buf) {
                 Ok((frame, used)) if frame.kind == frame_type::HEADERS => {
                     let payload = frame.payload.to_vec();
@@ -329,10 +329,16 @@ impl Connection {
                         session.frames = rest;
                     }
                 }
+                // RFC 9114 §9: frame types we do not know (GREASE among them) are skipped.
+                Ok((frame, used)) if !frame_type::is_defined(frame.kind) => {
+                    buf.drain(..used);
+                    continue;
+                }
                 Ok(_) => self.refuse(conn, ctx, id, "400", "expected HEADERS"),
                 Err(DecodeError::Incomplete) if buf.len() <= MAX_HEADERS => {}
                 Err(_) => self.refuse(conn, ctx, id, "400", "malformed request"),
             }
+            break;
         }
         if let Some(Bidi::Session(session)) = self.bidi.get_mut(&id) {
             let closing = session.take_capsules().unwrap_or_else(|()| {
