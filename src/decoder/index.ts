@@ -1,7 +1,9 @@
 /**
  * The V-PCC decoder of the player: a pool of decode workers, each hosting the wasm `vpcc` module
  * (parsing, atlas, reconstruction, Rec1 post-processing) and WebCodecs for the video
- * sub-bitstreams. `createDecoderPool()` is the `SegmentDecoder` the Player uses by default.
+ * sub-bitstreams (HEVC by the module's libde265 where the browser has none).
+ * `createDecoderPool()` makes the `SegmentDecoder` the `<holoquic-player>` element uses unless it
+ * is given one; a `Player` has no default decoder.
  */
 import { DecoderPool, type DecoderPoolOptions } from './pool';
 
