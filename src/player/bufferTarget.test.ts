@@ -57,6 +57,6 @@ describe('BufferTarget', () => {
 
   it('rejects a target that is not positive or a volatile target below the base', () => {
     expect(() => new BufferTarget({ baseS: 0, volatileS: 4, sceneFloorBps: FLOOR })).toThrow(/positive/);
-    expect(() => new BufferTarget({ baseS: 2, volatileS: 1, sceneFloorBps: FLOOR })).toThrow(/at least the base/);
+    expect(() => new BufferTarget({ baseS: 2, volatileS: 1, sceneFloorBps: FLOOR })).toThrow(/must be at least the buffer target/);
   });
 });

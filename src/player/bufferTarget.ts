@@ -38,14 +38,19 @@ export function volatileTargetS(baseS: number, configured?: number): number {
   return configured ?? 2 * baseS;
 }
 
+/** Throws unless `baseS` is positive and `volatileS` at least `baseS` (a finite number of seconds). */
+export function checkBufferTargets(baseS: number, volatileS: number): void {
+  if (!(baseS > 0 && Number.isFinite(baseS))) throw new Error(`buffer target must be a positive number of seconds, got ${baseS}`);
+  if (!(volatileS >= baseS && Number.isFinite(volatileS))) {
+    throw new Error(`volatile buffer target (${volatileS} s) must be at least the buffer target (${baseS} s)`);
+  }
+}
+
 export class BufferTarget {
   private lastStarvedS = -Infinity;
 
   constructor(private readonly options: BufferTargetOptions) {
-    if (!(options.baseS > 0)) throw new Error(`buffer target must be positive, got ${options.baseS}`);
-    if (!(options.volatileS >= options.baseS)) {
-      throw new Error(`volatile buffer target (${options.volatileS}) must be at least the base (${options.baseS})`);
-    }
+    checkBufferTargets(options.baseS, options.volatileS);
   }
 
   /**

@@ -15,7 +15,7 @@ import type { TransportState } from '../transport/types';
 import { fetchWithRetry } from '../transport/retry';
 import type { PoseSource } from '../viewport/source';
 import { AdaptivePolicy } from './adaptive';
-import { volatileTargetS } from './bufferTarget';
+import { checkBufferTargets, volatileTargetS } from './bufferTarget';
 import { realClock } from './clock';
 import { type DecodedFrame, type DecodedSegment, framePoints, type SegmentDecoder } from './decoder';
 import { parseManifest, type SceneModel } from './mpd';
@@ -140,6 +140,11 @@ export class Player extends EventTarget {
     if (!PLAYER_MODES.includes(this.mode)) throw new Error(`unknown mode "${this.mode}" (${PLAYER_MODES.join(', ')})`);
     if (options.abr !== undefined) abrRule(options.abr); // fail early on a typo
     if (options.reliability !== undefined) reliableCountFromDegree(options.reliability, 1);
+    const bufferS = options.bufferTargetS ?? DEFAULT_BUFFER_TARGET_S;
+    checkBufferTargets(bufferS, volatileTargetS(bufferS, options.volatileBufferTargetS));
+    if (options.stallTimeoutS !== undefined && !(options.stallTimeoutS >= 0)) {
+      throw new Error(`stall timeout must be 0 (never) or a positive number of seconds, got ${options.stallTimeoutS}`);
+    }
   }
 
   get state(): PlayerState {
@@ -198,8 +203,10 @@ export class Player extends EventTarget {
       try {
         await this.load();
         this.start();
-      } catch {
-        // load() recorded the failure.
+      } catch (e) {
+        // load() records its own failures; anything after it is recorded here, or play() would
+        // leave the player 'ready' with no error event.
+        if (this.currentState !== 'failed') this.fail(e);
       }
     })();
   }
