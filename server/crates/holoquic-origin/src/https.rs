@@ -76,7 +76,13 @@ where
 {
     let service = hyper::service::service_fn(move |req| {
         let ctx = Arc::clone(&ctx);
-        async move { Ok::<_, Infallible>(handle(&ctx, req, secure)) }
+        // `handle` reads files (canonicalize, metadata, whole objects) synchronously: on the
+        // blocking pool, so a slow disk or a large file never holds one of the two runtime
+        // workers that every other connection needs.
+        async move {
+            let response = tokio::task::spawn_blocking(move || handle(&ctx, req, secure)).await;
+            Ok::<_, Infallible>(response.unwrap_or_else(|_| text(StatusCode::INTERNAL_SERVER_ERROR, "internal error\n")))
+        }
     });
     if let Err(e) = hyper_util::server::conn::auto::Builder::new(TokioExecutor::new()).serve_connection(io, service).await {
         tracing::debug!("HTTP connection ended: {e}");
