@@ -121,6 +121,10 @@ describe('report', () => {
     expect(html).toContain('4 runs, 1 failed.');
     expect(html).toContain('Throughput CDF, 5 % loss');
     expect(html).toContain('page never reached playing');
+    expect(html).toContain('Visible quality');
+    // Run a froze twice (at 0 s for 1 s, at 1 s for 2 s); nothing else froze.
+    expect(html).toContain('<td>qr</td><td>5 %</td><td>0</td><td>0.0 s (1.00 s), 1.0 s (2.00 s)</td>');
+    expect(html.match(/<td>qpr-fec<\/td><td>[0-9.]+ %<\/td><td>0<\/td>/g)).toBeNull();
     const goals = checkGoals(aggregate(records.map(toRow)));
     const freezeGoal = goals.find((g) => g.goal.includes('no freezes in qpr-fec'));
     expect(freezeGoal?.met).toBe(true);

@@ -89,6 +89,21 @@ function qualityOverTime(rows: readonly RunRow[], records: readonly RunRecord[],
   return figures.join('\n');
 }
 
+/**
+ * Every freeze of every run on `trace`, when it began (s of playback) and how long it lasted:
+ * freezes of different modes at the same moment point at the network (a trace's trough), not at
+ * a mode.
+ */
+function freezeList(records: readonly RunRecord[], trace: string): string {
+  const rows = records
+    .filter((r) => r.run.trace === trace && (r.qoe?.freezes.length ?? 0) > 0)
+    .sort((a, b) => a.run.mode.localeCompare(b.run.mode) || a.run.lossPct - b.run.lossPct || a.run.repetition - b.run.repetition)
+    .map((r) => [r.run.mode, `${r.run.lossPct} %`, String(r.run.repetition),
+      r.qoe!.freezes.map((f) => `${f.atS.toFixed(1)} s (${f.durationS.toFixed(2)} s${f.cause === 'underrun' ? '' : `, ${f.cause}`})`).join(', ')]);
+  if (rows.length === 0) return '<h3>Freezes by run</h3><p>No run froze.</p>';
+  return '<h3>Freezes by run: when (s of playback) and for how long</h3>' + table(['mode', 'loss', 'rep', 'freezes'], rows);
+}
+
 export function renderReport(input: ReportInput): string {
   const rows = input.records.map(toRow);
   const cells = aggregate(rows);
@@ -108,6 +123,8 @@ export function renderReport(input: ReportInput): string {
     body += modeLossTable(tc, modes, losses, (c) => `${fmt(c.freezeCount, 1)} / ${fmt(c.freezeTotalS, 1)}`);
     body += '<h3>Mean throughput (Mbit/s)</h3>' + modeLossTable(tc, modes, losses, (c) => fmt(c.throughputMbps));
     body += '<h3>Mean quality shown (index, 0 = lowest)</h3>' + modeLossTable(tc, modes, losses, (c) => fmt(c.meanQuality));
+    body += '<h3>Visible quality: quality shown on time, weighted by predicted visible area (what the viewer saw)</h3>' +
+      modeLossTable(tc, modes, losses, (c) => fmt(c.meanVisibleQuality));
     body += '<h3>On-time display ratio (of objects requested) / of the predicted visible area / share not requested (adaptive, short of capacity)</h3>' +
       modeLossTable(tc, modes, losses, (c) => `${pct(c.onTimeRatio)} / ${pct(c.visibleOnTimeRatio)} / ${pct(c.skippedShare)}`);
     body += '<h3>Decode success (decoded / recovered)</h3>' + modeLossTable(tc, modes, losses, (c) => pct(c.decodeSuccess, 2));
@@ -135,6 +152,7 @@ export function renderReport(input: ReportInput): string {
       series: modes.map((m) => ({ name: m, points: tc.filter((c) => c.mode === m).map((c) => [c.lossPct, c.measuredLossPct.mean] as [number, number]) })) });
     body += qualityOverTime(rows, input.records, trace, losses[losses.length - 1]);
     body += '</div>';
+    body += freezeList(input.records, trace);
   }
   if (failed.length > 0) {
     body += '<h2>Failed runs</h2>' + table(['run', 'error'], failed.map((r) => [r.run.id, r.error ?? '']));
