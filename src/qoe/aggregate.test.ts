@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { aggregate, cdf, measuredLossPct, parsePrometheusText, parseQdiscStats, parseUdpSnmp, queueDropPct, type RunRecord, runsCsv, stat, toRow } from './aggregate';
+import { aggregate, cdf, markdownSummary, measuredLossPct, parsePrometheusText, parseQdiscStats, parseUdpSnmp, queueDropPct, type RunRecord, runsCsv, stat, toRow } from './aggregate';
 import { QOE_SCHEMA, type QoeLog, type QoeSegment } from './schema';
 import { barChart, lineChart, ticks } from './svg';
 
@@ -104,6 +104,25 @@ describe('svg charts', () => {
   it('ticks are round numbers covering the range', () => {
     expect(ticks(0, 10)).toEqual([0, 2, 4, 6, 8, 10]);
     expect(ticks(0, 1)).toEqual([0, 0.2, 0.4, 0.6, 0.8, 1]);
+  });
+});
+
+describe('markdown summary', () => {
+  it("puts freezes in the paper's Table 3 layout, modes by loss level, before the full table", () => {
+    const cells = aggregate([
+      record('a', 'qr', 5, 0, qoe([1, 2], 1)),
+      record('b', 'qr', 5, 1, qoe([], 3)),
+      record('c', 'qpr-fec', 5, 0, qoe([], 4)),
+      record('d', 'qpr-fec', 0, 0, qoe([0.001], 4)),
+      record('e', 'qr', 0, 0, null),
+    ].map(toRow));
+    const md = markdownSummary(cells);
+    expect(md).toContain('#### t: freezes per run / seconds frozen per run');
+    expect(md).toContain('| mode | 0 % | 5 % |');
+    // qr at 0 % only failed: nothing measured; at 5 %: (2 + 0) / 2 freezes, (3 + 0) / 2 s.
+    expect(md).toContain('| `qr` | – | 1.0 / 1.50 s |');
+    expect(md).toContain('| `qpr-fec` | 1.0 / < 0.01 s | **0** |');
+    expect(md.indexOf('freezes per run')).toBeLessThan(md.indexOf('| loss | mode | runs |'));
   });
 });
 

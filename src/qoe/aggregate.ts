@@ -257,6 +257,23 @@ function fmt(st: Stat, digits: number, scale = 1): string {
 export function markdownSummary(cells: readonly Cell[]): string {
   const out: string[] = [];
   for (const trace of [...new Set(cells.map((c) => c.trace))]) {
+    // The reference paper's Table 3 layout first: modes × loss levels, freezes / seconds frozen
+    // per run (mean over repetitions), a bold 0 where no repetition froze.
+    const tc = cells.filter((x) => x.trace === trace);
+    const losses = [...new Set(tc.map((c) => c.lossPct))].sort((a, b) => a - b);
+    out.push(`#### ${trace}: freezes per run / seconds frozen per run`, '');
+    out.push(`| mode | ${losses.map((l) => `${l} %`).join(' | ')} |`, `|---|${losses.map(() => '---|').join('')}`);
+    for (const mode of [...new Set(tc.map((c) => c.mode))]) {
+      const row = losses.map((l) => {
+        const c = tc.find((x) => x.mode === mode && x.lossPct === l);
+        if (!c || c.freezeCount.n === 0) return '–';
+        if (c.freezeCount.mean === 0) return '**0**';
+        const seconds = c.freezeTotalS.mean;
+        return `${c.freezeCount.mean.toFixed(1)} / ${seconds < 0.005 ? '< 0.01' : seconds.toFixed(2)} s`;
+      });
+      out.push(`| \`${mode}\` | ${row.join(' | ')} |`);
+    }
+    out.push('');
     out.push(`#### ${trace}`, '');
     out.push('| loss | mode | runs | freezes | freeze time (s) | visible quality | quality | throughput (Mbit/s) | on time | visible on time | skipped | datagram objects recovered | of those, decoded | FEC overhead | measured loss | queue drops |');
     out.push('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
