@@ -388,3 +388,70 @@ fn an_oversized_control_frame_closes_the_connection() {
     let error = h.pipe.client.peer_error().expect("the origin closed the connection");
     assert_eq!(error.error_code, holoquic_proto::h3::error_code::H3_FRAME_ERROR);
 }
+
+/// What a client may do to the connection, at random: bytes (random, or well-formed pieces of
+/// our protocol) on its bidi and uni streams with or without FIN, resets, datagrams.
+#[derive(Debug, Clone)]
+enum PeerOp {
+    Bidi { stream: u8, bytes: Vec<u8>, fin: bool },
+    Uni { stream: u8, bytes: Vec<u8>, fin: bool },
+    Reset { stream: u8 },
+    Datagram(Vec<u8>),
+}
+
+fn peer_op() -> impl proptest::strategy::Strategy<Value = PeerOp> {
+    use proptest::prelude::*;
+    let mut request = Vec::new();
+    holoquic_proto::varint::put(&mut request, WEBTRANSPORT_BIDI_SIGNAL);
+    holoquic_proto::varint::put(&mut request, 0);
+    Message::Request(Request {
+        request_id: 1, delivery: Delivery::Datagram, urgency: 3, deadline_ms: 0, fec_mode: FecMode::Planned,
+        loss_ppm: 50_000, burst_milli: 2000, overhead_permille: 0, path: "/content/d/obj".into(),
+    })
+    .encode(&mut request);
+    let mut capsule = Vec::new();
+    CloseSession { code: 7, reason: "bye".into() }.encode_capsule(&mut capsule);
+    let close = data_framed(&capsule);
+    let mut repair = Vec::new();
+    Message::Repair { symbols: 65_535 }.encode(&mut repair);
+    // Pieces worth recombining, and random bytes.
+    let bytes = prop_oneof![
+        2 => proptest::collection::vec(any::<u8>(), 0..64),
+        1 => Just(request),
+        1 => Just(close),
+        1 => Just(repair),
+        1 => Just(vec![0x41, 0x00]),
+        1 => Just(vec![0x54, 0x00]),
+        1 => Just(vec![0x00]),
+    ];
+    prop_oneof![
+        4 => (0u8..6, bytes.clone(), any::<bool>()).prop_map(|(stream, bytes, fin)| PeerOp::Bidi { stream, bytes, fin }),
+        2 => (0u8..6, bytes, any::<bool>()).prop_map(|(stream, bytes, fin)| PeerOp::Uni { stream, bytes, fin }),
+        1 => (0u8..6).prop_map(|stream| PeerOp::Reset { stream }),
+        1 => proptest::collection::vec(any::<u8>(), 0..40).prop_map(PeerOp::Datagram),
+    ]
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(96))]
+    /// Whatever the client does on top of an open session, the origin's WebTransport layer does
+    /// not panic and its state stays bounded: one session at most, no more uni streams than the
+    /// client may have open, and requests only within the session limit.
+    #[test]
+    fn any_peer_behaviour_leaves_bounded_state(ops in proptest::collection::vec(peer_op(), 1..24)) {
+        let mut h = Harness::with_session();
+        for op in ops {
+            match op {
+                // Stream 0 is the session; the others are new client bidi streams.
+                PeerOp::Bidi { stream, bytes, fin } => { let _ = h.pipe.client.stream_send(4 * u64::from(stream), &bytes, fin); }
+                // Stream 2 is the client's control stream; 6, 10, … are new.
+                PeerOp::Uni { stream, bytes, fin } => { let _ = h.pipe.client.stream_send(2 + 4 * u64::from(stream), &bytes, fin); }
+                PeerOp::Reset { stream } => { let _ = h.pipe.client.stream_shutdown(4 * u64::from(stream), quiche::Shutdown::Write, 0x10c); }
+                PeerOp::Datagram(d) => { let _ = h.pipe.client.dgram_send(&d); }
+            }
+            h.turn();
+            proptest::prop_assert!(h.wt.session_count() <= 1);
+            proptest::prop_assert!(h.wt.uni_stream_count() <= 100, "{} uni streams tracked", h.wt.uni_stream_count());
+        }
+    }
+}
