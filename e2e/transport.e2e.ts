@@ -22,7 +22,7 @@ let origin: Origin;
 let browser: Browser;
 const digests = new Map<string, string>();
 
-async function fetchIn(b: Browser, path: string, options: { via: Via; fec?: unknown; deadlineMs?: number }): Promise<TransportTestResult> {
+async function fetchIn(b: Browser, path: string, options: { via: Via; fec?: unknown; deadlineMs?: number; abortAtBytes?: number }): Promise<TransportTestResult> {
   return b.page.evaluate(([p, o]) => window.holoquicTransportTest.fetch(p as string, o as never), [path, options] as const);
 }
 
@@ -57,6 +57,31 @@ describe('objects arrive byte-exact on every path', () => {
         expect(result.sha256).toBe(digests.get(name));
       });
     }
+  }
+});
+
+/** One counter of the origin's /metrics. */
+async function metric(name: string): Promise<number> {
+  const text = await (await fetch(`${origin.httpBase}/metrics`)).text();
+  const m = new RegExp(`^holoquic_${name} (\\d+)$`, 'm').exec(text);
+  if (!m) throw new Error(`no ${name} in /metrics`);
+  return Number(m[1]);
+}
+
+describe('giving a request up', () => {
+  // An abandoned object's bytes must stop at the origin, not keep competing with its replacement.
+  for (const via of ['reliable', 'datagram'] as const) {
+    it(`stops the origin sending it (${via})`, async () => {
+      const before = await metric('requests_cancelled_total');
+      const result = await fetchIn(browser, '/content/objects/12m.bin', { via, abortAtBytes: 200_000 });
+      expect(result.error).toBe('cancelled');
+      let after = before;
+      for (let i = 0; i < 50 && after === before; i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        after = await metric('requests_cancelled_total');
+      }
+      expect(after).toBe(before + 1);
+    });
   }
 });
 

@@ -31,13 +31,20 @@ async function sha256(bytes: Uint8Array<ArrayBuffer>): Promise<string> {
   return Array.from(digest, (b) => b.toString(16).padStart(2, '0')).join('');
 }
 
-async function fetchPath(path: string, options: { via: 'reliable' | 'datagram' | 'http2'; fec?: FecRequest; deadlineMs?: number }): Promise<TransportTestResult> {
+/** `abortAtBytes`: give the request up (as the player abandons one) once that many bytes arrived. */
+async function fetchPath(path: string, options: { via: 'reliable' | 'datagram' | 'http2'; fec?: FecRequest; deadlineMs?: number; abortAtBytes?: number }): Promise<TransportTestResult> {
   if (!transports) await connect();
   const t = transports!;
   const transport = options.via === 'http2' ? t.http2 : t.webtransport;
   if (!transport) return { status: 0, sha256: null, bytes: 0, stats: null, error: t.fallbackReason };
+  const abort = new AbortController();
   const result = await transport.fetchObject({
     path, delivery: options.via === 'datagram' ? 'datagram' : 'reliable', urgency: 3, fec: options.fec, deadlineMs: options.deadlineMs,
+    signal: abort.signal,
+    // From a timer, as the player's abandonment does: the transport is then waiting for bytes.
+    onProgress: (received) => {
+      if (options.abortAtBytes !== undefined && received >= options.abortAtBytes) setTimeout(() => abort.abort(), 0);
+    },
   });
   return {
     status: result.status,
@@ -68,6 +75,9 @@ document.getElementById('fetch')!.addEventListener('submit', async (event) => {
   const via = (document.getElementById('mode') as HTMLSelectElement).value as 'reliable' | 'datagram' | 'http2';
   const out = document.getElementById('result')!;
   out.textContent = 'Fetching…';
-  const result = await fetchPath(path, { via });
-  out.textContent = JSON.stringify(result, null, 2);
+  try {
+    out.textContent = JSON.stringify(await fetchPath(path, { via }), null, 2);
+  } catch (e) {
+    out.textContent = `Failed: ${e instanceof Error ? e.message : e}`;
+  }
 });

@@ -218,14 +218,13 @@ export class WebTransportSession implements ObjectTransport {
 
   /** One request on its own stream of `wt`: REQUEST out, RESPONSE and the object (or symbols) in. */
   private async exchange(wt: WebTransport, watch: StallWatch | null, request: ObjectRequest, stats: DeliveryStats): Promise<ObjectResult> {
-    const requestedAt = stats.requestedAt;
     const fail = (status: number, error: string): ObjectResult => ({ status, bytes: null, stats, error });
     const requestId = this.nextRequestId;
     this.nextRequestId = (this.nextRequestId % (REQUEST_ID_LIMIT - 1)) + 1;
     const fec = request.fec ?? { kind: 'planned', lossRate: this.loss.estimate().rate };
     const measured = this.loss.wireFields();
     const fecMode: FecMode = request.delivery === 'reliable' ? 'none' : fec.kind;
-    const message: Message = {
+    const message: Extract<Message, { type: 'request' }> = {
       type: 'request', requestId, delivery: request.delivery, urgency: Math.max(0, Math.min(7, Math.round(request.urgency))),
       deadlineMs: Math.max(0, Math.round(request.deadlineMs ?? 0)), fecMode,
       lossPpm: fec.kind === 'planned' ? Math.round(Math.min(1, Math.max(0, fec.lossRate)) * 1e6) : measured.lossPpm,
@@ -244,6 +243,34 @@ export class WebTransportSession implements ObjectTransport {
     const writer = stream.writable.getWriter();
     const reader = stream.readable.getReader();
     const messages = new MessageReader(reader, () => watch?.progress(performance.now()));
+    let result: ObjectResult | undefined;
+    try {
+      result = await this.converse(request, message, stats, writer, messages);
+      return result;
+    } finally {
+      this.dropEarly(requestId);
+      this.sinks.delete(requestId);
+      if (!result?.bytes) {
+        // Not delivered (abandoned, cancelled, failed): stop the origin's side of the stream
+        // (STOP_SENDING) and ours (RESET_STREAM), or it would go on sending what nobody reads —
+        // an abandoned object's bytes competing with its replacement on a struggling link.
+        reader.cancel().catch(() => undefined);
+        writer.abort().catch(() => undefined);
+      }
+    }
+  }
+
+  /** The messages of one request on its stream; `exchange` opens and closes the stream. */
+  private async converse(
+    request: ObjectRequest,
+    message: Extract<Message, { type: 'request' }>,
+    stats: DeliveryStats,
+    writer: WritableStreamDefaultWriter<Uint8Array>,
+    messages: MessageReader,
+  ): Promise<ObjectResult> {
+    const requestedAt = stats.requestedAt;
+    const requestId = message.requestId;
+    const fail = (status: number, error: string): ObjectResult => ({ status, bytes: null, stats, error });
     try {
       await writer.write(encodeMessage(message));
       // A reliable request says everything in its REQUEST: finish our side at once.
@@ -270,15 +297,7 @@ export class WebTransportSession implements ObjectTransport {
       }
       return await this.receiveDatagrams(requestId, first, request, stats, messages, writer);
     } catch (e) {
-      try {
-        await writer.abort();
-      } catch {
-        // already closed
-      }
       return fail(0, e instanceof Error ? e.message : String(e));
-    } finally {
-      this.dropEarly(requestId);
-      this.sinks.delete(requestId);
     }
   }
 

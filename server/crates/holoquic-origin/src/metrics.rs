@@ -62,6 +62,8 @@ metrics! {
     counter symbols_on_stream_total,
     /// Requests whose deadline passed before everything was sent.
     counter deadline_misses_total,
+    /// Requests the client gave up before they completed: CANCEL, or the stream stopped or reset.
+    counter requests_cancelled_total,
     /// Connections or streams closed for protocol errors.
     counter protocol_errors_total,
     /// Datagrams received from clients (not part of the protocol; dropped).

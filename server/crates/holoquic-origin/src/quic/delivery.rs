@@ -67,6 +67,8 @@ pub struct Outcome {
     pub repair_symbols: u64,
     pub purged: u64,
     pub deadline_missed: bool,
+    /// The client cancelled, stopped or reset the request before it completed.
+    pub cancelled: bool,
 }
 
 enum State {
@@ -192,8 +194,12 @@ impl RequestStream {
             (State::AwaitRequest, Message::Request(request)) => self.start(request, now, env),
             (State::AwaitRequest, _) => self.fail(400, "the first message must be REQUEST"),
             (State::Datagram(_), Message::Repair { symbols }) => self.repair(symbols, now),
-            (State::Datagram(_), Message::Cancel) => self.end_datagram(EndReason::Cancelled),
+            (State::Datagram(_), Message::Cancel) => {
+                self.outcome.cancelled = true;
+                self.end_datagram(EndReason::Cancelled);
+            }
             (State::Reliable { .. }, Message::Cancel) => {
+                self.outcome.cancelled = true;
                 self.state = State::Ended;
                 self.out.clear();
                 self.ending = Ending::Reset(webtransport_error_to_h3(0));
@@ -368,6 +374,14 @@ impl RequestStream {
             }
             _ => {}
         }
+    }
+
+    /// Ends the request because the client stopped or reset its stream before it completed.
+    pub fn on_stopped(&mut self) {
+        if !matches!(self.state, State::Ended) {
+            self.outcome.cancelled = true;
+        }
+        self.on_session_closing();
     }
 
     /// Ends the request because its session is closing.

@@ -442,7 +442,8 @@ impl Connection {
             Some(Bidi::Session(_)) => self.end_session(conn, ctx, id, false),
             Some(Bidi::Request(_)) => {
                 if let Some(Bidi::Request(r)) = self.bidi.get_mut(&id) {
-                    r.on_session_closing();
+                    r.on_stopped();
+                    Self::count_outcome(ctx, r);
                     if let Some(header) = r.take_purge() {
                         self.datagrams_dropped += purge_queued(conn, ctx, &header);
                     }
@@ -562,7 +563,7 @@ impl Connection {
                     Err(quiche::Error::Done) => break,
                     Err(_) => {
                         // The client reset or stopped the stream: nothing more to write.
-                        r.on_session_closing();
+                        r.on_stopped();
                         break;
                     }
                 }
@@ -672,22 +673,30 @@ impl Connection {
         let done: Vec<u64> = self.bidi.iter().filter(|(_, b)| matches!(b, Bidi::Request(r) if r.is_done())).map(|(id, _)| *id).collect();
         for id in done {
             if let Some(Bidi::Request(r)) = self.bidi.insert(id, Bidi::Done) {
-                let o = r.outcome();
-                let m = &ctx.metrics;
-                if o.failed {
-                    Metrics::inc(&m.requests_failed_total);
-                }
-                Metrics::add(&m.repair_requests_total, o.repair_requests);
-                Metrics::add(&m.repair_symbols_total, o.repair_symbols);
-                Metrics::add(&m.datagrams_purged_total, o.purged);
-                if o.deadline_missed {
-                    Metrics::inc(&m.deadline_misses_total);
-                }
+                Self::count_outcome(ctx, &r);
             }
         }
         // Bound the bookkeeping of finished streams: quiche has collected them too.
         if self.bidi.len() > 4096 {
             self.bidi.retain(|_, b| !matches!(b, Bidi::Done));
+        }
+    }
+
+    /// Applies a finished request's outcome to the metrics (once: the request is dropped after).
+    fn count_outcome(ctx: &QuicContext, r: &RequestStream) {
+        let o = r.outcome();
+        let m = &ctx.metrics;
+        if o.failed {
+            Metrics::inc(&m.requests_failed_total);
+        }
+        if o.cancelled {
+            Metrics::inc(&m.requests_cancelled_total);
+        }
+        Metrics::add(&m.repair_requests_total, o.repair_requests);
+        Metrics::add(&m.repair_symbols_total, o.repair_symbols);
+        Metrics::add(&m.datagrams_purged_total, o.purged);
+        if o.deadline_missed {
+            Metrics::inc(&m.deadline_misses_total);
         }
     }
 
