@@ -197,6 +197,19 @@ describe('PlayoutSession', () => {
     expect(Math.max(...indices)).toBeGreaterThan(5); // playback resumed after the outage
   });
 
+  it('stops the requests of a segment that played without them (given up after maxStallS)', async () => {
+    const clock = new VirtualClock();
+    // The link dies at 3 s for good: playback gives the stalled segment up after 1 s.
+    const link = new ScriptedLink(clock, (t) => (t < 3 ? 20e6 : 0));
+    await playOn(clock, link, 8, { maxStallS: 1 });
+    const late = link.requests.filter((r) => r.delivery === 'reliable' && Number(/seg-(\d+)/.exec(r.path)![1]) <= 4);
+    expect(late.length).toBeGreaterThan(0);
+    // Every request of a segment that has been shown was settled or aborted by then; none is
+    // left downloading.
+    const shownAndOpen = late.filter((r) => !r.signal?.aborted && !(link as unknown as { active: Array<{ req: ObjectRequest }> }).active.every((e) => e.req !== r));
+    expect(shownAndOpen).toEqual([]);
+  });
+
   it('requests further ahead after the link starved, and only then', async () => {
     // 20 Mbit/s with one second of nothing at 6 s: a starved second.
     const dip = await play((t) => (t >= 6 && t < 7 ? 0 : 20e6), 16);

@@ -612,7 +612,14 @@ export class PlayoutSession {
     })));
     this.cfg.onSegment?.(k, shown);
     this.cfg.onEvent?.({ type: 'segment', index: k, qualities });
-    for (const t of list) if (!t.settled) t.decodeWithdraw.abort();
+    // What has not arrived by now can never be shown: stop its request (the transport then stops
+    // the origin sending it, and a reliable one lost with the session is not asked for again) and
+    // withdraw its decode.
+    for (const t of list) {
+      if (t.settled) continue;
+      t.abort.abort();
+      t.decodeWithdraw.abort();
+    }
     // Records are written when the tasks are complete (a decode already running still counts).
     for (const t of list) void t.done.then(() => this.record(t));
   }
