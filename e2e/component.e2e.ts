@@ -99,6 +99,26 @@ describe('<holoquic-player> in a plain page', () => {
     expect(after.events.filter((e) => e.startsWith('modechange:'))).toEqual(['modechange:{"mode":"qr"}']);
   });
 
+  it('removed while it loads, it plays nothing and leaves no session open', async () => {
+    const metric = async (name: string) => Number(new RegExp(`^holoquic_${name} (\\d+)$`, 'm').exec(await (await fetch(`${origin.httpBase}/metrics`)).text())![1]);
+    const sessionsBefore = await metric('sessions_active');
+    const outcome = await browser.page.evaluate(async () => {
+      const element = document.createElement('holoquic-player');
+      element.setAttribute('src', '/content/demo/manifest.mpd');
+      document.body.append(element);
+      const loading = element.load().then(() => null, (e: Error) => e.message);
+      element.remove(); // disconnected: closed while the manifest and the session are on their way
+      const rejected = await loading;
+      await new Promise((r) => setTimeout(r, 1500));
+      return { rejected, state: element.state, segments: element.qoe()?.segments.length ?? 0 };
+    });
+    expect(outcome.rejected).toMatch(/closed while loading/);
+    expect(outcome.state).not.toBe('playing');
+    expect(outcome.segments).toBe(0);
+    // The session it may have opened is gone again (the embedded player's own stays).
+    await until('the origin sees no extra session', async () => (await metric('sessions_active')) === sessionsBefore, 10_000);
+  });
+
   it('reports bad input as an error event and the failed state, without throwing past load()', async () => {
     const outcomes = await browser.page.evaluate(async () => {
       const attempt = async (attributes: Record<string, string>) => {

@@ -57,6 +57,8 @@ export class HoloquicPlayerElement extends HTMLElement {
   /** Options set in code; they win over attributes. */
   options: HoloquicPlayerOptions = {};
   private playerInstance: Player | null = null;
+  /** Counts close() calls: a load that began before the last one draws nothing. */
+  private closings = 0;
   private view: SceneRenderer | null = null;
   private decoder: ReturnType<typeof createDecoderPool> | null = null;
   private poseOverride: PoseSource | null = null;
@@ -161,6 +163,10 @@ export class HoloquicPlayerElement extends HTMLElement {
 
   /** Stops playback, the renderer and the decoder workers. The QoE log stays readable. */
   close(): void {
+    // A load still under way sees the player closed and stops; connecting the element again
+    // (it was moved in the document) starts afresh.
+    this.loading = null;
+    this.closings++;
     this.playerInstance?.close();
     this.view?.dispose();
     this.view = null;
@@ -170,6 +176,7 @@ export class HoloquicPlayerElement extends HTMLElement {
   }
 
   private async createAndLoad(): Promise<SceneModel> {
+    const closings = this.closings;
     const src = this.getAttribute('src');
     if (!src) throw this.failEarly('the src attribute (manifest URL) is missing');
     // Options set in code win over attributes, but an option left undefined does not erase one.
@@ -189,6 +196,8 @@ export class HoloquicPlayerElement extends HTMLElement {
       player.addEventListener(type, (e) => this.dispatchEvent(new CustomEvent(type, { detail: (e as CustomEvent).detail })));
     }
     const scene = await player.load();
+    // close() during the load closed the player and dropped this load: draw nothing.
+    if (this.closings !== closings) throw new Error('<holoquic-player>: closed while loading');
     if (this.getAttribute('render') !== 'off') {
       const splat = this.getAttribute('splat');
       try {

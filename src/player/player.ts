@@ -133,6 +133,8 @@ export class Player extends EventTarget {
   private readonly lastPlan = new Map<string, { rank: number; visibleArea: number; delivery: PlanDelivery }>();
   private contentBase = '/';
   private originBase = '';
+  /** close() was called: nothing may start after it, even a load() still under way. */
+  private closed = false;
 
   constructor(private readonly options: PlayerOptions) {
     super();
@@ -172,10 +174,16 @@ export class Player extends EventTarget {
       const response = await fetchWithRetry(manifestUrl, { cache: 'no-store' });
       if (!response.ok) throw new Error(`${manifestUrl.href}: HTTP ${response.status}`);
       const scene = parseManifest(await response.text());
+      if (this.closed) throw new Error('the player was closed while loading');
       this.transports = await connectTransports(this.originBase, {
         webtransportUrl: this.options.webtransportUrl,
         stallTimeoutMs: this.options.stallTimeoutS === undefined ? undefined : this.options.stallTimeoutS * 1000,
       });
+      if (this.closed) {
+        this.transports.webtransport?.close();
+        this.transports.http2.close();
+        throw new Error('the player was closed while loading');
+      }
       this.transports.webtransport?.onStateChange((s: TransportState) => this.emit('transportstate', { state: s }));
       this.sceneModel = scene;
       if (this.options.viewport) {
@@ -186,7 +194,7 @@ export class Player extends EventTarget {
       this.setState('ready');
       return scene;
     } catch (e) {
-      this.fail(e);
+      if (!this.closed) this.fail(e);
       throw e;
     }
   }
@@ -202,11 +210,12 @@ export class Player extends EventTarget {
     void (async () => {
       try {
         await this.load();
+        if (this.closed) return;
         this.start();
       } catch (e) {
         // load() records its own failures; anything after it is recorded here, or play() would
-        // leave the player 'ready' with no error event.
-        if (this.currentState !== 'failed') this.fail(e);
+        // leave the player 'ready' with no error event. A close() meanwhile is no failure.
+        if (this.currentState !== 'failed' && !this.closed) this.fail(e);
       }
     })();
   }
@@ -219,6 +228,7 @@ export class Player extends EventTarget {
 
   /** Stops playback and releases the transports; the QoE log stays readable. */
   close(): void {
+    this.closed = true;
     this.session?.close();
     this.stopPoses?.();
     this.stopPoses = null;

@@ -58,6 +58,11 @@ const EARLY_PACKETS_LIMIT = 4096;
 const INCOMING_DATAGRAM_QUEUE = 8192;
 /** WebTransport close code of a session replaced because it stalled. */
 const STALLED_CLOSE_CODE = 0x5354;
+/**
+ * Largest object the client takes: RESPONSE's length is allocated at once, so a wrong or hostile
+ * one must not ask for gigabytes. Four times the origin's default limit (64 MiB).
+ */
+const MAX_OBJECT_BYTES = 256 * 2 ** 20;
 /** Extra repair symbols asked for beyond the measured shortfall. */
 const REPAIR_MARGIN = 2;
 
@@ -114,10 +119,16 @@ export class WebTransportSession implements ObjectTransport {
 
   private async open(): Promise<void> {
     const config = await fetchOriginConfig(this.options.originBase);
+    if (this.closing) throw new Error('closed while connecting');
     const hashes = config.certificateHashes;
     const wt = new WebTransport(this.options.webtransportUrl ?? config.webtransportUrl, hashes.length > 0 ? { serverCertificateHashes: hashes } : {});
     wt.datagrams.incomingHighWaterMark = INCOMING_DATAGRAM_QUEUE;
     await wt.ready;
+    // close() may have come while the session was being set up: it must not outlive it.
+    if (this.closing) {
+      wt.close({ closeCode: 0, reason: 'player closed' });
+      throw new Error('closed while connecting');
+    }
     this.transport = wt;
     const timeoutMs = this.options.stallTimeoutMs ?? DEFAULT_STALL_TIMEOUT_MS;
     const watch = timeoutMs <= 0 || this.options.reconnect === false ? null : new StallWatch(timeoutMs);
@@ -151,6 +162,7 @@ export class WebTransportSession implements ObjectTransport {
       // A stalled session's link may be fine: try a new one at once.
       const backoffMs = stalled && attempt === 0 ? 0 : Math.min(4000, 250 * 2 ** attempt);
       await new Promise((r) => setTimeout(r, backoffMs));
+      if (this.closing) return;
       try {
         await this.open();
         return;
@@ -283,6 +295,7 @@ export class WebTransportSession implements ObjectTransport {
       if (first.status !== 200 || first.delivery === 'error') {
         return fail(first.status, first.delivery === 'error' ? first.message : `status ${first.status}`);
       }
+      if (first.objectLength > MAX_OBJECT_BYTES) return fail(0, `object of ${first.objectLength} bytes is over the ${MAX_OBJECT_BYTES}-byte limit`);
       stats.objectBytes = first.objectLength;
       if (first.delivery === 'reliable') {
         const bytes = await messages.readRaw(first.objectLength, request.signal, (n) => {
@@ -388,7 +401,7 @@ export class WebTransportSession implements ObjectTransport {
               const timeLeft = deadlineAt - performance.now();
               if (timeLeft < 1.5 * this.rtt.ms) return;
               const shortfall = response.sourceSymbols + REPAIR_MARGIN * blocks - stats.symbolsReceived!;
-              const perBlock = Math.max(1, Math.ceil(Math.max(shortfall, blocks) / blocks) + REPAIR_MARGIN);
+              const perBlock = Math.min(65_535, Math.max(1, Math.ceil(Math.max(shortfall, blocks) / blocks) + REPAIR_MARGIN));
               stats.repairRequests!++;
               expectedSymbols = symbolsSent + perBlock * blocks;
               writer.write(encodeMessage({ type: 'repair', symbols: perBlock })).catch(() => undefined);
