@@ -67,6 +67,8 @@ describe('bad manifests get clear errors', () => {
     ['template without $Number$', example.replace('seg-$Number%05d$.v3c', 'seg.v3c'), /has no \$Number\$/],
     ['duplicate quality rank', example.replace('hq:qualityRank="1"', 'hq:qualityRank="0"'), /share an hq:qualityRank/],
     ['duplicate representation id', example.replace('id="1" hq:qualityRank="1"', 'id="0" hq:qualityRank="1"'), /share an id/],
+    ['segments of a millisecond', example.replace('duration="30" startNumber', 'duration="1" startNumber').replace('timescale="30"', 'timescale="1000"'), /segment duration 0.001 s is outside/],
+    ['a billion points a frame', example.replace('hq:pointsPerFrame="30000"', 'hq:pointsPerFrame="1000000000"'), /pointsPerFrame 1000000000 is over/],
     ['endless presentation', example.replace('PT10S', `P${'9'.repeat(400)}D`), /positive, finite duration/],
   ];
   for (const [name, xml, message] of cases) {

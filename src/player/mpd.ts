@@ -83,6 +83,14 @@ function unsignedInt(text: string, what: string): number {
   return n;
 }
 
+/** The renderer sizes its point pools from this: beyond 2^24 points a frame nothing could draw it. */
+const MAX_POINTS_PER_FRAME = 2 ** 24;
+
+function boundedPoints(n: number, what: string): number {
+  if (n > MAX_POINTS_PER_FRAME) throw new ManifestError(`${what}: hq:pointsPerFrame ${n} is over ${MAX_POINTS_PER_FRAME}`);
+  return n;
+}
+
 function positiveInt(text: string, what: string): number {
   const n = unsignedInt(text, what);
   if (n === 0) throw new ManifestError(`${what}: must be greater than 0`);
@@ -117,6 +125,9 @@ export function parseManifest(xml: string): SceneModel {
     const timescale = positiveInt(required(template, 'timescale', id), `${id} timescale`);
     const duration = positiveInt(required(template, 'duration', id), `${id} duration`);
     const seconds = duration / timescale;
+    // Requests go a buffer's worth of segments ahead: segments much shorter than a second would
+    // multiply them, much longer ones make every switch slow. 0.1 … 60 s covers any sane scene.
+    if (!(seconds >= 0.1 && seconds <= 60)) throw new ManifestError(`${id}: segment duration ${seconds} s is outside 0.1 … 60 s`);
     if (segmentDuration && seconds !== segmentDuration) {
       throw new ManifestError(`${id}: segment duration ${seconds} s differs from other objects (${segmentDuration} s)`);
     }
@@ -144,7 +155,7 @@ export function parseManifest(xml: string): SceneModel {
         rank: unsignedInt(r.attributes['hq:qualityRank'] ?? String(i), `${id}/${rid} hq:qualityRank`),
         bandwidth,
         avgBandwidth: r.attributes['hq:avgBandwidth'] !== undefined ? positiveInt(r.attributes['hq:avgBandwidth'], `${id}/${rid} hq:avgBandwidth`) : bandwidth,
-        pointsPerFrame: unsignedInt(r.attributes['hq:pointsPerFrame'] ?? '0', `${id}/${rid} hq:pointsPerFrame`),
+        pointsPerFrame: boundedPoints(unsignedInt(r.attributes['hq:pointsPerFrame'] ?? '0', `${id}/${rid} hq:pointsPerFrame`), `${id}/${rid}`),
       };
     });
     if (!representations.length) throw new ManifestError(`${id}: no Representation`);

@@ -29,6 +29,13 @@ describe('sendingIndex', () => {
     expect(sendingIndex(-1, 80, 84)).toBeNull();
     expect(sendingIndex(100, 80, 10)).toBeNull(); // a first repair ESI below K is malformed
   });
+  it('rejects repair ESIs beyond the origin\'s repair budget of max(2K, 32)', () => {
+    expect(sendingIndex(84 + 159, 80, 84)).toBe(239); // the 160th repair symbol: the last one
+    expect(sendingIndex(84 + 160, 80, 84)).toBeNull();
+    expect(sendingIndex(2 ** 24 - 1, 80, 84)).toBeNull(); // would have made the loss span 16 M long
+    expect(sendingIndex(4 + 31, 1, 4)).toBe(32); // K = 1: 32 repair symbols
+    expect(sendingIndex(4 + 32, 1, 4)).toBeNull();
+  });
   it('all repair received after all source is no loss (raw ESIs counted 6 losses here)', () => {
     const arrived = [...range(80), ...[84, 85, 86, 87, 88, 89]].map((esi) => sendingIndex(esi, 80, 84)!);
     expect(countLosses({ sent: 86, arrived })).toEqual({ lost: 0, runs: 0 });

@@ -19,7 +19,12 @@ export interface SymbolObservation {
  */
 export function sendingIndex(esi: number, sourceSymbols: number, firstRepairEsi: number): number | null {
   if (esi >= 0 && esi < sourceSymbols) return esi;
-  if (esi >= firstRepairEsi && firstRepairEsi >= sourceSymbols) return sourceSymbols + (esi - firstRepairEsi);
+  if (esi >= firstRepairEsi && firstRepairEsi >= sourceSymbols) {
+    const index = sourceSymbols + (esi - firstRepairEsi);
+    // The origin sends at most max(2K, 32) repair symbols per block (docs/protocol.md → REPAIR):
+    // a position beyond is not a symbol it sent, and would stretch the loss span without end.
+    return index < sourceSymbols + Math.max(2 * sourceSymbols, 32) ? index : null;
+  }
   return null;
 }
 
