@@ -103,6 +103,8 @@ pub struct RequestStream {
     received_at: Instant,
     deadline: Option<Instant>,
     pub urgency: u8,
+    /// The cancel has been counted in the metrics (see `take_cancel`).
+    cancel_reported: bool,
     request_id: Option<u64>,
     inbuf: Vec<u8>,
     out: Vec<u8>,
@@ -121,6 +123,7 @@ impl RequestStream {
             received_at: now,
             deadline: None,
             urgency: 3,
+            cancel_reported: false,
             request_id: None,
             inbuf: Vec::new(),
             out: Vec::new(),
@@ -377,11 +380,17 @@ impl RequestStream {
     }
 
     /// Ends the request because the client stopped or reset its stream before it completed.
+    /// Nothing more can be written on it: what waited (an END, say) is dropped, so the request
+    /// is done at once instead of waiting for a write that can never happen.
     pub fn on_stopped(&mut self) {
         if !matches!(self.state, State::Ended) {
             self.outcome.cancelled = true;
         }
         self.on_session_closing();
+        self.out.clear();
+        if self.ending == Ending::Open {
+            self.ending = Ending::Fin;
+        }
     }
 
     /// Ends the request because its session is closing.
@@ -504,6 +513,14 @@ impl RequestStream {
         send.symbols_sent += 1;
         Message::Symbol { packet }.encode(&mut self.out);
         true
+    }
+
+    /// True once, when the client has cancelled (or stopped, or reset) the request: counted as it
+    /// happens, since the request itself may linger until its END can be written.
+    pub fn take_cancel(&mut self) -> bool {
+        let new = self.outcome.cancelled && !self.cancel_reported;
+        self.cancel_reported |= new;
+        new
     }
 
     /// The datagram header whose queued copies in QUIC must be dropped now (the request ended).
@@ -726,6 +743,24 @@ mod tests {
         assert!(s.peek_datagram().is_none());
         s.on_departed(0);
         assert!(matches!(messages(&drain(&mut s))[..], [Message::Sent { symbols_sent, .. }] if symbols_sent == u64::from(sent)));
+    }
+
+    #[test]
+    fn a_stopped_request_is_done_at_once_and_counted_as_cancelled() {
+        let f = Fixture::new(&vec![1u8; 60_000]);
+        for delivery in [Delivery::Datagram, Delivery::Reliable] {
+            let mut s = RequestStream::new(4, 0, Instant::now());
+            s.on_data(&request(delivery, FecMode::Planned, "/content/d/obj"), false, Instant::now(), &f.env());
+            s.on_stopped();
+            assert!(s.is_done(), "{delivery:?}");
+            assert!(s.outcome().cancelled, "{delivery:?}");
+            assert!(s.peek_datagram().is_none());
+        }
+        // Stopped after it ended on its own: not a cancel.
+        let mut s = RequestStream::new(4, 0, Instant::now());
+        s.on_data(&request(Delivery::Reliable, FecMode::None, "/content/d/missing"), false, Instant::now(), &f.env());
+        s.on_stopped();
+        assert!(!s.outcome().cancelled);
     }
 
     #[test]

@@ -657,12 +657,16 @@ impl Connection {
         }
     }
 
-    /// Drops from quiche's queue the datagrams of requests that ended (deadline, cancel, FIN).
+    /// Drops from quiche's queue the datagrams of requests that ended (deadline, cancel, FIN), and
+    /// counts the cancels as they come.
     fn purge_ended(&mut self, conn: &mut quiche::Connection, ctx: &QuicContext) {
         for stream in self.bidi.values_mut() {
             if let Bidi::Request(r) = stream {
                 if let Some(header) = r.take_purge() {
                     self.datagrams_dropped += purge_queued(conn, ctx, &header);
+                }
+                if r.take_cancel() {
+                    Metrics::inc(&ctx.metrics.requests_cancelled_total);
                 }
             }
         }
@@ -672,8 +676,8 @@ impl Connection {
     fn collect(&mut self, _conn: &mut quiche::Connection, ctx: &QuicContext) {
         let done: Vec<u64> = self.bidi.iter().filter(|(_, b)| matches!(b, Bidi::Request(r) if r.is_done())).map(|(id, _)| *id).collect();
         for id in done {
-            if let Some(Bidi::Request(r)) = self.bidi.insert(id, Bidi::Done) {
-                Self::count_outcome(ctx, &r);
+            if let Some(Bidi::Request(mut r)) = self.bidi.insert(id, Bidi::Done) {
+                Self::count_outcome(ctx, &mut r);
             }
         }
         // Bound the bookkeeping of finished streams: quiche has collected them too.
@@ -683,14 +687,14 @@ impl Connection {
     }
 
     /// Applies a finished request's outcome to the metrics (once: the request is dropped after).
-    fn count_outcome(ctx: &QuicContext, r: &RequestStream) {
-        let o = r.outcome();
+    fn count_outcome(ctx: &QuicContext, r: &mut RequestStream) {
         let m = &ctx.metrics;
+        if r.take_cancel() {
+            Metrics::inc(&m.requests_cancelled_total);
+        }
+        let o = r.outcome();
         if o.failed {
             Metrics::inc(&m.requests_failed_total);
-        }
-        if o.cancelled {
-            Metrics::inc(&m.requests_cancelled_total);
         }
         Metrics::add(&m.repair_requests_total, o.repair_requests);
         Metrics::add(&m.repair_symbols_total, o.repair_symbols);
