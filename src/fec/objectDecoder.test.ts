@@ -83,9 +83,14 @@ describe('ObjectFecDecoder', () => {
     decoder.free();
   });
 
-  it('rejects symbols of the wrong size and OTIs it cannot rebuild', () => {
+  it('drops symbols it cannot use and rejects OTIs it cannot rebuild', () => {
     const decoder = new ObjectFecDecoder(otiFor(10_000, SYMBOL));
-    expect(() => decoder.push(new Uint8Array(100))).toThrow(RangeError);
+    expect(decoder.push(new Uint8Array(100))).toBeNull(); // the wrong size
+    const otherBlock = new Uint8Array(4 + SYMBOL);
+    otherBlock[0] = 3; // the object has one source block
+    expect(decoder.push(otherBlock)).toBeNull();
+    expect(decoder.symbolsRejected).toBe(2);
+    expect(decoder.symbolsReceived).toBe(0);
     decoder.free();
     expect(() => new ObjectFecDecoder(new Uint8Array(11))).toThrow(RangeError);
     expect(() => new ObjectFecDecoder(otiFor(10_000, 1201))).toThrow(RangeError);

@@ -51,6 +51,8 @@ export class ObjectFecDecoder {
   private decoder: Decoder | null;
   private result: Uint8Array | null = null;
   symbolsReceived = 0;
+  /** Symbols dropped as unusable: the wrong size, or a source block the object does not have. */
+  symbolsRejected = 0;
 
   constructor(oti: Uint8Array) {
     this.info = parseOti(oti);
@@ -67,11 +69,17 @@ export class ObjectFecDecoder {
     return this.result;
   }
 
-  /** Adds one serialized EncodingPacket (sbn | esi | symbol); returns the object when complete. */
+  /**
+   * Adds one serialized EncodingPacket (sbn | esi | symbol); returns the object when complete. A
+   * symbol it cannot use (the wrong size, a source block the object does not have) is dropped and
+   * counted: one bad datagram must not cost the object the others can still recover — and the
+   * RaptorQ module indexes its blocks by that number.
+   */
   push(packet: Uint8Array): Uint8Array | null {
     if (this.result || !this.decoder) return this.result;
-    if (packet.length !== 4 + this.info.symbolSize) {
-      throw new RangeError(`symbol of ${packet.length - 4} bytes, expected ${this.info.symbolSize}`);
+    if (packet.length !== 4 + this.info.symbolSize || packet[0] >= this.info.sourceBlocks) {
+      this.symbolsRejected++;
+      return null;
     }
     this.symbolsReceived++;
     const decoded = this.decoder.decode(packet);

@@ -9,9 +9,11 @@ const ready = loadRaptorq();
 const post = (message: FromWorker, transfer: Transferable[] = []) => (self as unknown as Worker).postMessage(message, transfer);
 
 self.onmessage = async (event: MessageEvent<ToWorker>) => {
-  await ready;
   const m = event.data;
   try {
+    // A module that failed to load fails every request with its reason, instead of leaving the
+    // transport waiting for an answer that never comes.
+    await ready;
     switch (m.type) {
       case 'open':
         decoders.get(m.id)?.free();

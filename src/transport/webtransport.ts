@@ -198,7 +198,12 @@ export class WebTransportSession implements ObjectTransport {
         }
         const sink = this.sinks.get(datagram.requestId);
         if (sink) {
-          sink.onPacket(datagram.packet, datagram.sourceBlock, datagram.symbolId);
+          // One request's trouble (its progress callback, say) must not end reception for all.
+          try {
+            sink.onPacket(datagram.packet, datagram.sourceBlock, datagram.symbolId);
+          } catch {
+            this.datagramsDropped++;
+          }
         } else if (this.early.has(datagram.requestId) && this.earlyCount < EARLY_PACKETS_LIMIT) {
           this.early.get(datagram.requestId)!.push(datagram.packet);
           this.earlyCount++;
