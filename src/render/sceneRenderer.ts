@@ -248,12 +248,16 @@ export class SceneRenderer {
 
   dispose(): void {
     this.stop();
+    // A headset session outlives the page's element otherwise.
+    void this.renderer.xr.getSession()?.end().catch(() => undefined);
     this.resizeObserver.disconnect();
     this.orbit?.dispose();
     this.fly?.dispose();
     for (const layer of this.layers) layer.dispose();
     for (const material of this.materials) material.dispose();
     this.renderer.dispose();
+    // Browsers keep a few WebGL contexts per page: give this one back now, not at garbage collection.
+    this.renderer.forceContextLoss();
     this.renderer.domElement.remove();
   }
 
