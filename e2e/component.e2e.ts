@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Browser, launch, until as waitUntil } from './lib/browser';
 import { demoContentRoot } from './lib/content';
-import { type Origin, spkiHash, startOrigin } from './lib/processes';
+import { type Origin, originMetric, spkiHash, startOrigin } from './lib/processes';
 import { drawnIn, snapshot } from './lib/view';
 
 let origin: Origin;
@@ -100,7 +100,7 @@ describe('<holoquic-player> in a plain page', () => {
   });
 
   it('removed while it loads, it plays nothing and leaves no session open', async () => {
-    const metric = async (name: string) => Number(new RegExp(`^holoquic_${name} (\\d+)$`, 'm').exec(await (await fetch(`${origin.httpBase}/metrics`)).text())![1]);
+    const metric = (name: string) => originMetric(origin, name);
     const sessionsBefore = await metric('sessions_active');
     const outcome = await browser.page.evaluate(async () => {
       const element = document.createElement('holoquic-player');

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TransportTestResult } from '../src/app/transport-page';
 import { type Browser, launch } from './lib/browser';
-import { type Origin, spkiHash, startOrigin, startRelay } from './lib/processes';
+import { type Origin, originMetric, spkiHash, startOrigin, startRelay } from './lib/processes';
 
 const SIZES = { '1k': 1_000, '64k': 65_536, '1m': 1_000_000, '5m': 5_000_000, '12m': 12_000_000 } as const;
 type Via = 'reliable' | 'datagram' | 'http2';
@@ -60,13 +60,7 @@ describe('objects arrive byte-exact on every path', () => {
   }
 });
 
-/** One counter of the origin's /metrics. */
-async function metric(name: string): Promise<number> {
-  const text = await (await fetch(`${origin.httpBase}/metrics`)).text();
-  const m = new RegExp(`^holoquic_${name} (\\d+)$`, 'm').exec(text);
-  if (!m) throw new Error(`no ${name} in /metrics`);
-  return Number(m[1]);
-}
+const metric = (name: string) => originMetric(origin, name);
 
 describe('giving a request up', () => {
   // An abandoned object's bytes must stop at the origin, not keep competing with its replacement.

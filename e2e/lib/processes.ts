@@ -107,3 +107,11 @@ export function spkiHash(host: string, port: number): Promise<string> {
     socket.on('error', reject);
   });
 }
+
+/** One counter or gauge of the origin's Prometheus `/metrics` (`holoquic_<name>`). */
+export async function originMetric(origin: Origin, name: string): Promise<number> {
+  const text = await (await fetch(`${origin.httpBase}/metrics`)).text();
+  const m = new RegExp(`^holoquic_${name} (\\d+)$`, 'm').exec(text);
+  if (!m) throw new Error(`no holoquic_${name} in /metrics`);
+  return Number(m[1]);
+}

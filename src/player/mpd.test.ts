@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { loopFileIndex, ManifestError, parseDuration, parseManifest, segmentPath } from './mpd';
+import { seeded } from '../testing/seeded';
 import { parseXml, XmlError } from './xml';
 
 /** The full example of docs/mpd.md, taken from the document itself so the two cannot drift. */
@@ -96,18 +97,6 @@ describe('durations and XML', () => {
     expect(() => parseXml('<a>'.repeat(40) + '</a>'.repeat(40))).toThrow(/nested too deeply/);
   });
 });
-
-/** mulberry32: a small seeded generator, so a failing case can be replayed from its number. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Values a hostile or broken packager could put in any attribute. */
 const HOSTILE_VALUES = ['', ' ', '0', '-1', '-0', '0.5', 'NaN', 'Infinity', '1e309', '1e-300', '1e300', '0x10', 'x', '1 2 3',

@@ -498,10 +498,8 @@ class MessageReader {
     out.set(this.buffer.subarray(0, have));
     this.buffer = this.buffer.subarray(have);
     while (have < length) {
-      if (signal?.aborted) {
-        await this.reader.cancel().catch(() => undefined);
-        return null;
-      }
+      // Given up: `exchange` stops the stream both ways.
+      if (signal?.aborted) return null;
       const read = this.reader.read();
       const chunk = signal ? await abortable(read, signal) : await read;
       if (!chunk || chunk.done) return null;

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { multiply, conjugate } from './quaternion';
+import { seeded } from '../testing/seeded';
 import { parseTrace } from './trace';
 import { POSE_DIR } from '../../scripts/viewport/traces';
 
@@ -56,17 +57,6 @@ describe('parseTrace', () => {
 });
 
 describe('parseTrace under fuzzing', () => {
-  /** mulberry32, seeded so that a failing case can be replayed. */
-  function seeded(seed: number): () => number {
-    let a = seed >>> 0;
-    return () => {
-      a = (a + 0x6d2b79f5) >>> 0;
-      let t = Math.imul(a ^ (a >>> 15), a | 1);
-      t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-    };
-  }
-
   it('returns finite, time-ordered unit-quaternion poses or an error naming source and line', () => {
     const valid = readFileSync(CWI_FILE, 'utf8').split('\n').slice(0, 40).join('\n');
     const random = seeded(7);
