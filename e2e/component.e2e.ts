@@ -2,7 +2,7 @@
  * `<holoquic-player>` embedded in a plain HTML page (embed.html: an element with
  * attributes and the library module, no app code) plays the real demo scene from the real origin:
  * it loads, plays, decodes every object, draws inside its box in the page's flow, and its typed
- * API and events work (pause/play, setMode, statechange).
+ * API and events work (pause/play, setMode, statechange), and it pauses while the page is hidden.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Browser, launch, until as waitUntil } from './lib/browser';
@@ -97,6 +97,47 @@ describe('<holoquic-player> in a plain page', () => {
     }));
     expect(after.mode).toBe('qr');
     expect(after.events.filter((e) => e.startsWith('modechange:'))).toEqual(['modechange:{"mode":"qr"}']);
+  });
+
+  it('pauses while the page is hidden and resumes when it is shown, but keeps the viewer\'s own pause', async () => {
+    // Headless Chromium never hides its page: the test sets what the browser would report and
+    // fires the same event. Everything behind it (element, player, content clock) is real.
+    const setPageVisibility = (state: 'hidden' | 'visible') => browser.page.evaluate((value) => {
+      Object.defineProperty(document, 'visibilityState', { value, configurable: true });
+      document.dispatchEvent(new Event('visibilitychange'));
+    }, state);
+    const element = () => ({
+      state: () => browser.page.evaluate(() => document.querySelector('holoquic-player')!.state),
+      played: () => browser.page.evaluate(() => document.querySelector('holoquic-player')!.getStats()!.playedS),
+    });
+    expect(await element().state()).toBe('playing');
+
+    await setPageVisibility('hidden');
+    expect(await element().state()).toBe('paused');
+    const hiddenAt = await element().played();
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(await element().played()).toBeLessThanOrEqual(hiddenAt + 1e-9);
+    await setPageVisibility('visible');
+    expect(await element().state()).toBe('playing');
+    await until('the content clock to move after the page is shown', async () => (await element().played()) > hiddenAt);
+
+    // Paused by the viewer before the page was hidden: showing the page leaves it paused.
+    await browser.page.evaluate(() => document.querySelector('holoquic-player')!.pause());
+    await setPageVisibility('hidden');
+    await setPageVisibility('visible');
+    expect(await element().state()).toBe('paused');
+
+    // when-hidden="play": the page's visibility does not touch playback.
+    await browser.page.evaluate(() => {
+      const player = document.querySelector('holoquic-player')!;
+      player.setAttribute('when-hidden', 'play');
+      player.play();
+    });
+    await until('playing again', async () => (await element().state()) === 'playing');
+    await setPageVisibility('hidden');
+    expect(await element().state()).toBe('playing');
+    await setPageVisibility('visible');
+    await browser.page.evaluate(() => document.querySelector('holoquic-player')!.removeAttribute('when-hidden'));
   });
 
   it('removed while it loads, it plays nothing and leaves no session open', async () => {

@@ -11,7 +11,8 @@
  * (seconds without a byte before a stalled session is replaced, default 2, 0 = never), `duration`
  * (stop after so many seconds), `autoplay`, `render="off"` (decode without drawing: experiments),
  * `splat` (`square` | `round` | `sphere`), `controls="off"` (no Enter-VR/AR buttons),
- * `reconstruction="cpu"` (reconstruct points in the decode workers even where the GPU could: by
+ * `when-hidden="play"` (keep playing while the page is hidden; by default the element pauses and
+ * resumes when the page is shown again), `reconstruction="cpu"` (reconstruct points in the decode workers even where the GPU could: by
  * default a frame that needs no post-processing is reconstructed in the vertex shader).
  *
  * The typed API (`load`, `play`, `pause`, `setMode`, `setPoseSource`, `getStats`, `qoe`,
@@ -67,6 +68,27 @@ export class HoloquicPlayerElement extends HTMLElement {
   private setupError: string | null = null;
   private readonly viewHost: HTMLDivElement;
   private readonly xrBar: HTMLDivElement;
+  /** The element paused itself because the page was hidden: showing the page resumes it. */
+  private pausedWhileHidden = false;
+  /**
+   * A hidden page gets no animation frames and its timers are throttled (to once a second, then
+   * once a minute): playing on would request late and freeze unseen, and the QoE log would count
+   * those freezes. So the element pauses with the page, unless a headset is presenting (the
+   * headset's compositor, not the page's tab, decides what is seen then).
+   */
+  private readonly onVisibilityChange = (): void => {
+    const player = this.playerInstance;
+    if (!player || this.getAttribute('when-hidden') === 'play') return;
+    if (document.visibilityState === 'hidden') {
+      if (player.state === 'playing' && !this.view?.stats().presenting) {
+        player.pause();
+        this.pausedWhileHidden = true;
+      }
+    } else if (this.pausedWhileHidden) {
+      this.pausedWhileHidden = false;
+      if (player.state === 'paused') player.play();
+    }
+  };
 
   constructor() {
     super();
@@ -99,10 +121,12 @@ export class HoloquicPlayerElement extends HTMLElement {
   }
 
   connectedCallback(): void {
+    document.addEventListener('visibilitychange', this.onVisibilityChange);
     if (this.hasAttribute('autoplay') && this.getAttribute('autoplay') !== 'false') this.play();
   }
 
   disconnectedCallback(): void {
+    document.removeEventListener('visibilitychange', this.onVisibilityChange);
     this.close();
   }
 
@@ -119,10 +143,13 @@ export class HoloquicPlayerElement extends HTMLElement {
 
   /** Starts (loading first if needed) or resumes playback. Failures surface as `error` events and `state`. */
   play(): void {
+    this.pausedWhileHidden = false;
     void this.load().then(() => this.playerInstance?.play(), () => undefined);
   }
 
   pause(): void {
+    // The viewer's own pause: showing the page again does not undo it.
+    this.pausedWhileHidden = false;
     this.playerInstance?.pause();
   }
 

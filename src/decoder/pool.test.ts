@@ -19,8 +19,8 @@ class ScriptedWorker {
     const frames = points.map((count) => ({ count, positions: new Int16Array(count * 3), colors: new Uint8Array(count * 3) }));
     this.onmessage!({ data: { type: 'decoded', id, frames, timing: { totalMs: 10, parseMs: 1, frameMs: points.map(() => 2), pictureMs: 1, videoDecoder: 'webcodecs' } } } as MessageEvent<FromWorker>);
   }
-  failed(id: number, message: string): void {
-    this.onmessage!({ data: { type: 'failed', id, message } } as MessageEvent<FromWorker>);
+  failed(id: number, message: string, worker?: 'unloadable' | 'crashed'): void {
+    this.onmessage!({ data: { type: 'failed', id, message, worker } } as MessageEvent<FromWorker>);
   }
 }
 
@@ -110,6 +110,44 @@ describe('DecoderPool', () => {
     await expect(b).rejects.toThrow(/decode worker failed: boom/);
     await expect(c).rejects.toThrow(/decode worker failed/);
     await expect(p.decode(job(3))).rejects.toThrow(/decode worker failed/);
+  });
+
+  it('replaces a worker whose wasm module crashed; the queued job goes to the new one', async () => {
+    const { p, workers } = pool(1, 4);
+    const first = p.decode(job(0));
+    const second = p.decode(job(1));
+    workers[0].failed(workers[0].requests[0].id, 'RuntimeError: memory access out of bounds', 'crashed');
+    await expect(first).rejects.toThrow('RuntimeError: memory access out of bounds; decode worker restarted');
+    expect(workers[0].terminated).toBe(true);
+    expect(workers.length).toBe(2);
+    expect(workers[1].requests[0].bytes).toEqual(Uint8Array.of(1));
+    workers[1].decoded(workers[1].requests[0].id, [4]);
+    expect((await second).frames.map(framePoints)).toEqual([4]);
+    expect(p.parallelism).toBe(1);
+    expect(p.stats()).toMatchObject({ segments: 1, failures: 1, restarts: 1 });
+  });
+
+  it('restarts a worker that dies after it has worked, but gives up on one whose module cannot load', async () => {
+    const { p, workers } = pool(2, 4);
+    const a = p.decode(job(0));
+    const b = p.decode(job(1));
+    workers[0].decoded(workers[0].requests[0].id, [1]);
+    await a;
+    const c = p.decode(job(2));
+    // Worker 0 had answered: an uncaught error (say, out of memory) gets it replaced.
+    workers[0].onerror!({ message: 'out of memory', preventDefault() {} } as ErrorEvent);
+    await expect(c).rejects.toThrow(/decode worker failed: out of memory/);
+    expect(workers.length).toBe(3);
+    // Worker 1's module never loaded: that slot is dead, the pool keeps the replaced one.
+    workers[1].failed(workers[1].requests[0].id, 'cannot load the vpcc wasm module', 'unloadable');
+    await expect(b).rejects.toThrow(/cannot load the vpcc wasm module/);
+    expect(workers[1].terminated).toBe(true);
+    expect(p.parallelism).toBe(1);
+    const d = p.decode(job(3));
+    expect(workers[2].requests[0].bytes).toEqual(Uint8Array.of(3));
+    workers[2].decoded(workers[2].requests[0].id, [2]);
+    await expect(d).resolves.toBeDefined();
+    expect(p.stats().restarts).toBe(1);
   });
 
   it('rejects pending and queued jobs when closed', async () => {

@@ -70,6 +70,8 @@ export interface DecoderPoolStats {
   rejectedBusy: number;
   /** Jobs withdrawn by their caller before a worker took them. */
   withdrawn: number;
+  /** Workers replaced: after a wasm trap or abort, an error once they had worked, or a timeout. */
+  restarts: number;
   /** Mean worker time per segment and per frame (reconstruction + post-processing + copy), ms. */
   meanSegmentMs: number;
   meanFrameMs: number;
@@ -88,6 +90,8 @@ interface Slot {
   busy?: { id: number; job: Job; startedAt: number; timer: ReturnType<typeof setTimeout> };
   /** Set when the worker failed (e.g. its module or wasm could not load): it gets no more jobs. */
   dead?: Error;
+  /** The current worker has answered a job, so it could load: a later crash restarts it. */
+  answered?: boolean;
 }
 
 export class DecoderPool implements SegmentDecoder {
@@ -99,7 +103,7 @@ export class DecoderPool implements SegmentDecoder {
   private readonly output: DecodeOutput;
   private nextId = 1;
   private closed = false;
-  private totals = { segments: 0, frames: 0, failures: 0, rejectedBusy: 0, withdrawn: 0, segmentMs: 0, frameMs: 0 };
+  private totals = { segments: 0, frames: 0, failures: 0, rejectedBusy: 0, withdrawn: 0, restarts: 0, segmentMs: 0, frameMs: 0 };
 
   constructor(options: DecoderPoolOptions = {}) {
     const size = Math.max(1, options.size ?? defaultPoolSize(globalThis.navigator?.hardwareConcurrency ?? 1));
@@ -117,13 +121,19 @@ export class DecoderPool implements SegmentDecoder {
   private startWorker(slot: Slot): void {
     const worker = this.createWorker();
     slot.worker = worker;
+    slot.answered = false;
     // Messages from a worker that was replaced meanwhile are ignored.
     worker.onmessage = (event: MessageEvent<FromWorker>) => {
       if (slot.worker === worker) this.finish(slot, event.data);
     };
     worker.onerror = (event) => {
       event.preventDefault();
-      if (slot.worker === worker) this.fail(slot, new Error(`decode worker failed: ${event.message || 'could not start (is the wasm module built?)'}`));
+      if (slot.worker !== worker) return;
+      const error = new Error(`decode worker failed: ${event.message || 'could not start (is the wasm module built?)'}`);
+      // A worker that never answered could not start, and a new one would not either; one that
+      // had worked died of something else (memory, a bug) and is worth another start.
+      if (slot.answered) this.restart(slot, error);
+      else this.fail(slot, error);
     };
   }
 
@@ -172,7 +182,7 @@ export class DecoderPool implements SegmentDecoder {
   stats(): DecoderPoolStats {
     const t = this.totals;
     return {
-      segments: t.segments, frames: t.frames, failures: t.failures, rejectedBusy: t.rejectedBusy, withdrawn: t.withdrawn,
+      segments: t.segments, frames: t.frames, failures: t.failures, rejectedBusy: t.rejectedBusy, withdrawn: t.withdrawn, restarts: t.restarts,
       meanSegmentMs: t.segments ? t.segmentMs / t.segments : 0,
       meanFrameMs: t.frames ? t.frameMs / t.frames : 0,
     };
@@ -215,7 +225,10 @@ export class DecoderPool implements SegmentDecoder {
     const busy = slot.busy;
     if (!busy || busy.id !== reply.id) return;
     clearTimeout(busy.timer);
+    if (reply.type === 'failed' && reply.worker === 'unloadable') return this.fail(slot, new Error(reply.message));
+    if (reply.type === 'failed' && reply.worker === 'crashed') return this.restart(slot, new Error(`${reply.message}; decode worker restarted`));
     slot.busy = undefined;
+    slot.answered = true;
     if (reply.type === 'decoded') this.succeed(busy, reply);
     else {
       this.totals.failures++;
@@ -242,11 +255,19 @@ export class DecoderPool implements SegmentDecoder {
 
   /** The job took too long: fail it and give the slot a fresh worker. */
   private timeOut(slot: Slot, id: number): void {
-    const busy = slot.busy;
-    if (!busy || busy.id !== id) return;
-    slot.busy = undefined;
-    this.totals.failures++;
-    busy.job.reject(new Error(`decoding took longer than ${this.timeoutMs} ms; decode worker restarted`));
+    if (slot.busy?.id !== id) return;
+    this.restart(slot, new Error(`decoding took longer than ${this.timeoutMs} ms; decode worker restarted`));
+  }
+
+  /** Fails the slot's job (if any) with `error` and gives the slot a fresh worker. */
+  private restart(slot: Slot, error: Error): void {
+    if (slot.busy) {
+      clearTimeout(slot.busy.timer);
+      this.totals.failures++;
+      slot.busy.job.reject(error);
+      slot.busy = undefined;
+    }
+    this.totals.restarts++;
     slot.worker.terminate();
     this.startWorker(slot);
     this.dispatch();

@@ -53,6 +53,12 @@ export interface DecodeFailure {
   type: 'failed';
   id: number;
   message: string;
+  /**
+   * Set when the worker cannot be trusted with another segment. 'unloadable': its wasm module
+   * never loaded (a new worker would fail the same way). 'crashed': the module trapped or aborted
+   * mid-decode, leaving its heap in an unknown state (a new worker starts clean).
+   */
+  worker?: 'unloadable' | 'crashed';
 }
 
 export type FromWorker = DecodeResult | DecodeFailure;

@@ -12,12 +12,14 @@ import { VpccDecoder, type VpccModuleFactory } from './vpcc';
 const moduleUrl = new URL('../../wasm/build-wasm/vpcc.mjs', import.meta.url);
 const wasmUrl = new URL('../../wasm/build-wasm/vpcc.wasm', import.meta.url);
 
+class ModuleLoadError extends Error {}
+
 const decoderReady: Promise<VpccDecoder> = (async () => {
   try {
     const factory = (await import(/* @vite-ignore */ moduleUrl.href)).default as VpccModuleFactory;
     return new VpccDecoder(await factory({ locateFile: () => wasmUrl.href }));
   } catch (e) {
-    throw new Error(`cannot load the vpcc wasm module (${moduleUrl.pathname}): ${e instanceof Error ? e.message : String(e)}`);
+    throw new ModuleLoadError(`cannot load the vpcc wasm module (${moduleUrl.pathname}): ${e instanceof Error ? e.message : String(e)}`);
   }
 })();
 // Reported with the first request (each request awaits it); not an unhandled rejection here.
@@ -42,8 +44,19 @@ scope.onmessage = (event: MessageEvent<ToWorker>) => {
       }
       for (const f of result.atlasFrames ?? []) transfer.push(...atlasFrameBuffers(f));
     } catch (e) {
-      reply = { type: 'failed', id: request.id, message: e instanceof Error ? e.message : String(e) };
+      reply = { type: 'failed', id: request.id, message: e instanceof Error ? e.message : String(e), worker: workerStateAfter(e) };
     }
     scope.postMessage(reply, transfer);
   });
 };
+
+/**
+ * Whether an error leaves this worker unusable. A trap (out-of-bounds access, unreachable) or an
+ * emscripten abort — both surface as WebAssembly.RuntimeError — can leave the C++ heap half
+ * updated, so the pool replaces the worker; a decode error the codec reported is just an answer.
+ */
+function workerStateAfter(e: unknown): 'unloadable' | 'crashed' | undefined {
+  if (e instanceof ModuleLoadError) return 'unloadable';
+  if (e instanceof WebAssembly.RuntimeError) return 'crashed';
+  return undefined;
+}
