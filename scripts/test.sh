@@ -15,7 +15,10 @@ declare -A took
 run_suite() {
   local t0=$SECONDS
   case "$1" in
-    rust) (cd server && cargo test --release --quiet --workspace) ;;
+    rust) # Formatting and lints first (server/rustfmt.toml): cheap, and clearer failures than a test's.
+          if cargo fmt --version >/dev/null 2>&1; then (cd server && cargo fmt --check); else log "rustfmt not installed: formatting not checked"; fi
+          if cargo clippy --version >/dev/null 2>&1; then (cd server && cargo clippy --release --quiet --workspace --all-targets -- -D warnings); else log "clippy not installed: lints not checked"; fi
+          (cd server && cargo test --release --quiet --workspace) ;;
     cpp)  # Each command on its own line: set -e does not stop on a failure inside an && list.
           if [ -d wasm/build-native ]; then ctest --test-dir wasm/build-native --output-on-failure; fi
           if [ -d wasm/build-wasm ]; then ctest --test-dir wasm/build-wasm --output-on-failure; fi

@@ -27,34 +27,17 @@ pub struct GeParams {
 impl GeParams {
     /// Parses `p,r,1-h,1-k` given in percent (the order netem uses).
     pub fn parse_percent(text: &str) -> Result<Self> {
-        let values: Vec<f64> = text
-            .split(',')
-            .map(|v| {
-                v.trim()
-                    .parse::<f64>()
-                    .with_context(|| format!("`{v}` is not a number"))
-            })
-            .collect::<Result<_>>()?;
+        let values: Vec<f64> = text.split(',').map(|v| v.trim().parse::<f64>().with_context(|| format!("`{v}` is not a number"))).collect::<Result<_>>()?;
         let [p, r, loss_bad, loss_good] = values[..] else {
             bail!("expected four comma-separated percentages `p,r,1-h,1-k`, got `{text}`");
         };
-        let params = Self {
-            p: p / 100.0,
-            r: r / 100.0,
-            loss_bad: loss_bad / 100.0,
-            loss_good: loss_good / 100.0,
-        };
+        let params = Self { p: p / 100.0, r: r / 100.0, loss_bad: loss_bad / 100.0, loss_good: loss_good / 100.0 };
         params.validate()?;
         Ok(params)
     }
 
     fn validate(&self) -> Result<()> {
-        for (name, v) in [
-            ("p", self.p),
-            ("r", self.r),
-            ("1-h", self.loss_bad),
-            ("1-k", self.loss_good),
-        ] {
+        for (name, v) in [("p", self.p), ("r", self.r), ("1-h", self.loss_bad), ("1-k", self.loss_good)] {
             if !(0.0..=1.0).contains(&v) {
                 bail!("{name} must be between 0 and 100 %");
             }
@@ -85,12 +68,9 @@ impl GeParams {
     pub fn mean_burst_length(&self) -> f64 {
         let bad = self.bad_share();
         let good = 1.0 - bad;
-        let delivered_next_from_good =
-            (1.0 - self.p) * (1.0 - self.loss_good) + self.p * (1.0 - self.loss_bad);
-        let delivered_next_from_bad =
-            self.r * (1.0 - self.loss_good) + (1.0 - self.r) * (1.0 - self.loss_bad);
-        let loss_then_delivered = good * self.loss_good * delivered_next_from_good
-            + bad * self.loss_bad * delivered_next_from_bad;
+        let delivered_next_from_good = (1.0 - self.p) * (1.0 - self.loss_good) + self.p * (1.0 - self.loss_bad);
+        let delivered_next_from_bad = self.r * (1.0 - self.loss_good) + (1.0 - self.r) * (1.0 - self.loss_bad);
+        let loss_then_delivered = good * self.loss_good * delivered_next_from_good + bad * self.loss_bad * delivered_next_from_bad;
         self.loss_rate() / loss_then_delivered
     }
 }
@@ -99,15 +79,8 @@ impl GeParams {
 #[derive(Debug)]
 pub enum LossModel {
     None,
-    Uniform {
-        probability: f64,
-        rng: StdRng,
-    },
-    GilbertElliott {
-        params: GeParams,
-        bad: bool,
-        rng: StdRng,
-    },
+    Uniform { probability: f64, rng: StdRng },
+    GilbertElliott { params: GeParams, bad: bool, rng: StdRng },
 }
 
 impl LossModel {
@@ -115,18 +88,11 @@ impl LossModel {
         if !(0.0..=100.0).contains(&percent) {
             bail!("uniform loss must be between 0 and 100 %, got {percent}");
         }
-        Ok(Self::Uniform {
-            probability: percent / 100.0,
-            rng: StdRng::seed_from_u64(seed),
-        })
+        Ok(Self::Uniform { probability: percent / 100.0, rng: StdRng::seed_from_u64(seed) })
     }
 
     pub fn gilbert_elliott(params: GeParams, seed: u64) -> Self {
-        Self::GilbertElliott {
-            params,
-            bad: false,
-            rng: StdRng::seed_from_u64(seed),
-        }
+        Self::GilbertElliott { params, bad: false, rng: StdRng::seed_from_u64(seed) }
     }
 
     /// Advances the model by one packet and says whether that packet is dropped.
@@ -135,11 +101,7 @@ impl LossModel {
             Self::None => false,
             Self::Uniform { probability, rng } => rng.gen::<f64>() < *probability,
             Self::GilbertElliott { params, bad, rng } => {
-                let loss_probability = if *bad {
-                    params.loss_bad
-                } else {
-                    params.loss_good
-                };
+                let loss_probability = if *bad { params.loss_bad } else { params.loss_good };
                 let leave_probability = if *bad { params.r } else { params.p };
                 if rng.gen::<f64>() < leave_probability {
                     *bad = !*bad;
@@ -173,33 +135,17 @@ mod tests {
     #[test]
     fn issue_parameter_set_gives_about_six_point_four_percent() {
         let params = GeParams::parse_percent("1,10,70,0.1").unwrap();
-        assert!(
-            (params.loss_rate() - 0.0645).abs() < 0.0005,
-            "{}",
-            params.loss_rate()
-        );
+        assert!((params.loss_rate() - 0.0645).abs() < 0.0005, "{}", params.loss_rate());
     }
 
     #[test]
     fn long_run_loss_and_burst_length_match_analytic_values() {
-        for (text, seed) in [
-            ("1,10,70,0.1", 1),
-            ("0.5,25,100,0", 2),
-            ("2,30,50,0.2", 3),
-            ("0.1,5,80,0", 4),
-            ("5,50,100,1", 5),
-        ] {
+        for (text, seed) in [("1,10,70,0.1", 1), ("0.5,25,100,0", 2), ("2,30,50,0.2", 3), ("0.1,5,80,0", 4), ("5,50,100,1", 5)] {
             let params = GeParams::parse_percent(text).unwrap();
             let (loss, burst) = measure(&mut LossModel::gilbert_elliott(params, seed), 2_000_000);
             let (want_loss, want_burst) = (params.loss_rate(), params.mean_burst_length());
-            assert!(
-                (loss - want_loss).abs() / want_loss < 0.05,
-                "{text}: loss {loss} vs {want_loss}"
-            );
-            assert!(
-                (burst - want_burst).abs() / want_burst < 0.05,
-                "{text}: burst {burst} vs {want_burst}"
-            );
+            assert!((loss - want_loss).abs() / want_loss < 0.05, "{text}: loss {loss} vs {want_loss}");
+            assert!((burst - want_burst).abs() / want_burst < 0.05, "{text}: burst {burst} vs {want_burst}");
         }
     }
 
@@ -215,10 +161,7 @@ mod tests {
             let (loss, burst) = measure(&mut LossModel::uniform(percent, seed).unwrap(), 1_000_000);
             let p = percent / 100.0;
             assert!((loss - p).abs() / p < 0.05, "{percent}: {loss}");
-            assert!(
-                (burst - 1.0 / (1.0 - p)).abs() < 0.05,
-                "{percent}: burst {burst}"
-            );
+            assert!((burst - 1.0 / (1.0 - p)).abs() < 0.05, "{percent}: burst {burst}");
         }
     }
 

@@ -99,17 +99,10 @@ impl Impairment {
         let rate = match self.rate_mbit {
             // Below 1 kbit/s one packet's transmission time overflows what a Duration holds.
             Some(mbit) if !(0.001..=1e6).contains(&mbit) => bail!("--rate-mbit must be between 0.001 and 1000000, got {mbit}"),
-            Some(mbit) => Some(RateLimit {
-                bits_per_second: mbit * 1e6,
-                queue_bytes: self.queue_bytes,
-            }),
+            Some(mbit) => Some(RateLimit { bits_per_second: mbit * 1e6, queue_bytes: self.queue_bytes }),
             None => None,
         };
-        Ok(Shaper::new(
-            loss,
-            Duration::from_millis(self.delay_ms),
-            rate,
-        ))
+        Ok(Shaper::new(loss, Duration::from_millis(self.delay_ms), rate))
     }
 }
 
@@ -135,15 +128,9 @@ fn shutdown_signal() -> Result<impl std::future::Future<Output = ()>> {
 
 async fn relay(args: RelayArgs) -> Result<()> {
     let seed = args.impairment.seed;
-    let shapers = (
-        args.impairment.shaper_with_loss(seed, !args.lossless_upstream)?,
-        args.impairment.shaper(seed + 1)?,
-    );
+    let shapers = (args.impairment.shaper_with_loss(seed, !args.lossless_upstream)?, args.impairment.shaper(seed + 1)?);
     let relay = Relay::start(args.listen, args.upstream, shapers.0, shapers.1).await?;
-    eprintln!(
-        "holoquic-impair: relaying {} -> {}",
-        relay.local_addr, args.upstream
-    );
+    eprintln!("holoquic-impair: relaying {} -> {}", relay.local_addr, args.upstream);
     let mut tick = tokio::time::interval(Duration::from_secs(1));
     let shutdown = shutdown_signal()?;
     tokio::pin!(shutdown);
@@ -171,9 +158,7 @@ async fn nfqueue(args: NfqueueArgs) -> Result<()> {
     let stop = Arc::new(AtomicBool::new(false));
     let (worker_stats, worker_stop) = (stats.clone(), stop.clone());
     let queue = args.queue;
-    let worker = tokio::task::spawn_blocking(move || {
-        holoquic_impair::nfqueue::run(queue, shaper, &worker_stats, &worker_stop)
-    });
+    let worker = tokio::task::spawn_blocking(move || holoquic_impair::nfqueue::run(queue, shaper, &worker_stats, &worker_stop));
     tokio::pin!(worker);
     tokio::select! {
         result = &mut worker => return result?,

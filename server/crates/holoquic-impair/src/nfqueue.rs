@@ -20,16 +20,9 @@ use crate::stats::DirectionStats;
 const IDLE_SLEEP: Duration = Duration::from_micros(200);
 
 /// Serves `queue_num` until `stop` is set, counting into `stats`.
-pub fn run(
-    queue_num: u16,
-    mut shaper: Shaper,
-    stats: &DirectionStats,
-    stop: &AtomicBool,
-) -> Result<()> {
+pub fn run(queue_num: u16, mut shaper: Shaper, stats: &DirectionStats, stop: &AtomicBool) -> Result<()> {
     let mut queue = Queue::open().context("cannot open a netfilter queue socket (root needed)")?;
-    queue
-        .bind(queue_num)
-        .with_context(|| format!("cannot bind netfilter queue {queue_num}"))?;
+    queue.bind(queue_num).with_context(|| format!("cannot bind netfilter queue {queue_num}"))?;
     queue.set_fail_open(queue_num, false)?;
     queue.set_nonblocking(true);
     let mut held: VecDeque<(Instant, Message)> = VecDeque::new();

@@ -39,31 +39,13 @@ impl Direction {
                 let _ = packet.socket.send_to(&packet.payload, packet.to).await;
             }
         });
-        Self {
-            shaper: Arc::new(Mutex::new(shaper)),
-            queue,
-        }
+        Self { shaper: Arc::new(Mutex::new(shaper)), queue }
     }
 
-    fn forward(
-        &self,
-        payload: Vec<u8>,
-        socket: Arc<UdpSocket>,
-        to: SocketAddr,
-        stats: &DirectionStats,
-    ) {
-        let verdict =
-            self.shaper
-                .lock()
-                .expect("shaper lock")
-                .admit(payload.len(), Instant::now(), stats);
+    fn forward(&self, payload: Vec<u8>, socket: Arc<UdpSocket>, to: SocketAddr, stats: &DirectionStats) {
+        let verdict = self.shaper.lock().expect("shaper lock").admit(payload.len(), Instant::now(), stats);
         if let Verdict::SendAt(send_at) = verdict {
-            let _ = self.queue.send(Pending {
-                send_at,
-                socket,
-                to,
-                payload,
-            });
+            let _ = self.queue.send(Pending { send_at, socket, to, payload });
         }
     }
 }
@@ -77,15 +59,8 @@ pub struct Relay {
 
 impl Relay {
     /// Binds `listen` and starts relaying to `upstream` on the current tokio runtime.
-    pub async fn start(
-        listen: SocketAddr,
-        upstream: SocketAddr,
-        to_upstream: Shaper,
-        to_client: Shaper,
-    ) -> Result<Self> {
-        let listener = Arc::new(
-            bind_with_large_buffers(listen).with_context(|| format!("cannot bind {listen}"))?,
-        );
+    pub async fn start(listen: SocketAddr, upstream: SocketAddr, to_upstream: Shaper, to_client: Shaper) -> Result<Self> {
+        let listener = Arc::new(bind_with_large_buffers(listen).with_context(|| format!("cannot bind {listen}"))?);
         let local_addr = listener.local_addr()?;
         let stats = Arc::new(RelayStats::default());
         let clients: Arc<Mutex<HashMap<SocketAddr, Arc<UdpSocket>>>> = Arc::default();
@@ -98,42 +73,24 @@ impl Relay {
                 let Ok((len, client)) = listener.recv_from(&mut buffer).await else {
                     continue;
                 };
-                let existing = clients_task
-                    .lock()
-                    .expect("clients lock")
-                    .get(&client)
-                    .cloned();
+                let existing = clients_task.lock().expect("clients lock").get(&client).cloned();
                 let socket = match existing {
                     Some(socket) => socket,
-                    None => {
-                        match open_upstream(&listener, client, upstream, &down, &stats_task).await {
-                            Ok(socket) => {
-                                clients_task
-                                    .lock()
-                                    .expect("clients lock")
-                                    .insert(client, socket.clone());
-                                socket
-                            }
-                            Err(error) => {
-                                eprintln!("holoquic-impair: {error:#}");
-                                continue;
-                            }
+                    None => match open_upstream(&listener, client, upstream, &down, &stats_task).await {
+                        Ok(socket) => {
+                            clients_task.lock().expect("clients lock").insert(client, socket.clone());
+                            socket
                         }
-                    }
+                        Err(error) => {
+                            eprintln!("holoquic-impair: {error:#}");
+                            continue;
+                        }
+                    },
                 };
-                up.forward(
-                    buffer[..len].to_vec(),
-                    socket,
-                    upstream,
-                    &stats_task.to_upstream,
-                );
+                up.forward(buffer[..len].to_vec(), socket, upstream, &stats_task.to_upstream);
             }
         });
-        Ok(Self {
-            local_addr,
-            stats,
-            clients,
-        })
+        Ok(Self { local_addr, stats, clients })
     }
 
     pub fn snapshot(&self) -> RelaySnapshot {
@@ -153,19 +110,9 @@ async fn open_upstream(
     down: &Direction,
     stats: &Arc<RelayStats>,
 ) -> Result<Arc<UdpSocket>> {
-    let any: SocketAddr = if upstream.is_ipv4() {
-        "0.0.0.0:0"
-    } else {
-        "[::]:0"
-    }
-    .parse()?;
+    let any: SocketAddr = if upstream.is_ipv4() { "0.0.0.0:0" } else { "[::]:0" }.parse()?;
     let socket = Arc::new(bind_with_large_buffers(any).context("cannot open upstream socket")?);
-    let (reader, listener, down, stats) = (
-        socket.clone(),
-        listener.clone(),
-        down.clone(),
-        stats.clone(),
-    );
+    let (reader, listener, down, stats) = (socket.clone(), listener.clone(), down.clone(), stats.clone());
     tokio::spawn(async move {
         let mut buffer = vec![0u8; 65_536];
         loop {
@@ -173,12 +120,7 @@ async fn open_upstream(
                 continue;
             };
             if from == upstream {
-                down.forward(
-                    buffer[..len].to_vec(),
-                    listener.clone(),
-                    client,
-                    &stats.to_client,
-                );
+                down.forward(buffer[..len].to_vec(), listener.clone(), client, &stats.to_client);
             }
         }
     });

@@ -36,12 +36,7 @@ pub struct Shaper {
 
 impl Shaper {
     pub fn new(loss: LossModel, delay: Duration, rate: Option<RateLimit>) -> Self {
-        Self {
-            loss,
-            delay,
-            rate,
-            link_free_at: None,
-        }
+        Self { loss, delay, rate, link_free_at: None }
     }
 
     /// Decides the fate of a packet of `len` bytes arriving at `now` and counts it.
@@ -82,22 +77,13 @@ mod tests {
 
     #[test]
     fn rate_limit_spaces_packets_and_drops_when_queue_is_full() {
-        let rate = RateLimit {
-            bits_per_second: 8_000.0,
-            queue_bytes: 2_500,
-        };
+        let rate = RateLimit { bits_per_second: 8_000.0, queue_bytes: 2_500 };
         let mut shaper = Shaper::new(LossModel::None, Duration::from_millis(10), Some(rate));
         let stats = DirectionStats::default();
         let now = Instant::now();
         let verdicts: Vec<_> = (0..4).map(|_| shaper.admit(1000, now, &stats)).collect();
-        assert_eq!(
-            verdicts[0],
-            Verdict::SendAt(now + Duration::from_millis(1010))
-        );
-        assert_eq!(
-            verdicts[1],
-            Verdict::SendAt(now + Duration::from_millis(2010))
-        );
+        assert_eq!(verdicts[0], Verdict::SendAt(now + Duration::from_millis(1010)));
+        assert_eq!(verdicts[1], Verdict::SendAt(now + Duration::from_millis(2010)));
         // Backlog is now 2000 bytes; another 1000 would exceed the 2500-byte queue.
         assert_eq!(verdicts[2], Verdict::QueueFull);
         assert_eq!(stats.snapshot().dropped_queue, 2);
@@ -108,10 +94,7 @@ mod tests {
         let mut shaper = Shaper::new(LossModel::None, Duration::from_millis(25), None);
         let stats = DirectionStats::default();
         let now = Instant::now();
-        assert_eq!(
-            shaper.admit(1200, now, &stats),
-            Verdict::SendAt(now + Duration::from_millis(25))
-        );
+        assert_eq!(shaper.admit(1200, now, &stats), Verdict::SendAt(now + Duration::from_millis(25)));
         assert_eq!(stats.snapshot().delayed, 1);
     }
 }

@@ -8,32 +8,19 @@ use std::path::Path;
 use std::process::Command;
 
 fn running_as_root() -> bool {
-    let output = Command::new("id")
-        .arg("-u")
-        .output()
-        .expect("`id -u` must run");
+    let output = Command::new("id").arg("-u").output().expect("`id -u` must run");
     String::from_utf8_lossy(&output.stdout).trim() == "0"
 }
 
 #[test]
 fn namespace_topology_loss_and_trace_replay() {
     if !running_as_root() {
-        eprintln!(
-            "netns self-test not run: it needs root (network namespaces); CI runs it as root"
-        );
+        eprintln!("netns self-test not run: it needs root (network namespaces); CI runs it as root");
         return;
     }
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../scripts/net/selftest.sh");
-    let output = Command::new("bash")
-        .arg(&script)
-        .arg(env!("CARGO_BIN_EXE_holoquic-impair"))
-        .output()
-        .expect("bash must run the self-test");
+    let output = Command::new("bash").arg(&script).arg(env!("CARGO_BIN_EXE_holoquic-impair")).output().expect("bash must run the self-test");
     let stdout = String::from_utf8_lossy(&output.stdout);
     println!("{stdout}");
-    assert!(
-        output.status.success(),
-        "network self-test failed:\n{stdout}\n{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    assert!(output.status.success(), "network self-test failed:\n{stdout}\n{}", String::from_utf8_lossy(&output.stderr));
 }

@@ -191,10 +191,7 @@ impl Config {
             qlog_dir: cli.qlog_dir.or(file.qlog_dir),
             limits: Limits {
                 max_connections: cli.max_connections.or(file.max_connections).unwrap_or(defaults.max_connections),
-                max_requests_per_session: cli
-                    .max_requests_per_session
-                    .or(file.max_requests_per_session)
-                    .unwrap_or(defaults.max_requests_per_session),
+                max_requests_per_session: cli.max_requests_per_session.or(file.max_requests_per_session).unwrap_or(defaults.max_requests_per_session),
                 max_object_bytes: cli.max_object_bytes.or(file.max_object_bytes).unwrap_or(defaults.max_object_bytes),
             },
         };
@@ -266,7 +263,8 @@ mod tests {
         assert_eq!(c.cc, CongestionControl::Bbr2);
         assert_eq!(c.loss_tolerance, DEFAULT_LOSS_TOLERANCE);
         assert_eq!(c.limits, Limits::default());
-        let c = Config::parse_from(["x", "--content", d.0.to_str().unwrap(), "--cc", "cubic", "--allow-origin", "https://a", "--allow-origin", "https://b"]).unwrap();
+        let c = Config::parse_from(["x", "--content", d.0.to_str().unwrap(), "--cc", "cubic", "--allow-origin", "https://a", "--allow-origin", "https://b"])
+            .unwrap();
         assert_eq!(c.cc, CongestionControl::Cubic);
         assert_eq!(c.allowed_origins, vec!["https://a", "https://b"]);
     }

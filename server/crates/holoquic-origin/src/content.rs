@@ -45,9 +45,7 @@ pub(crate) struct Cache {
 
 impl ContentStore {
     pub fn open(root: &Path, max_object_bytes: u64) -> anyhow::Result<Self> {
-        let root = root
-            .canonicalize()
-            .map_err(|e| anyhow::anyhow!("content directory {}: {e}", root.display()))?;
+        let root = root.canonicalize().map_err(|e| anyhow::anyhow!("content directory {}: {e}", root.display()))?;
         Ok(Self { root, max_object_bytes, cache: Mutex::new(Cache::default()) })
     }
 
@@ -184,9 +182,20 @@ mod tests {
         let d = tmp();
         std::os::unix::fs::symlink(d.join("secret.txt"), d.join("root/demo/link")).unwrap();
         let store = ContentStore::open(&d.join("root"), 1 << 20).unwrap();
-        for bad in ["/content/../secret.txt", "/content/demo/../../secret.txt", "/content/%2e%2e/secret.txt", "/content//etc/passwd",
-                    "/content/demo\\..\\..\\secret.txt", "/other/demo/manifest.mpd", "/content/", "/content/a\0b", "/content/./demo/manifest.mpd",
-                    "/content/.git/config", "/content/demo/.env", "/content/demo/.manifest.mpd.swp"] {
+        for bad in [
+            "/content/../secret.txt",
+            "/content/demo/../../secret.txt",
+            "/content/%2e%2e/secret.txt",
+            "/content//etc/passwd",
+            "/content/demo\\..\\..\\secret.txt",
+            "/other/demo/manifest.mpd",
+            "/content/",
+            "/content/a\0b",
+            "/content/./demo/manifest.mpd",
+            "/content/.git/config",
+            "/content/demo/.env",
+            "/content/demo/.manifest.mpd.swp",
+        ] {
             assert!(matches!(store.get(bad), Err(ContentError::BadPath)), "{bad}");
         }
         assert!(matches!(store.get("/content/demo/link"), Err(ContentError::NotFound)));

@@ -174,9 +174,7 @@ fn route(ctx: &HttpContext, req: &Request<Incoming>, path: &str) -> Response<Bod
                     format!("{}:{}", asked.as_deref().unwrap_or("localhost"), ctx.quic_port)
                 }
             };
-            let hashes: Vec<_> = ctx.certs.published_hashes().iter()
-                .map(|(h, _)| serde_json::json!({ "algorithm": "sha-256", "value": hex(h) }))
-                .collect();
+            let hashes: Vec<_> = ctx.certs.published_hashes().iter().map(|(h, _)| serde_json::json!({ "algorithm": "sha-256", "value": hex(h) })).collect();
             json(serde_json::json!({
                 "webtransportUrl": format!("https://{}{}", host, ctx.config.wt_path),
                 "certificateHashes": hashes,
@@ -219,16 +217,16 @@ fn content_error(e: ContentError) -> Response<Body> {
 /// Full response, or 206 for a single satisfiable `Range: bytes=a-b`, or 416.
 fn with_range(req: &Request<Incoming>, bytes: Bytes, media_type: &'static str, cache: &'static str) -> Response<Body> {
     let total = bytes.len() as u64;
-    let range = req.headers().get(header::RANGE).and_then(|v| v.to_str().ok()).map(|v| parse_range(v, total));
+    let range = req.headers().get(header::RANGE).and_then(|v| v.to_str().ok()).map_or(RangeRequest::Whole, |v| parse_range(v, total));
     let mut r = match range {
-        None => Response::new(Full::new(bytes)),
-        Some(Some((start, end))) => {
+        RangeRequest::Whole => Response::new(Full::new(bytes)),
+        RangeRequest::Part(start, end) => {
             let mut r = Response::new(Full::new(bytes.slice(start as usize..=end as usize)));
             *r.status_mut() = StatusCode::PARTIAL_CONTENT;
             r.headers_mut().insert(header::CONTENT_RANGE, HeaderValue::from_str(&format!("bytes {start}-{end}/{total}")).expect("ascii"));
             r
         }
-        Some(None) => {
+        RangeRequest::Unsatisfiable => {
             let mut r = text(StatusCode::RANGE_NOT_SATISFIABLE, "range not satisfiable\n");
             r.headers_mut().insert(header::CONTENT_RANGE, HeaderValue::from_str(&format!("bytes */{total}")).expect("ascii"));
             return r;
@@ -241,10 +239,29 @@ fn with_range(req: &Request<Incoming>, bytes: Bytes, media_type: &'static str, c
     r
 }
 
-/// `bytes=a-b`, `bytes=a-`, `bytes=-n` → inclusive (start, end); None when unsatisfiable or malformed.
-pub fn parse_range(value: &str, total: u64) -> Option<(u64, u64)> {
-    let spec = value.trim().strip_prefix("bytes=")?;
-    if spec.contains(',') || total == 0 {
+/// What a `Range` header asks of a representation `total` bytes long.
+#[derive(Debug, PartialEq, Eq)]
+pub enum RangeRequest {
+    /// Send it all (200): a unit other than bytes, which RFC 9110 §14.2 says to ignore, or several
+    /// ranges, which a server may answer whole rather than as multipart/byteranges.
+    Whole,
+    /// Inclusive byte positions (206).
+    Part(u64, u64),
+    /// A malformed or unsatisfiable byte range (416).
+    Unsatisfiable,
+}
+
+/// Reads `bytes=a-b`, `bytes=a-`, `bytes=-n`.
+pub fn parse_range(value: &str, total: u64) -> RangeRequest {
+    let Some(spec) = value.trim().strip_prefix("bytes=") else { return RangeRequest::Whole };
+    if spec.contains(',') {
+        return RangeRequest::Whole;
+    }
+    single_range(spec, total).map_or(RangeRequest::Unsatisfiable, |(start, end)| RangeRequest::Part(start, end))
+}
+
+fn single_range(spec: &str, total: u64) -> Option<(u64, u64)> {
+    if total == 0 {
         return None;
     }
     let (a, b) = spec.split_once('-')?;
@@ -280,15 +297,19 @@ mod tests {
 
     #[test]
     fn ranges() {
-        assert_eq!(parse_range("bytes=0-9", 100), Some((0, 9)));
-        assert_eq!(parse_range("bytes=90-", 100), Some((90, 99)));
-        assert_eq!(parse_range("bytes=-10", 100), Some((90, 99)));
-        assert_eq!(parse_range("bytes=50-500", 100), Some((50, 99)));
-        assert_eq!(parse_range("bytes=100-", 100), None);
-        assert_eq!(parse_range("bytes=5-1", 100), None);
-        assert_eq!(parse_range("bytes=0-1,3-4", 100), None);
-        assert_eq!(parse_range("items=0-1", 100), None);
-        assert_eq!(parse_range("bytes=-0", 100), None);
+        use RangeRequest::*;
+        assert_eq!(parse_range("bytes=0-9", 100), Part(0, 9));
+        assert_eq!(parse_range("bytes=90-", 100), Part(90, 99));
+        assert_eq!(parse_range("bytes=-10", 100), Part(90, 99));
+        assert_eq!(parse_range("bytes=50-500", 100), Part(50, 99));
+        assert_eq!(parse_range("bytes=100-", 100), Unsatisfiable);
+        assert_eq!(parse_range("bytes=5-1", 100), Unsatisfiable);
+        assert_eq!(parse_range("bytes=-0", 100), Unsatisfiable);
+        assert_eq!(parse_range("bytes=x-y", 100), Unsatisfiable);
+        assert_eq!(parse_range("bytes=0-", 0), Unsatisfiable);
+        // Several ranges are answered whole; an unknown unit is ignored.
+        assert_eq!(parse_range("bytes=0-1,3-4", 100), Whole);
+        assert_eq!(parse_range("items=0-1", 100), Whole);
     }
 
     #[test]

@@ -86,11 +86,7 @@ impl CertStore {
         let mut all = vec!["localhost".to_string(), "127.0.0.1".to_string(), "::1".to_string()];
         all.extend(names.iter().cloned());
         let pair = generate_pair(runtime_dir, &all, SystemTime::now(), GENERATED_VALIDITY, 1)?;
-        Ok(Self {
-            state: Mutex::new(State { current: Arc::new(pair), previous: None }),
-            runtime_dir: runtime_dir.to_path_buf(),
-            names: all,
-        })
+        Ok(Self { state: Mutex::new(State { current: Arc::new(pair), previous: None }), runtime_dir: runtime_dir.to_path_buf(), names: all })
     }
 
     pub fn current(&self) -> Arc<CertPair> {
@@ -191,15 +187,7 @@ fn generate_pair(dir: &Path, names: &[String], now: SystemTime, validity: Durati
     write_private(&key_pem, key.serialize_pem().as_bytes())?;
     let der = cert.der().clone();
     let certified = certified_key(vec![der.clone()], PrivateKeyDer::try_from(key.serialize_der()).map_err(|e| anyhow!(e))?)?;
-    Ok(CertPair {
-        cert_pem,
-        key_pem,
-        der_sha256: Sha256::digest(der.as_ref()).into(),
-        not_after: end,
-        generation,
-        self_signed: true,
-        certified,
-    })
+    Ok(CertPair { cert_pem, key_pem, der_sha256: Sha256::digest(der.as_ref()).into(), not_after: end, generation, self_signed: true, certified })
 }
 
 fn write_private(path: &Path, data: &[u8]) -> Result<()> {

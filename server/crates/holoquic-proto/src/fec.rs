@@ -26,10 +26,7 @@ pub struct LossReport {
 impl LossReport {
     /// From the REQUEST fields `loss_ppm` and `burst_milli` (0 = unknown → 1).
     pub fn from_wire(loss_ppm: u32, burst_milli: u32) -> Self {
-        Self {
-            rate: f64::from(loss_ppm.min(1_000_000)) / 1e6,
-            mean_burst: (f64::from(burst_milli) / 1000.0).max(1.0),
-        }
+        Self { rate: f64::from(loss_ppm.min(1_000_000)) / 1e6, mean_burst: (f64::from(burst_milli) / 1000.0).max(1.0) }
     }
 }
 

@@ -174,9 +174,7 @@ impl CloseSession {
         }
         Ok(Self {
             code: u32::from_be_bytes(payload[..4].try_into().expect("4 bytes")),
-            reason: std::str::from_utf8(reason)
-                .map_err(|_| DecodeError::Malformed("close reason is not UTF-8"))?
-                .to_owned(),
+            reason: std::str::from_utf8(reason).map_err(|_| DecodeError::Malformed("close reason is not UTF-8"))?.to_owned(),
         })
     }
 

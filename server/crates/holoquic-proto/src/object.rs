@@ -94,15 +94,26 @@ pub struct Response {
 pub enum Message {
     Request(Request),
     /// Additional repair symbols wanted per source block.
-    Repair { symbols: u64 },
+    Repair {
+        symbols: u64,
+    },
     Cancel,
     Response(Response),
-    Sent { symbols_sent: u64, next_esi: u64 },
-    End { reason: EndReason, symbols_sent: u64, purged: u64 },
+    Sent {
+        symbols_sent: u64,
+        next_esi: u64,
+    },
+    End {
+        reason: EndReason,
+        symbols_sent: u64,
+        purged: u64,
+    },
     /// A RaptorQ encoding packet (`sbn u8 | esi u24 | symbol`) of the request, carried on its
     /// stream instead of in a datagram (docs/protocol.md → SYMBOL): the origin fills the tail of
     /// the congestion window with it when the next datagram does not fit.
-    Symbol { packet: Vec<u8> },
+    Symbol {
+        packet: Vec<u8>,
+    },
 }
 
 /// Why the origin ended a datagram request.
@@ -210,10 +221,7 @@ fn decode_body(kind: u64, body: &[u8]) -> Result<Message, DecodeError> {
         }
         kind::CANCEL => Message::Cancel,
         kind::RESPONSE => Message::Response(decode_response(&mut r).map_err(short)?),
-        kind::SENT => Message::Sent {
-            symbols_sent: r.varint().map_err(short)?,
-            next_esi: r.varint().map_err(short)?,
-        },
+        kind::SENT => Message::Sent { symbols_sent: r.varint().map_err(short)?, next_esi: r.varint().map_err(short)? },
         kind::END => {
             let reason = match r.u8().map_err(short)? {
                 0 => EndReason::Completed,
@@ -222,11 +230,7 @@ fn decode_body(kind: u64, body: &[u8]) -> Result<Message, DecodeError> {
                 3 => EndReason::SessionClosing,
                 _ => return Err(DecodeError::Malformed("unknown END reason")),
             };
-            Message::End {
-                reason,
-                symbols_sent: r.varint().map_err(short)?,
-                purged: r.varint().map_err(short)?,
-            }
+            Message::End { reason, symbols_sent: r.varint().map_err(short)?, purged: r.varint().map_err(short)? }
         }
         kind::SYMBOL => {
             if body.len() < 5 {
@@ -268,26 +272,13 @@ fn decode_request(r: &mut Reader<'_>) -> Result<Request, DecodeError> {
         return Err(DecodeError::Malformed("loss above 1 000 000 ppm"));
     }
     let burst_milli = u32::try_from(r.varint()?).map_err(|_| DecodeError::Malformed("burst length too large"))?;
-    let overhead_permille =
-        u32::try_from(r.varint()?).map_err(|_| DecodeError::Malformed("overhead too large"))?;
+    let overhead_permille = u32::try_from(r.varint()?).map_err(|_| DecodeError::Malformed("overhead too large"))?;
     let path_len = r.varint()?;
     if path_len > MAX_PATH_LEN as u64 {
         return Err(DecodeError::OverLimit("path longer than 1024 bytes"));
     }
-    let path = std::str::from_utf8(r.bytes(path_len as usize)?)
-        .map_err(|_| DecodeError::Malformed("path is not UTF-8"))?
-        .to_owned();
-    Ok(Request {
-        request_id,
-        delivery,
-        urgency,
-        deadline_ms,
-        fec_mode,
-        loss_ppm: loss_ppm as u32,
-        burst_milli,
-        overhead_permille,
-        path,
-    })
+    let path = std::str::from_utf8(r.bytes(path_len as usize)?).map_err(|_| DecodeError::Malformed("path is not UTF-8"))?.to_owned();
+    Ok(Request { request_id, delivery, urgency, deadline_ms, fec_mode, loss_ppm: loss_ppm as u32, burst_milli, overhead_permille, path })
 }
 
 fn decode_response(r: &mut Reader<'_>) -> Result<Response, DecodeError> {
@@ -379,10 +370,7 @@ mod tests {
     /// docs/protocol.md §4, second example.
     #[test]
     fn error_response_matches_protocol_example() {
-        let response = Message::Response(Response {
-            status: 404,
-            body: ResponseBody::Error { message: "no such object".into() },
-        });
+        let response = Message::Response(Response { status: 404, body: ResponseBody::Error { message: "no such object".into() } });
         let bytes = hex("10 11 41 94 00 6e 6f 20 73 75 63 68 20 6f 62 6a 65 63 74");
         let mut out = Vec::new();
         response.encode(&mut out);

@@ -254,8 +254,7 @@ impl RequestStream {
         };
         match request.delivery {
             Delivery::Reliable => {
-                Message::Response(Response { status: 200, body: ResponseBody::Reliable { object_length: object.len() as u64 } })
-                    .encode(&mut self.out);
+                Message::Response(Response { status: 200, body: ResponseBody::Reliable { object_length: object.len() as u64 } }).encode(&mut self.out);
                 self.outcome.reliable = true;
                 self.state = State::Reliable { body: object, offset: 0 };
             }
@@ -561,8 +560,15 @@ mod tests {
     fn request(delivery: Delivery, fec: FecMode, path: &str) -> Vec<u8> {
         let mut out = Vec::new();
         Message::Request(Request {
-            request_id: 9, delivery, urgency: 2, deadline_ms: 0, fec_mode: fec, loss_ppm: 50_000, burst_milli: 2000,
-            overhead_permille: 100, path: path.into(),
+            request_id: 9,
+            delivery,
+            urgency: 2,
+            deadline_ms: 0,
+            fec_mode: fec,
+            loss_ppm: 50_000,
+            burst_milli: 2000,
+            overhead_permille: 100,
+            path: path.into(),
         })
         .encode(&mut out);
         out
@@ -611,7 +617,10 @@ mod tests {
         let mut s = RequestStream::new(4, 0, Instant::now());
         s.on_data(&request(Delivery::Datagram, FecMode::None, "/content/d/obj"), false, Instant::now(), &f.env());
         let head = drain(&mut s);
-        let Message::Response(Response { status: 200, body: ResponseBody::Datagram { oti, source_symbols, planned_repair, .. } }) = messages(&head)[0].clone() else { panic!() };
+        let Message::Response(Response { status: 200, body: ResponseBody::Datagram { oti, source_symbols, planned_repair, .. } }) = messages(&head)[0].clone()
+        else {
+            panic!()
+        };
         assert_eq!(planned_repair, 0);
         let mut decoder = Decoder::new(ObjectTransmissionInformation::deserialize(&oti));
         // Lose every 10th datagram: without FEC the object cannot be decoded …
@@ -654,7 +663,9 @@ mod tests {
         let f = Fixture::new(&object);
         let mut s = RequestStream::new(4, 0, Instant::now());
         s.on_data(&request(Delivery::Datagram, FecMode::None, "/content/d/obj"), false, Instant::now(), &f.env());
-        let Message::Response(Response { body: ResponseBody::Datagram { oti, source_symbols, .. }, .. }) = messages(&drain(&mut s))[0].clone() else { panic!() };
+        let Message::Response(Response { body: ResponseBody::Datagram { oti, source_symbols, .. }, .. }) = messages(&drain(&mut s))[0].clone() else {
+            panic!()
+        };
         let mut decoder = Decoder::new(ObjectTransmissionInformation::deserialize(&oti));
         let mut result = None;
         let (mut by_datagram, mut by_stream) = (0, 0);
@@ -769,7 +780,10 @@ mod tests {
         let f = Fixture::new(&object);
         let mut s = RequestStream::new(4, 0, Instant::now());
         s.on_data(&request(Delivery::Datagram, FecMode::Planned, "/content/d/obj"), false, Instant::now(), &f.env());
-        let Message::Response(Response { body: ResponseBody::Datagram { source_symbols, planned_repair, .. }, .. }) = messages(&drain(&mut s))[0].clone() else { panic!() };
+        let Message::Response(Response { body: ResponseBody::Datagram { source_symbols, planned_repair, .. }, .. }) = messages(&drain(&mut s))[0].clone()
+        else {
+            panic!()
+        };
         assert!(planned_repair >= 2, "5 % bursty loss needs repair");
         let mut count = 0;
         while s.peek_datagram().is_some() {
@@ -810,12 +824,22 @@ mod tests {
         let f = Fixture::new(&object);
         let mut s = RequestStream::new(4, 0, Instant::now());
         let mut req = Vec::new();
-        Message::Request(Request { request_id: 1, delivery: Delivery::Datagram, urgency: 0, deadline_ms: 100, fec_mode: FecMode::None,
-            loss_ppm: 0, burst_milli: 0, overhead_permille: 0, path: "/content/d/obj".into() }).encode(&mut req);
+        Message::Request(Request {
+            request_id: 1,
+            delivery: Delivery::Datagram,
+            urgency: 0,
+            deadline_ms: 100,
+            fec_mode: FecMode::None,
+            loss_ppm: 0,
+            burst_milli: 0,
+            overhead_permille: 0,
+            path: "/content/d/obj".into(),
+        })
+        .encode(&mut req);
         let t0 = Instant::now();
         s.on_data(&req, false, t0, &f.env());
         s.datagram_sent(0);
-            s.on_departed(0);
+        s.on_departed(0);
         s.on_time(t0 + Duration::from_millis(50));
         assert!(s.has_datagrams());
         s.on_time(t0 + Duration::from_millis(150));
@@ -831,7 +855,7 @@ mod tests {
         let mut s = RequestStream::new(4, 0, Instant::now());
         // A REQUEST header announcing a huge body that never completes.
         let mut bytes = vec![0x01, 0x80, 0x10, 0x00, 0x00];
-        bytes.extend(std::iter::repeat(0u8).take(3000));
+        bytes.extend(std::iter::repeat_n(0u8, 3000));
         s.on_data(&bytes, false, Instant::now(), &f.env());
         assert!(matches!(messages(&drain(&mut s))[..], [Message::Response(Response { status: 400, .. })]));
     }
@@ -854,7 +878,17 @@ mod tests {
         let fec = prop_oneof![Just(FecMode::None), Just(FecMode::Planned), Just(FecMode::Fixed)];
         let request = (any::<u64>(), delivery, any::<u8>(), 0u64..3000, fec, any::<u32>(), any::<u32>(), any::<u32>(), path).prop_map(
             |(request_id, delivery, urgency, deadline_ms, fec_mode, loss_ppm, burst_milli, overhead_permille, path)| {
-                Message::Request(Request { request_id: request_id >> 2, delivery, urgency, deadline_ms, fec_mode, loss_ppm, burst_milli, overhead_permille, path })
+                Message::Request(Request {
+                    request_id: request_id >> 2,
+                    delivery,
+                    urgency,
+                    deadline_ms,
+                    fec_mode,
+                    loss_ppm,
+                    burst_milli,
+                    overhead_permille,
+                    path,
+                })
             },
         );
         let message = prop_oneof![

@@ -265,7 +265,7 @@ fn an_oversized_capsule_ends_the_session() {
     let mut capsule = Vec::new();
     holoquic_proto::varint::put(&mut capsule, 0x1234);
     holoquic_proto::varint::put(&mut capsule, 1 << 20);
-    capsule.extend(std::iter::repeat(0u8).take(100_000));
+    capsule.extend(std::iter::repeat_n(0u8, 100_000));
     for chunk in capsule.chunks(16_000) {
         h.pipe.client.stream_send(0, &data_framed(chunk), false).unwrap();
         h.turn();
@@ -282,7 +282,7 @@ fn an_oversized_frame_on_the_session_stream_ends_the_session() {
     let mut frame = Vec::new();
     holoquic_proto::varint::put(&mut frame, frame_type::DATA);
     holoquic_proto::varint::put(&mut frame, 1 << 20);
-    frame.extend(std::iter::repeat(0u8).take(100_000));
+    frame.extend(std::iter::repeat_n(0u8, 100_000));
     h.pipe.client.stream_send(0, &frame, false).unwrap();
     for _ in 0..10 {
         h.turn();
@@ -295,7 +295,7 @@ fn an_oversized_frame_on_the_session_stream_ends_the_session() {
 fn a_close_capsule_in_a_data_frame_ends_the_session_and_is_answered_in_one() {
     let mut h = Harness::with_session();
     let _ = h.read(0); // the 200
-    // Unknown frame types and capsules around the close are skipped.
+                       // Unknown frame types and capsules around the close are skipped.
     let mut bytes = Vec::new();
     Frame::encode(0x21, b"reserved frame type", &mut bytes);
     let mut capsules = Vec::new();
@@ -380,7 +380,7 @@ fn an_oversized_control_frame_closes_the_connection() {
     let mut frame = Vec::new();
     holoquic_proto::varint::put(&mut frame, 0x21); // reserved frame type
     holoquic_proto::varint::put(&mut frame, 1 << 20);
-    frame.extend(std::iter::repeat(0u8).take(100_000));
+    frame.extend(std::iter::repeat_n(0u8, 100_000));
     h.pipe.client.stream_send(2, &frame, false).unwrap();
     for _ in 0..10 {
         h.turn();
@@ -405,8 +405,15 @@ fn peer_op() -> impl proptest::strategy::Strategy<Value = PeerOp> {
     holoquic_proto::varint::put(&mut request, WEBTRANSPORT_BIDI_SIGNAL);
     holoquic_proto::varint::put(&mut request, 0);
     Message::Request(Request {
-        request_id: 1, delivery: Delivery::Datagram, urgency: 3, deadline_ms: 0, fec_mode: FecMode::Planned,
-        loss_ppm: 50_000, burst_milli: 2000, overhead_permille: 0, path: "/content/d/obj".into(),
+        request_id: 1,
+        delivery: Delivery::Datagram,
+        urgency: 3,
+        deadline_ms: 0,
+        fec_mode: FecMode::Planned,
+        loss_ppm: 50_000,
+        burst_milli: 2000,
+        overhead_permille: 0,
+        path: "/content/d/obj".into(),
     })
     .encode(&mut request);
     let mut capsule = Vec::new();

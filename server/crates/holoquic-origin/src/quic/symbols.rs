@@ -240,7 +240,7 @@ fn build_encoder(object: &[u8], oti: &ObjectTransmissionInformation, (start, end
 #[cfg(test)]
 mod tests {
     use super::*;
-    use raptorq::{Decoder, EncodingPacket, Encoder};
+    use raptorq::{Decoder, Encoder, EncodingPacket};
 
     fn object(len: usize) -> Bytes {
         (0..len).map(|i| (i * 31 % 251) as u8).collect::<Vec<_>>().into()

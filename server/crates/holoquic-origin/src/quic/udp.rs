@@ -27,8 +27,7 @@ impl Batch {
     /// Whether a packet of `len` bytes for `to` can join (GSO needs equal sizes and the same
     /// destination; only the last packet may be shorter).
     pub fn accepts(&self, len: usize, to: SocketAddr) -> bool {
-        self.count == 0
-            || (self.to == Some(to) && self.count < MAX_SEGMENTS && len <= self.segment && self.data.len() == self.count * self.segment)
+        self.count == 0 || (self.to == Some(to) && self.count < MAX_SEGMENTS && len <= self.segment && self.data.len() == self.count * self.segment)
     }
 
     pub fn push(&mut self, packet: &[u8], to: SocketAddr) {

@@ -8,8 +8,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::time::Instant;
 
 use holoquic_proto::h3::{
-    capsule_type, datagram_prefix, error_code, frame_type, split_datagram, stream_type, CloseSession, Frame, Settings,
-    WEBTRANSPORT_BIDI_SIGNAL,
+    capsule_type, datagram_prefix, error_code, frame_type, split_datagram, stream_type, CloseSession, Frame, Settings, WEBTRANSPORT_BIDI_SIGNAL,
 };
 use holoquic_proto::varint::Reader;
 use holoquic_proto::DecodeError;
@@ -95,7 +94,10 @@ impl SessionStream {
 enum Uni {
     Unknown(Vec<u8>),
     /// The peer's control stream; SETTINGS seen or not.
-    Control { buf: Vec<u8>, settings: bool },
+    Control {
+        buf: Vec<u8>,
+        settings: bool,
+    },
     /// QPACK streams (nothing we need: our dynamic table capacity is 0): read and dropped.
     Ignored,
     /// WT uni streams (not part of our protocol) and unknown types: refused with STOP_SENDING and
@@ -203,10 +205,11 @@ impl Connection {
                     return;
                 }
             };
-            if id % 4 == 0 {
-                self.on_bidi(conn, ctx, id, &buf[..n], fin, now);
-            } else if id % 4 == 2 {
-                self.on_uni(conn, id, &buf[..n], fin);
+            // The stream ID's two low bits: client-initiated bidirectional (0) or unidirectional (2).
+            match id % 4 {
+                0 => self.on_bidi(conn, ctx, id, &buf[..n], fin, now),
+                2 => self.on_uni(conn, id, &buf[..n], fin),
+                _ => {}
             }
             if self.close.is_some() || fin {
                 return;
@@ -401,7 +404,7 @@ impl Connection {
         if protocol != "webtransport" || path != ctx.config.wt_path {
             return self.refuse(conn, ctx, id, "404", "no WebTransport endpoint at this path\n");
         }
-        if !ctx.config.allowed_origins.is_empty() && !ctx.config.allowed_origins.iter().any(|o| *o == origin) {
+        if !ctx.config.allowed_origins.is_empty() && !ctx.config.allowed_origins.contains(&origin) {
             return self.refuse(conn, ctx, id, "403", "origin not allowed\n");
         }
         // SETTINGS promised one session at a time (WT_MAX_SESSIONS = 1); the per-session request
