@@ -3,7 +3,8 @@
  * installed into the page before the app loads) enters an immersive-vr session on the demo app
  * playing the real demo scene. The head stands in the middle of the ring of figures and turns to
  * face one figure, then another; the player's object ranking (`getStats().objects[].rank`, decided
- * per segment from the predicted viewport) must follow the head.
+ * per segment from the predicted viewport) must follow the head; taking the headset off (the
+ * session hidden) pauses playback until it is visible again.
  */
 import { createRequire } from 'node:module';
 import * as THREE from 'three';
@@ -120,6 +121,26 @@ describe('an emulated headset', () => {
       });
       expect(order[0]).toBe(target.id);
     }
+  });
+});
+
+describe('taking the headset off', () => {
+  it('pauses playback while the session is hidden and resumes when it is visible again', async () => {
+    const setSessionVisibility = (state: 'hidden' | 'visible') => browser.page.evaluate((value) => {
+      // The emulated device reports it to the session at its next frame, as a headset would.
+      (window as unknown as { xrDevice: { updateVisibilityState(s: string): void } }).xrDevice.updateVisibilityState(value);
+    }, state);
+    const state = () => browser.page.evaluate(() => document.querySelector('holoquic-player')!.state);
+    const played = () => browser.page.evaluate(() => document.querySelector('holoquic-player')!.getStats()!.playedS);
+    expect(await state()).toBe('playing');
+    await setSessionVisibility('hidden');
+    await until('paused while the session is hidden', async () => (await state()) === 'paused');
+    const hiddenAt = await played();
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(await played()).toBeLessThanOrEqual(hiddenAt + 1e-9);
+    await setSessionVisibility('visible');
+    await until('playing once the session is visible', async () => (await state()) === 'playing');
+    await until('the content clock to move again', async () => (await played()) > hiddenAt);
   });
 });
 

@@ -11,8 +11,8 @@
  * (seconds without a byte before a stalled session is replaced, default 2, 0 = never), `duration`
  * (stop after so many seconds), `autoplay`, `render="off"` (decode without drawing: experiments),
  * `splat` (`square` | `round` | `sphere`), `controls="off"` (no Enter-VR/AR buttons),
- * `when-hidden="play"` (keep playing while the page is hidden; by default the element pauses and
- * resumes when the page is shown again), `reconstruction="cpu"` (reconstruct points in the decode workers even where the GPU could: by
+ * `when-hidden="play"` (keep playing while unseen; by default the element pauses while the page —
+ * or, in WebXR, the headset's session — is hidden, and resumes when it is seen again), `reconstruction="cpu"` (reconstruct points in the decode workers even where the GPU could: by
  * default a frame that needs no post-processing is reconstructed in the vertex shader).
  *
  * The typed API (`load`, `play`, `pause`, `setMode`, `setPoseSource`, `getStats`, `qoe`,
@@ -68,19 +68,22 @@ export class HoloquicPlayerElement extends HTMLElement {
   private setupError: string | null = null;
   private readonly viewHost: HTMLDivElement;
   private readonly xrBar: HTMLDivElement;
-  /** The element paused itself because the page was hidden: showing the page resumes it. */
+  /** The element paused itself because it could not be seen: being seen again resumes it. */
   private pausedWhileHidden = false;
   /**
    * A hidden page gets no animation frames and its timers are throttled (to once a second, then
    * once a minute): playing on would request late and freeze unseen, and the QoE log would count
-   * those freezes. So the element pauses with the page, unless a headset is presenting (the
-   * headset's compositor, not the page's tab, decides what is seen then).
+   * those freezes. So the element pauses while nobody can see it — the page hidden, or, while a
+   * headset presents, the headset's session hidden (taken off; the headset, not the tab, decides
+   * what is seen then) — and resumes when it is seen again.
    */
   private readonly onVisibilityChange = (): void => {
     const player = this.playerInstance;
     if (!player || this.getAttribute('when-hidden') === 'play') return;
-    if (document.visibilityState === 'hidden') {
-      if (player.state === 'playing' && !this.view?.stats().presenting) {
+    const xr = this.view?.xrVisibility ?? null;
+    const unseen = xr !== null ? xr === 'hidden' : document.visibilityState === 'hidden';
+    if (unseen) {
+      if (player.state === 'playing') {
         player.pause();
         this.pausedWhileHidden = true;
       }
@@ -236,6 +239,7 @@ export class HoloquicPlayerElement extends HTMLElement {
       this.view.setScene(scene);
       this.view.setFrameSource(() => player.currentFrames());
       this.view.onProjectionChange((p) => player.setViewport(p));
+      this.view.onXRVisibilityChange(this.onVisibilityChange);
       this.view.start();
       if (this.getAttribute('controls') !== 'off') void this.addXRButtons();
     }

@@ -79,6 +79,7 @@ export class SceneRenderer {
   private lastDrawAt = NaN;
   private xrMode: XRMode | null = null;
   private projectionListener: ((p: { fovYDeg: number; aspect: number }) => void) | null = null;
+  private xrVisibilityListener: (() => void) | null = null;
   private lastProjection = { fovYDeg: 0, aspect: 0 };
   private running = false;
 
@@ -198,10 +199,24 @@ export class SceneRenderer {
     return supportedXRModes();
   }
 
+  /**
+   * What the headset shows of the immersive session ('hidden' when, say, the headset is off or a
+   * system screen covers it); null when not presenting.
+   */
+  get xrVisibility(): XRVisibilityState | null {
+    return this.xrMode ? (this.renderer.xr.getSession()?.visibilityState ?? null) : null;
+  }
+
+  /** Called when `xrVisibility` changes, also when a session starts or ends (one listener). */
+  onXRVisibilityChange(listener: (() => void) | null): void {
+    this.xrVisibilityListener = listener;
+  }
+
   /** Enters an immersive session; resolves once presenting. */
   async enterXR(mode: XRMode): Promise<void> {
     const session = await startXRSession(this.renderer, mode);
     this.xrMode = mode;
+    session.addEventListener('visibilitychange', () => this.xrVisibilityListener?.());
     // AR shows the real world behind the points.
     const background = this.scene.background;
     if (mode === 'immersive-ar') this.scene.background = null;
@@ -209,7 +224,9 @@ export class SceneRenderer {
       this.xrMode = null;
       this.scene.background = background;
       this.dirty = true;
+      this.xrVisibilityListener?.();
     });
+    this.xrVisibilityListener?.();
   }
 
   async exitXR(): Promise<void> {
