@@ -414,7 +414,9 @@ export class Player extends EventTarget {
 
   private onPlayoutEvent(event: PlayoutEvent): void {
     if (event.type === 'freeze-start' || event.type === 'freeze-end') this.emit('freeze', event);
-    else if (event.type === 'error') this.emit('error', { message: event.message });
+    // The playout loop ended on an error of its own (not network or decode trouble, which it
+    // survives): playback is over, and a log cut short must not read as a finished run.
+    else if (event.type === 'error') this.fail(new Error(`playback stopped: ${event.message}`));
     else if (event.type === 'started') this.emit('started', event);
     else if (event.type === 'abandoned') this.emit('abandoned', event);
   }

@@ -120,8 +120,10 @@ interface ObjectTask {
   decodeWithdraw: AbortController;
   decodeLate: boolean;
   abandoned: boolean;
-  /** Its frames were handed to the renderer at the segment's playout time. */
-  shownOnTime: boolean;
+  /** Playback froze waiting for it: whenever it is shown, it was not on time. */
+  heldPlayback: boolean;
+  /** Its frames were handed to the renderer when its segment played. */
+  shown: boolean;
   recorded: boolean;
   /** Settles when the bytes arrived (or failed) and were decoded (or failed); never rejects. */
   done: Promise<void>;
@@ -412,7 +414,7 @@ export class PlayoutSession {
       object, index, plan: { ...plan, quality }, visibleArea, rank, lostWithSession: false,
       requestedAt: clock.now(), deadline, bufferTargetS: this.bufferTargetS, abort: new AbortController(),
       decodeWithdraw: new AbortController(), decodeLate: false,
-      receivedBytes: 0, objectBytes: 0, abandoned: false, shownOnTime: false, recorded: false,
+      receivedBytes: 0, objectBytes: 0, abandoned: false, heldPlayback: false, shown: false, recorded: false,
       settled: false, done: Promise.resolve(),
     };
     if (plan.delivery === 'skip') {
@@ -562,6 +564,7 @@ export class PlayoutSession {
     // session may be back before the freeze even starts, while the requests are asked again).
     const outage = () => this.cfg.transports.webtransport?.state === 'reconnecting' || pending().some((t) => t.lostWithSession);
     if (playing) {
+      for (const t of pending()) t.heldPlayback = true;
       const cause = outage() ? 'outage' : 'underrun';
       this.freezes.begin(cause, began * 1000);
       this.halt('freeze');
@@ -606,7 +609,7 @@ export class PlayoutSession {
         qualities[object.id] = best.plan.quality;
       }
     }
-    for (const t of list) t.shownOnTime = !!t.decoded && shown.get(t.object.id)?.decoded === t.decoded;
+    for (const t of list) t.shown = !!t.decoded && shown.get(t.object.id)?.decoded === t.decoded;
     this.throughput.addSegment(list.filter((t) => t.result?.stats.lastByteAt !== undefined).map((t) => ({
       receivedBytes: t.result!.stats.receivedBytes, startMs: t.result!.stats.requestedAt, endMs: t.result!.stats.lastByteAt!,
     })));
@@ -640,7 +643,8 @@ export class PlayoutSession {
       symbolsReceived: s?.symbolsReceived, symbolsOnStream: s?.symbolsOnStream, symbolsObserved: s?.symbolsObserved, symbolsLost: s?.symbolsLost,
       repairRequests: s?.repairRequests, recovered: !!t.result?.bytes, abandoned: t.abandoned, decoded: !!t.decoded, decodeMs: t.decoded?.decodeMs,
       decodeError: t.decodeError, decodeLate: t.decodeLate || undefined,
-      onTime: !!t.shownOnTime,
+      onTime: t.shown && !t.heldPlayback,
+      shownLate: (t.shown && t.heldPlayback) || undefined,
     });
   }
 }

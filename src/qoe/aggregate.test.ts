@@ -48,6 +48,23 @@ describe('aggregate', () => {
     expect(cells[1].fecOverhead.mean).toBeCloseTo(0.1);
   });
 
+  it('does not count a run whose page failed, fell back to HTTP/2, never started or stopped early', () => {
+    const good = qoe([], 2);
+    const cases: Array<[RunRecord, RegExp]> = [
+      [{ ...record('a', 'qr', 5, 0, good), error: 'page state "loading" after 180 s' }, /loading/],
+      [record('b', 'qpr-fec', 5, 0, { ...good, config: { ...good.config, transport: 'http2' } }), /fell back to HTTP\/2/],
+      [record('c', 'qr', 5, 0, { ...good, segments: [], playback: { startupS: NaN, playedS: 0, wallS: 4 } }), /never started/],
+      [record('d', 'qr', 5, 0, { ...good, playback: { ...good.playback, wallS: 1.2 } }), /ends after 1.2 s of 3 s/],
+    ];
+    for (const [r, why] of cases) {
+      const row = toRow(r);
+      expect(row.ok, r.run.id).toBe(false);
+      expect(row.error).toMatch(why);
+    }
+    // h2 runs are HTTP/2 by definition.
+    expect(toRow(record('e', 'h2', 5, 0, { ...good, config: { ...good.config, transport: 'http2' } })).ok).toBe(true);
+  });
+
   it('writes one CSV line per run, failures included with their reason', () => {
     const csv = runsCsv([record('a', 'qr', 1, 0, qoe([1], 2)), record('b', 'qr', 1, 1, null)].map(toRow)).trim().split('\n');
     expect(csv).toHaveLength(3);
@@ -149,5 +166,19 @@ describe('report', () => {
     expect(freezeGoal?.met).toBe(true);
     const ratioGoal = goals.find((g) => g.goal.includes('1.5'));
     expect(ratioGoal?.met).toBe(false); // same per-segment throughput in both synthetic logs
+  });
+
+  it('does not call "no freezes" met while some of the runs failed', async () => {
+    const { checkGoals } = await import('./report');
+    const cells = aggregate([
+      record('a', 'qpr-fec', 5, 0, qoe([], 3)),
+      record('b', 'qpr-fec', 5, 1, null),
+    ].map(toRow));
+    const goal = checkGoals(cells).find((g) => g.goal.includes('no freezes in qpr-fec'));
+    expect(goal?.met).toBeNull();
+    expect(goal?.detail).toContain('1 failed run(s)');
+    // A freeze in a run that worked still says no.
+    const froze = checkGoals(aggregate([record('c', 'qpr-fec', 5, 0, qoe([0.5], 3)), record('d', 'qpr-fec', 5, 1, null)].map(toRow)));
+    expect(froze.find((g) => g.goal.includes('no freezes in qpr-fec'))?.met).toBe(false);
   });
 });

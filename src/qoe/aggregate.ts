@@ -111,11 +111,27 @@ export function measuredLossPct(direction: ImpairerDirection | undefined): numbe
   return (100 * direction.dropped_loss) / direction.seen;
 }
 
+/**
+ * Why a run cannot stand for its cell (undefined when it can). A failed page can still hand over
+ * a log — empty, cut short, or of another transport — which would read as a run without freezes.
+ */
+export function unusableReason(record: RunRecord): string | undefined {
+  const log = record.qoe;
+  if (!log) return record.error ?? 'no QoE log';
+  if (record.error) return record.error;
+  if (record.run.mode !== 'h2' && log.config.transport !== 'webtransport') return 'fell back to HTTP/2: not a run of its mode';
+  if (log.segments.length === 0 || !Number.isFinite(log.playback.startupS ?? NaN)) return 'playback never started';
+  // The player stops `durationS` after its session starts, so a whole log spans about that long.
+  if (log.playback.wallS < 0.95 * record.run.durationS) return `the log ends after ${log.playback.wallS.toFixed(1)} s of ${record.run.durationS} s`;
+  return undefined;
+}
+
 export function toRow(record: RunRecord): RunRow {
   const measured = measuredLossPct(record.impairer?.toClient);
   const queue = queueDropPct(record.bottleneck);
-  if (!record.qoe) return { run: record.run, ok: false, error: record.error ?? 'no QoE log', measuredLossPct: measured, queueDropPct: queue };
-  return { run: record.run, ok: true, summary: summarizeQoe(record.qoe), measuredLossPct: measured, queueDropPct: queue };
+  const unusable = unusableReason(record);
+  if (unusable !== undefined) return { run: record.run, ok: false, error: unusable, measuredLossPct: measured, queueDropPct: queue };
+  return { run: record.run, ok: true, summary: summarizeQoe(record.qoe!), measuredLossPct: measured, queueDropPct: queue };
 }
 
 /** Mean and sample standard deviation over repetitions; NaN values are left out. */
@@ -145,6 +161,7 @@ export interface Cell {
   meanQuality: Stat;
   meanVisibleQuality: Stat;
   throughputMbps: Stat;
+  busyGoodputMbps: Stat;
   onTimeRatio: Stat;
   visibleOnTimeRatio: Stat;
   skippedShare: Stat;
@@ -182,6 +199,7 @@ export function aggregate(rows: readonly RunRow[]): Cell[] {
       meanQuality: pick((s) => s.meanQuality),
       meanVisibleQuality: pick((s) => s.meanVisibleQuality),
       throughputMbps: pick((s) => s.meanThroughputBps / 1e6),
+      busyGoodputMbps: pick((s) => s.busyGoodputBps / 1e6),
       onTimeRatio: pick((s) => s.onTimeRatio),
       visibleOnTimeRatio: pick((s) => s.visibleOnTimeRatio),
       skippedShare: pick((s) => s.skippedShare),
@@ -212,7 +230,7 @@ const CSV_COLUMNS = [
   'id', 'trace', 'mode', 'lossPct', 'repetition', 'ok', 'error', 'freezeCount', 'freezeTotalS', 'meanQuality',
   'meanThroughputMbps', 'onTimeRatio', 'visibleOnTimeRatio', 'skippedShare', 'decodeSuccess', 'datagramRecovery', 'datagramDecoded', 'fecOverhead',
   'repairRequests', 'objectSegments', 'startupS', 'qualitySwitches', 'bytesWasted', 'bytesReceived', 'measuredLossPct',
-  'queueDropPct', 'meanVisibleQuality', 'volatileFromS', 'sessionsReplaced',
+  'queueDropPct', 'meanVisibleQuality', 'volatileFromS', 'sessionsReplaced', 'busyGoodputMbps',
 ] as const;
 
 function csvField(value: unknown): string {
@@ -235,6 +253,7 @@ export function runsCsv(rows: readonly RunRow[]): string {
       startupS: s?.startupS, qualitySwitches: s?.qualitySwitches, bytesWasted: s?.bytesWasted, bytesReceived: s?.bytesReceived,
       measuredLossPct: r.measuredLossPct, queueDropPct: r.queueDropPct,
       meanVisibleQuality: s?.meanVisibleQuality, volatileFromS: s?.volatileFromS, sessionsReplaced: s?.sessionsReplaced,
+      busyGoodputMbps: s ? s.busyGoodputBps / 1e6 : undefined,
     };
     lines.push(CSV_COLUMNS.map((c) => csvField(values[c])).join(','));
   }
@@ -246,6 +265,15 @@ function fmt(st: Stat, digits: number, scale = 1): string {
   if (st.n === 0 || !Number.isFinite(st.mean)) return '–';
   const m = (st.mean * scale).toFixed(digits);
   return st.n > 1 ? `${m} ± ${(st.sd * scale).toFixed(digits)}` : m;
+}
+
+/** A share as "mean ± sd %" ("–" alone when there is no value). */
+function pct(st: Stat, digits: number): string {
+  return `${fmt(st, digits, 100)}${unit(st, ' %')}`;
+}
+
+function unit(st: Stat, text: string): string {
+  return st.n > 0 && Number.isFinite(st.mean) ? text : '';
 }
 
 /**
@@ -275,13 +303,12 @@ export function markdownSummary(cells: readonly Cell[]): string {
     }
     out.push('');
     out.push(`#### ${trace}`, '');
-    out.push('| loss | mode | runs | freezes | freeze time (s) | visible quality | quality | throughput (Mbit/s) | on time | visible on time | skipped | datagram objects recovered | of those, decoded | FEC overhead | measured loss | queue drops |');
-    out.push('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
+    out.push('| loss | mode | runs | freezes | freeze time (s) | visible quality | quality | throughput (Mbit/s) | busy goodput (Mbit/s) | on time | visible on time | skipped | datagram objects recovered | of those, decoded | FEC overhead | measured loss | queue drops |');
+    out.push('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
     for (const c of cells.filter((x) => x.trace === trace)) {
       out.push(`| ${c.lossPct} % | ${c.mode} | ${c.runs - c.failed}${c.failed ? ` (+${c.failed} failed)` : ''} | ${fmt(c.freezeCount, 1)} | ${fmt(c.freezeTotalS, 2)} | ` +
-        `${fmt(c.meanVisibleQuality, 2)} | ${fmt(c.meanQuality, 2)} | ${fmt(c.throughputMbps, 1)} | ${fmt(c.onTimeRatio, 1, 100)} % | ${fmt(c.visibleOnTimeRatio, 1, 100)} % | ${fmt(c.skippedShare, 1, 100)} % | ` +
-        `${fmt(c.datagramRecovery, 1, 100)}${c.datagramRecovery.n ? ' %' : ''} | ${fmt(c.datagramDecoded, 1, 100)}${c.datagramDecoded.n ? ' %' : ''} | ` +
-        `${fmt(c.fecOverhead, 0, 100)}${c.fecOverhead.n ? ' %' : ''} | ${fmt(c.measuredLossPct, 2)} % | ${fmt(c.queueDropPct, 2)}${c.queueDropPct.n ? ' %' : ''} |`);
+        `${fmt(c.meanVisibleQuality, 2)} | ${fmt(c.meanQuality, 2)} | ${fmt(c.throughputMbps, 1)} | ${fmt(c.busyGoodputMbps, 1)} | ${pct(c.onTimeRatio, 1)} | ${pct(c.visibleOnTimeRatio, 1)} | ${pct(c.skippedShare, 1)} | ` +
+        `${pct(c.datagramRecovery, 1)} | ${pct(c.datagramDecoded, 1)} | ${pct(c.fecOverhead, 0)} | ${fmt(c.measuredLossPct, 2)}${unit(c.measuredLossPct, ' %')} | ${fmt(c.queueDropPct, 2)}${unit(c.queueDropPct, ' %')} |`);
     }
     out.push('');
   }

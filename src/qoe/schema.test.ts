@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { QOE_SCHEMA, type QoeLog, type QoeSegment, segmentThroughput, summarizeQoe, validateQoeLog } from './schema';
+import { busyGoodput, QOE_SCHEMA, type QoeLog, type QoeSegment, segmentThroughput, summarizeQoe, validateQoeLog } from './schema';
 
 function segment(over: Partial<QoeSegment>): QoeSegment {
   return {
@@ -35,9 +35,53 @@ describe('segmentThroughput', () => {
   it('ignores objects that never completed instead of counting them as zero', () => {
     expect(segmentThroughput([segment({ recovered: false, completedAtS: undefined })])).toEqual([]);
   });
+
+  it("starts a segment's span at its first request, also when that request was abandoned", () => {
+    // Asked at 0, given up, the replacement asked at 0.75 and done at 1: its bytes took 1 s.
+    const samples = segmentThroughput([
+      segment({ abandoned: true, recovered: false, completedAtS: undefined, requestedAtS: 0 }),
+      segment({ requestedAtS: 0.75, completedAtS: 1, objectBytes: 1000 }),
+    ]);
+    expect(samples).toEqual([8000]);
+  });
+});
+
+describe('busyGoodput', () => {
+  it('divides recovered bytes by the time some object was awaited, not per segment', () => {
+    // Two 1-MB segments asked for at once on an 8 Mbit/s link: done at 1 s and 2 s. Per segment
+    // that reads 8 and 4 Mbit/s; the link delivered 8 Mbit/s all along.
+    const segments = [
+      segment({ index: 0, objectBytes: 1e6, requestedAtS: 0, completedAtS: 1 }),
+      segment({ index: 1, objectBytes: 1e6, requestedAtS: 0, completedAtS: 2 }),
+    ];
+    expect(segmentThroughput(segments)).toEqual([8e6, 4e6]);
+    expect(busyGoodput(segments)).toBe(8e6);
+  });
+
+  it('leaves idle gaps out, counts from an abandoned first request, and ignores skips', () => {
+    const segments = [
+      segment({ index: 0, objectBytes: 1e6, requestedAtS: 0, completedAtS: 1 }),
+      // Idle from 1 to 3.
+      segment({ index: 1, abandoned: true, recovered: false, completedAtS: undefined, requestedAtS: 3 }),
+      segment({ index: 1, objectBytes: 1e6, requestedAtS: 3.5, completedAtS: 4 }),
+      segment({ index: 1, object: 'o1', delivery: 'skip', recovered: false, completedAtS: undefined, requestedAtS: 2 }),
+    ];
+    expect(busyGoodput(segments)).toBe((2e6 * 8) / 2);
+    expect(busyGoodput([segment({ recovered: false, completedAtS: undefined })])).toBeNaN();
+  });
 });
 
 describe('summarizeQoe', () => {
+  it('counts an object a freeze waited for as shown (quality) but not on time', () => {
+    const s = summarizeQoe(log([
+      segment({ object: 'o0', quality: 4 }),
+      segment({ object: 'o1', quality: 2, onTime: false, shownLate: true }),
+    ], [{ atS: 1, durationS: 0.5, cause: 'underrun' }]));
+    expect(s.onTimeRatio).toBe(0.5);
+    expect(s.meanQuality).toBe(3);
+    expect(s.bytesWasted).toBe(0);
+  });
+
   it('weighs the on-time ratio by predicted visible area, skipped objects included', () => {
     const s = summarizeQoe(log([
       segment({ visibleArea: 0.6 }),

@@ -91,8 +91,16 @@ export interface QoeSegment {
    */
   decodeLate?: boolean;
   decodeMs?: number;
-  /** Its frames were shown at their playout time (recovered and decoded before the deadline). */
+  /**
+   * Its frames were shown at their playout time: recovered and decoded before it, without
+   * playback freezing to wait for it.
+   */
   onTime: boolean;
+  /**
+   * Shown, but only after playback froze waiting for it (a reliable object that was late). Logs
+   * from before this field counted such objects as `onTime`.
+   */
+  shownLate?: boolean;
 }
 
 export interface QoeLog {
@@ -119,20 +127,31 @@ export interface QoeLog {
 export interface QoeSummary {
   freezeCount: number;
   freezeTotalS: number;
-  /** Mean quality index over all object-segments that were shown on time (NaN if none). */
+  /**
+   * Mean quality index over all object-segments that were shown, on time or after a freeze
+   * waited for them (NaN if none).
+   */
   meanQuality: number;
   /**
-   * Mean quality index shown on time, weighted by predicted visible area (NaN when nothing was
-   * predicted visible): what the viewer saw. `meanQuality` also counts objects out of view, which
-   * a viewport-aware player rightly keeps at the lowest quality.
+   * Mean quality index shown, weighted by predicted visible area (NaN when nothing was predicted
+   * visible): what the viewer saw. `meanQuality` also counts objects out of view, which a
+   * viewport-aware player rightly keeps at the lowest quality.
    */
   meanVisibleQuality: number;
-  /** Mean declared bitrate of what was shown on time (bit/s). */
+  /** Mean declared bitrate of what was shown (bit/s). */
   meanShownBitrateBps: number;
   /** Per-segment application goodput samples (bit/s): recovered object bytes of the segment over
-   *  the time from its first request to its last completion. */
+   *  the time from its first request (abandoned ones included) to its last completion. */
   throughputBps: number[];
   meanThroughputBps: number;
+  /**
+   * Recovered object bytes over the time the player was waiting for some object (the union of
+   * the request → completion intervals, an object's interval starting at its first request even
+   * when that one was abandoned); NaN if nothing was recovered. Per-segment samples split a busy
+   * link between the segments in flight (four 1-s segments fetched back to back on 4 Mbit/s
+   * sample 4, 2, 1.3 and 1); this is the rate the transport delivered what was wanted.
+   */
+  busyGoodputBps: number;
   /** Object-segments shown at their playout time / object-segments requested (abandoned requests
    *  are not outcomes: their replacement is; skipped ones were never asked for). */
   onTimeRatio: number;
@@ -163,7 +182,7 @@ export interface QoeSummary {
   startupS: number;
   /** Changes of the shown quality of an object between consecutive segments it was shown in. */
   qualitySwitches: number;
-  /** Mean quality index shown on time, per priority rank at request time (index = rank). */
+  /** Mean quality index shown, per priority rank at request time (index = rank). */
   meanQualityByRank: number[];
   /** Bytes received that never reached the screen: abandoned or late or unrecovered objects, and
    *  FEC symbols beyond the object size of recovered ones. */
@@ -180,22 +199,54 @@ function mean(values: number[]): number {
   return values.length === 0 ? NaN : values.reduce((a, b) => a + b, 0) / values.length;
 }
 
-/** Per segment index: recovered bytes over [first request, last completion]. Segments with no
- *  completed object give no sample (a gap, not a zero, so a stall is counted once, by freezes). */
+/**
+ * Per segment index: recovered bytes over [first request, last completion]. The first request
+ * may be one that was abandoned (its replacement's bytes then took that long). Segments with no
+ * completed object give no sample (a gap, not a zero, so a stall is counted once, by freezes).
+ */
 export function segmentThroughput(segments: readonly QoeSegment[]): number[] {
   const byIndex = new Map<number, { bytes: number; start: number; end: number }>();
   for (const s of segments) {
-    if (!s.recovered || s.completedAtS === undefined) continue;
+    if (s.delivery === 'skip') continue;
     const entry = byIndex.get(s.index) ?? { bytes: 0, start: Infinity, end: -Infinity };
-    entry.bytes += s.objectBytes;
     entry.start = Math.min(entry.start, s.requestedAtS);
-    entry.end = Math.max(entry.end, s.completedAtS);
+    if (s.recovered && s.completedAtS !== undefined) {
+      entry.bytes += s.objectBytes;
+      entry.end = Math.max(entry.end, s.completedAtS);
+    }
     byIndex.set(s.index, entry);
   }
   return [...byIndex.entries()]
     .sort((a, b) => a[0] - b[0])
-    .filter(([, e]) => e.end > e.start)
+    .filter(([, e]) => e.bytes > 0 && e.end > e.start)
     .map(([, e]) => (e.bytes * 8) / (e.end - e.start));
+}
+
+/** See `QoeSummary.busyGoodputBps`. */
+export function busyGoodput(segments: readonly QoeSegment[]): number {
+  const firstRequest = new Map<string, number>();
+  const key = (s: QoeSegment) => `${s.object}\u0000${s.index}`;
+  for (const s of segments) {
+    if (s.delivery !== 'skip') firstRequest.set(key(s), Math.min(firstRequest.get(key(s)) ?? Infinity, s.requestedAtS));
+  }
+  const intervals: Array<[number, number]> = [];
+  let bytes = 0;
+  for (const s of segments) {
+    if (!s.recovered || s.completedAtS === undefined || s.delivery === 'skip') continue;
+    bytes += s.objectBytes;
+    intervals.push([firstRequest.get(key(s))!, s.completedAtS]);
+  }
+  intervals.sort((a, b) => a[0] - b[0]);
+  let busy = 0;
+  let [start, end] = [NaN, NaN];
+  for (const [a, b] of intervals) {
+    if (!(a <= end)) {
+      if (end > start) busy += end - start;
+      [start, end] = [a, b];
+    } else end = Math.max(end, b);
+  }
+  if (end > start) busy += end - start;
+  return busy > 0 ? (bytes * 8) / busy : NaN;
 }
 
 /** Share of `items` for which `test` holds (NaN for none). */
@@ -209,7 +260,8 @@ export function summarizeQoe(log: QoeLog): QoeSummary {
   const all = log.segments;
   const outcomes = all.filter((s) => !s.abandoned);
   const segs = outcomes.filter((s) => s.delivery !== 'skip');
-  const shown = segs.filter((s) => s.onTime);
+  const onTime = segs.filter((s) => s.onTime);
+  const shown = segs.filter((s) => s.onTime || s.shownLate);
   const recovered = segs.filter((s) => s.recovered && !s.decodeLate);
   const datagram = segs.filter((s) => s.delivery === 'datagram');
   const withSymbols = datagram.filter((s) => (s.sourceSymbols ?? 0) > 0 && s.symbolsSent !== undefined);
@@ -224,7 +276,8 @@ export function summarizeQoe(log: QoeLog): QoeSummary {
     meanShownBitrateBps: mean(shown.map((s) => s.bitrateBps)),
     throughputBps: throughput,
     meanThroughputBps: mean(throughput),
-    onTimeRatio: segs.length === 0 ? NaN : shown.length / segs.length,
+    busyGoodputBps: busyGoodput(all),
+    onTimeRatio: segs.length === 0 ? NaN : onTime.length / segs.length,
     visibleOnTimeRatio: areaShare(outcomes, (s) => s.onTime),
     skippedShare: outcomes.length === 0 ? NaN : (outcomes.length - segs.length) / outcomes.length,
     decodeSuccess: recovered.length === 0 ? NaN : recovered.filter((s) => s.decoded).length / recovered.length,
@@ -236,7 +289,7 @@ export function summarizeQoe(log: QoeLog): QoeSummary {
     startupS: log.playback.startupS,
     qualitySwitches: qualitySwitches(shown),
     meanQualityByRank: meanByRank(shown),
-    bytesWasted: all.reduce((a, s) => a + (s.onTime ? Math.max(0, s.receivedBytes - s.objectBytes) : s.receivedBytes), 0),
+    bytesWasted: all.reduce((a, s) => a + (s.onTime || s.shownLate ? Math.max(0, s.receivedBytes - s.objectBytes) : s.receivedBytes), 0),
     bytesReceived: all.reduce((a, s) => a + s.receivedBytes, 0),
     volatileFromS: firstVolatileRequest(all, log.config.bufferTargetS),
     sessionsReplaced: log.playback.sessionsReplaced ?? NaN,
