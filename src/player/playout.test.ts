@@ -281,6 +281,30 @@ describe('PlayoutSession', () => {
     for (const [k, points] of late) expect(points, `segment ${k}`).toBeLessThanOrEqual(800);
   });
 
+  it('has recorded every object of every shown segment when playback ends, slow last decodes included', async () => {
+    const clock = new VirtualClock();
+    const link = new ScriptedLink(clock, () => 200e6);
+    // All datagram objects (playback never waits for them) and decoding takes 2.5 s: when playback
+    // ends, the objects of the last segments shown are still decoding.
+    const slow: SegmentDecoder = { decode: () => clock.sleep(2.5).then(() => ({ frames: [], decodeMs: 2500 })) };
+    const shown: number[] = [];
+    const session = new PlayoutSession({
+      scene: scene(2), contentBase: '/content/test/', transports: { webtransport: link, http2: link }, decoder: slow, viewport,
+      policy: new FixedModePolicy('q100-fec', knapsackRule), clock, durationS: 4.8,
+      onSegment: (k) => shown.push(k),
+    });
+    let ended = false;
+    const done = session.run().then(() => {
+      ended = true;
+    });
+    while (!ended) await clock.run(clock.now() + 0.05);
+    await done;
+    expect(shown.length).toBeGreaterThan(2);
+    const outcomes = session.segmentRecords().filter((r) => !r.abandoned);
+    expect(outcomes.map((r) => r.index).sort()).toEqual(shown.flatMap((k) => [k, k]).sort());
+    session.close();
+  });
+
   it('withdraws the decode of objects whose segment was shown before a decoder was free: late, not failed', async () => {
     const clock = new VirtualClock();
     const link = new ScriptedLink(clock, () => 200e6);

@@ -145,6 +145,8 @@ export class PlayoutSession {
   private readonly lastQuality = new Map<string, number>();
   private readonly decodeCost = new DecodeCostModel();
   private readonly records: QoeSegment[] = [];
+  /** Records of shown segments still waiting for their tasks to settle. */
+  private readonly recording = new Set<Promise<void>>();
   private loss: LossModel = { rate: 0, meanBurst: 1 };
   private lossWeight = 0;
   private readonly rtt = new RttEstimator(16, DEFAULT_RTT_S * 1000);
@@ -319,6 +321,9 @@ export class PlayoutSession {
       this.freezes.end(clock.now() * 1000);
       for (const list of this.tasks.values()) for (const t of list) if (!t.settled) t.abort.abort();
       this.tasks.clear();
+      // The last shown segments' records are written when their stopped requests and running
+      // decodes settle: wait for them (briefly), so the log is whole when playback has ended.
+      if (this.recording.size > 0) await Promise.race([Promise.all(this.recording), clock.sleep(2)]);
     }
   }
 
@@ -624,7 +629,11 @@ export class PlayoutSession {
       t.decodeWithdraw.abort();
     }
     // Records are written when the tasks are complete (a decode already running still counts).
-    for (const t of list) void t.done.then(() => this.record(t));
+    for (const t of list) {
+      const written = t.done.then(() => this.record(t));
+      this.recording.add(written);
+      void written.then(() => this.recording.delete(written));
+    }
   }
 
   private record(t: ObjectTask): void {
