@@ -24,7 +24,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { parseManifest } from '../../src/player/mpd';
-import { type ImpairerDirection, parsePrometheusText, parseQdiscStats, parseUdpSnmp, type RunConfig, type RunRecord } from '../../src/qoe/aggregate';
+import { type ImpairerDirection, parsePrometheusText, parseQdiscStats, parseUdpSnmp, type RunConfig, type RunRecord, sameSettings } from '../../src/qoe/aggregate';
 import { autoTraceScale, expandMatrix, geForLoss, parseBandwidthTrace } from '../../src/qoe/matrix';
 import type { QoeLog } from '../../src/qoe/schema';
 import { writeReport } from './report';
@@ -117,12 +117,13 @@ async function main(): Promise<void> {
   mkdirSync(join(out, 'runs'), { recursive: true });
   writeFileSync(commitFile, `${commit}\n`);
   console.log(`QoE experiment "${name}": ${runs.length} runs of ${duration} s → ${out}`);
+  // Player options beyond mode and duration, as the page gets them (recorded with each run).
+  const page: Record<string, string> = {};
+  for (const option of ['abr', 'buffer', 'volatile-buffer', 'stall-timeout', 'k'] as const) {
+    if (values[option]) page[option] = values[option];
+  }
   for (const [i, entry] of runs.entries()) {
     const recordFile = join(out, 'runs', `${entry.id}.json`);
-    if (values.resume && existsSync(recordFile) && !(JSON.parse(readFileSync(recordFile, 'utf8')) as RunRecord).error) {
-      console.log(`[${i + 1}/${runs.length}] ${entry.id}: kept from an earlier sitting`);
-      continue;
-    }
     const traceText = readFileSync(entry.trace, 'utf8');
     const traceMbps = parseBandwidthTrace(traceText).map((s) => s.mbps);
     const scale = (values['trace-scale'] ?? 'auto') === 'auto' ? autoTraceScale(traceMbps, ladders) : Number(values['trace-scale']);
@@ -130,18 +131,22 @@ async function main(): Promise<void> {
     const config: RunConfig = {
       id: entry.id, mode: entry.mode, lossPct: entry.lossPct, ge, trace: entry.trace.replace(/^.*\//, '').replace(/\.csv$/, ''),
       traceScale: scale, pose: entry.pose.replace(/^.*\//, ''), repetition: entry.repetition, durationS: duration, delayMs, lossDirection,
-      ...(cc ? { congestionControl: cc } : {}),
+      ...(cc ? { congestionControl: cc } : {}), ...(Object.keys(page).length ? { page } : {}),
     };
+    if (values.resume && existsSync(recordFile)) {
+      const earlier = JSON.parse(readFileSync(recordFile, 'utf8')) as RunRecord;
+      if (!earlier.error && sameSettings(earlier.run, config)) {
+        console.log(`[${i + 1}/${runs.length}] ${entry.id}: kept from an earlier sitting`);
+        continue;
+      }
+      if (!earlier.error) console.log(`[${i + 1}/${runs.length}] ${entry.id}: recorded under other settings, run again`);
+    }
     const runDir = join(out, 'work', entry.id);
     rmSync(runDir, { recursive: true, force: true });
     mkdirSync(runDir, { recursive: true });
     // render=0: the whole pipeline (request → FEC → decode) without drawing, as in the paper's headless runs.
     const query = new URLSearchParams({ mode: entry.mode, manifest, duration: String(duration), poseConvention: 'unity', render: '0' });
-    if (values.abr) query.set('abr', values.abr);
-    if (values.buffer) query.set('buffer', values.buffer);
-    if (values['volatile-buffer']) query.set('volatile-buffer', values['volatile-buffer']);
-    if (values['stall-timeout']) query.set('stall-timeout', values['stall-timeout']);
-    if (values.k) query.set('k', values.k);
+    for (const [option, value] of Object.entries(page)) query.set(option, value);
     process.stdout.write(`[${i + 1}/${runs.length}] ${config.trace} loss ${entry.lossPct} % ${entry.mode} rep ${entry.repetition} (scale ${scale.toPrecision(3)}) … `);
     const child = await runOne({
       timeoutMs: (duration + 120) * 1000,

@@ -1,10 +1,12 @@
 /**
  * Freeze (stall) accounting. A freeze starts when playback needs a segment that is not ready
- * (buffer underrun, or a session outage) and ends when playback resumes; each freeze is counted
- * once with its duration and cause, so a reconnect shows up in the same metric as a stall.
+ * (buffer underrun, a session outage, or objects that arrived but are still being decoded) and
+ * ends when playback resumes; each freeze is counted once with its duration and cause, so a
+ * reconnect shows up in the same metric as a stall.
  */
+import type { FreezeCause } from '../qoe/schema';
 
-export type FreezeCause = 'underrun' | 'outage';
+export type { FreezeCause };
 
 export interface Freeze {
   cause: FreezeCause;

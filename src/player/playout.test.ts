@@ -281,6 +281,17 @@ describe('PlayoutSession', () => {
     for (const [k, points] of late) expect(points, `segment ${k}`).toBeLessThanOrEqual(800);
   });
 
+  it('names a freeze for objects that arrived but are still decoding a decode freeze, not an underrun', async () => {
+    const clock = new VirtualClock();
+    const link = new ScriptedLink(clock, () => 200e6);
+    // A fast link and a decoder far slower than real time: playback waits for the CPU only.
+    const slow: SegmentDecoder = { decode: () => clock.sleep(3).then(() => ({ frames: [], decodeMs: 3000 })) };
+    const session = await playOn(clock, link, 12, { decoder: slow });
+    const { freezes } = session.freezeSummary();
+    expect(freezes.length).toBeGreaterThan(0);
+    expect(freezes.map((f) => f.cause)).toEqual(freezes.map(() => 'decode'));
+  });
+
   it('has recorded every object of every shown segment when playback ends, slow last decodes included', async () => {
     const clock = new VirtualClock();
     const link = new ScriptedLink(clock, () => 200e6);

@@ -18,7 +18,7 @@ import { LinkWatch } from './linkWatch';
 import { DECODE_HEADROOM, DecodeCostModel, fitDecodeBudget } from './decodeBudget';
 import type { DecodedSegment, SegmentDecoder } from './decoder';
 import type { LossModel } from './fecModel';
-import { FreezeTracker } from './freezes';
+import { type FreezeCause, FreezeTracker } from './freezes';
 import { type SceneModel, type SceneObject, segmentPath } from './mpd';
 import type { DeliveryPolicy, ObjectPlan, PlanDelivery, PlanObject } from './policy';
 import { rankObjects, type ViewportModel } from './ranking';
@@ -87,7 +87,7 @@ export interface ShownObject {
 
 export type PlayoutEvent =
   | { type: 'started'; startupS: number }
-  | { type: 'freeze-start'; atS: number; cause: 'underrun' | 'outage' }
+  | { type: 'freeze-start'; atS: number; cause: FreezeCause }
   | { type: 'freeze-end'; atS: number; durationS: number }
   | { type: 'segment'; index: number; qualities: Record<string, number> }
   | { type: 'abandoned'; objectId: string; index: number; fromQuality: number }
@@ -570,7 +570,8 @@ export class PlayoutSession {
     const outage = () => this.cfg.transports.webtransport?.state === 'reconnecting' || pending().some((t) => t.lostWithSession);
     if (playing) {
       for (const t of pending()) t.heldPlayback = true;
-      const cause = outage() ? 'outage' : 'underrun';
+      const decoding = pending().every((t) => t.result?.bytes);
+      const cause: FreezeCause = outage() ? 'outage' : decoding ? 'decode' : 'underrun';
       this.freezes.begin(cause, began * 1000);
       this.halt('freeze');
       this.cfg.onEvent?.({ type: 'freeze-start', atS: began - this.origin, cause });

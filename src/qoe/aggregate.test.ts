@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { aggregate, cdf, markdownSummary, measuredLossPct, parsePrometheusText, parseQdiscStats, parseUdpSnmp, queueDropPct, type RunRecord, runsCsv, stat, toRow } from './aggregate';
+import { aggregate, cdf, markdownSummary, measuredLossPct, parsePrometheusText, parseQdiscStats, parseUdpSnmp, queueDropPct, type RunRecord, runsCsv, sameSettings, stat, toRow } from './aggregate';
 import { QOE_SCHEMA, type QoeLog, type QoeSegment } from './schema';
 import { barChart, lineChart, ticks } from './svg';
 
@@ -70,6 +70,19 @@ describe('aggregate', () => {
     expect(csv).toHaveLength(3);
     expect(csv[0].split(',')).toContain('freezeTotalS');
     expect(csv[2]).toContain('page never reached playing');
+  });
+});
+
+describe('sameSettings', () => {
+  it('lets a resumed matrix keep a run only if it was measured the same way', () => {
+    const run = record('a', 'qr', 5, 0, null).run;
+    expect(sameSettings(run, { ...run })).toBe(true);
+    // Defaults written out or left out are the same settings; option order does not matter.
+    expect(sameSettings(run, { ...run, lossDirection: 'down' })).toBe(true);
+    expect(sameSettings({ ...run, page: { buffer: '2', abr: 'x' } }, { ...run, page: { abr: 'x', buffer: '2' } })).toBe(true);
+    for (const other of [{ durationS: 60 }, { congestionControl: 'cubic' as const }, { page: { buffer: '4' } }, { traceScale: 0.2 }, { delayMs: 20 }]) {
+      expect(sameSettings(run, { ...run, ...other }), JSON.stringify(other)).toBe(false);
+    }
   });
 });
 

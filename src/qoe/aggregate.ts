@@ -31,6 +31,18 @@ export interface RunConfig {
   lossDirection?: 'down' | 'both';
   /** The origin's congestion control when not its default (loss-tolerant BBR2). */
   congestionControl?: 'cubic' | 'bbr2';
+  /** Player options given to the page beyond mode and duration (`buffer`, `abr`, `k`, …); absent = defaults. */
+  page?: Record<string, string>;
+}
+
+/**
+ * Whether two runs of the same id were measured under the same settings (network, duration,
+ * player options), so one may stand in for the other when a matrix is resumed.
+ */
+export function sameSettings(a: RunConfig, b: RunConfig): boolean {
+  const settings = (r: RunConfig) => JSON.stringify([r.ge, r.traceScale, r.durationS, r.delayMs, r.lossDirection ?? 'down',
+    r.congestionControl ?? null, Object.entries(r.page ?? {}).sort()]);
+  return settings(a) === settings(b);
 }
 
 /** The origin-side bottleneck queue (`tc -s qdisc` of the rate-shaped interface). */

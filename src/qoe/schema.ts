@@ -29,7 +29,12 @@ export interface QoeConfig {
   segmentDurationS: number;
 }
 
-export type FreezeCause = 'underrun' | 'outage';
+/**
+ * Why playback stopped: `underrun` — bytes of a reliable object had not arrived; `outage` — the
+ * session was down or what playback waited for was lost with it; `decode` — every object it waited
+ * for had arrived and was still being decoded (the CPU, not the network; absent in older logs).
+ */
+export type FreezeCause = 'underrun' | 'outage' | 'decode';
 
 export interface QoeFreeze {
   /** When playback stopped. */
