@@ -140,32 +140,6 @@ describe('PlayoutSession', () => {
     expect(Math.min(...q0)).toBeGreaterThanOrEqual(Math.max(...q1));
   });
 
-  it('estimates the rate the link delivers while busy, also when segments and delivery kinds overlap', async () => {
-    // Four objects, two of them datagram objects that the origin serves behind the reliable ones
-    // of later segments; the first segments are fetched back to back, so their spans overlap
-    // (the old per-segment estimate read 0.47 of the link there). The link's rate is 6 Mbit/s.
-    const clock = new VirtualClock();
-    const link = new ScriptedLink(clock, () => 6e6);
-    const estimates: number[] = [];
-    const session = new PlayoutSession({
-      scene: scene(4), contentBase: '/content/test/', transports: { webtransport: link, http2: link }, decoder, viewport,
-      policy: new FixedModePolicy('qpr-fec', knapsackRule), clock, durationS: 30,
-      onSegment: () => estimates.push(session.network().throughputBps ?? NaN),
-    });
-    const done = session.run();
-    await clock.run(31);
-    session.close();
-    await clock.run();
-    await done;
-    // From the third segment on, while the first segments are still catching up with each other too.
-    const later = estimates.slice(2);
-    expect(later.length).toBeGreaterThan(20);
-    for (const e of later) {
-      expect(e).toBeGreaterThan(0.8 * 6e6);
-      expect(e).toBeLessThan(1.05 * 6e6);
-    }
-  });
-
   it('a segment prefetched while an earlier one is still arriving queues behind it', async () => {
     // Slow enough that segment k is still in flight when k + 1 is requested.
     const { link } = await play(() => 2.5e6, 6, 3);

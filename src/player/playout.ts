@@ -23,7 +23,7 @@ import { type SceneModel, type SceneObject, segmentPath } from './mpd';
 import type { DeliveryPolicy, ObjectPlan, PlanDelivery, PlanObject } from './policy';
 import { rankObjects, type ViewportModel } from './ranking';
 import { RttEstimator } from '../transport/rtt';
-import { BusyMeter, ThroughputEstimator } from './throughput';
+import { ThroughputEstimator } from './throughput';
 
 /**
  * RFC 9218 urgency of a request, from its delivery, its rank (the policy's urgency) and whether
@@ -141,7 +141,6 @@ export class PlayoutSession {
   /** Object bytes received so far, over every request (the link watch's running total). */
   private receivedBytes = 0;
   private readonly throughput = new ThroughputEstimator(5);
-  private readonly linkMeter = new BusyMeter();
   private readonly tasks = new Map<number, ObjectTask[]>();
   private readonly lastQuality = new Map<string, number>();
   private readonly decodeCost = new DecodeCostModel();
@@ -432,23 +431,16 @@ export class PlayoutSession {
     task.done = (async () => {
       try {
         for (;;) {
-          this.linkMeter.begin(clock.now());
-          try {
-            task.result = await transport.fetchObject({
-              path, delivery, urgency: plan.urgency, fec: plan.fec, signal: task.abort.signal,
-              // Reliable objects may stall playback, so the origin keeps sending them past the deadline.
-              deadlineMs: delivery === 'datagram' ? Math.round(timeLeftMs) : undefined,
-              onProgress: (received, total) => {
-                const fresh = Math.max(0, received - task.receivedBytes);
-                this.receivedBytes += fresh;
-                this.linkMeter.add(fresh);
-                task.receivedBytes = received;
-                task.objectBytes = total;
-              },
-            });
-          } finally {
-            this.linkMeter.end(clock.now());
-          }
+          task.result = await transport.fetchObject({
+            path, delivery, urgency: plan.urgency, fec: plan.fec, signal: task.abort.signal,
+            // Reliable objects may stall playback, so the origin keeps sending them past the deadline.
+            deadlineMs: delivery === 'datagram' ? Math.round(timeLeftMs) : undefined,
+            onProgress: (received, total) => {
+              this.receivedBytes += Math.max(0, received - task.receivedBytes);
+              task.receivedBytes = received;
+              task.objectBytes = total;
+            },
+          });
           // A reliable object lost with the session is asked for again once the session is back,
           // so playback waits for it (an outage freeze) instead of skipping it — at the lowest
           // quality, which arrives soonest: the session went down with the link in trouble (or was
@@ -624,9 +616,9 @@ export class PlayoutSession {
       }
     }
     for (const t of list) t.shown = !!t.decoded && shown.get(t.object.id)?.decoded === t.decoded;
-    // One reading of the link per segment played (throughput.ts: why not this segment's own bytes).
-    const rate = this.linkMeter.take(this.cfg.clock.now());
-    if (rate !== null) this.throughput.add(rate);
+    this.throughput.addSegment(list.filter((t) => t.result?.stats.lastByteAt !== undefined).map((t) => ({
+      receivedBytes: t.result!.stats.receivedBytes, startMs: t.result!.stats.requestedAt, endMs: t.result!.stats.lastByteAt!,
+    })));
     this.cfg.onSegment?.(k, shown);
     this.cfg.onEvent?.({ type: 'segment', index: k, qualities });
     // What has not arrived by now can never be shown: stop its request (the transport then stops
