@@ -12,7 +12,8 @@
  * (stop after so many seconds), `autoplay`, `render="off"` (decode without drawing: experiments),
  * `splat` (`square` | `round` | `sphere`), `controls="off"` (no Enter-VR/AR buttons),
  * `when-hidden="play"` (keep playing while unseen; by default the element pauses while the page —
- * or, in WebXR, the headset's session — is hidden, and resumes when it is seen again), `reconstruction="cpu"` (reconstruct points in the decode workers even where the GPU could: by
+ * or, in WebXR, the headset's session — is hidden, and resumes when it is seen again),
+ * `reconstruction="cpu"` (reconstruct points in the decode workers even where the GPU could: by
  * default a frame that needs no post-processing is reconstructed in the vertex shader).
  *
  * The typed API (`load`, `play`, `pause`, `setMode`, `setPoseSource`, `getStats`, `qoe`,
