@@ -9,7 +9,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { measuredLossPct, type RunRecord } from '../src/qoe/aggregate';
+import { measuredLossPct, type RunRecord, unusableReason } from '../src/qoe/aggregate';
 import { validateQoeLog } from '../src/qoe/schema';
 import { demoContentRoot } from './lib/content';
 import { ROOT } from './lib/processes';
@@ -34,6 +34,8 @@ describe.skipIf(!isRoot)('QoE experiment smoke run', () => {
     for (const file of runs) {
       const record = JSON.parse(readFileSync(join(OUT, 'runs', file), 'utf8')) as RunRecord;
       expect(record.error, `${file}: ${record.error}`).toBeUndefined();
+      // A run the report counts: its mode's transport, playback started, the log spans the run.
+      expect(unusableReason(record), file).toBeUndefined();
       const log = validateQoeLog(record.qoe);
       expect(log.config.mode).toBe(record.run.mode);
       expect(log.segments.length).toBeGreaterThan(0);
