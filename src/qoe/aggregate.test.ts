@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { aggregate, cdf, markdownSummary, measuredLossPct, parsePrometheusText, parseQdiscStats, parseUdpSnmp, queueDropPct, type RunRecord, runsCsv, sameSettings, stat, toRow } from './aggregate';
+import { aggregate, cdf, markdownSummary, measuredLossPct, originFecOverhead, parsePrometheusText, parseQdiscStats, parseUdpSnmp, queueDropPct, type RunRecord, runsCsv, sameSettings, stat, toRow } from './aggregate';
 import { QOE_SCHEMA, type QoeLog, type QoeSegment } from './schema';
 import { barChart, lineChart, ticks } from './svg';
 
@@ -70,6 +70,14 @@ describe('aggregate', () => {
     expect(csv).toHaveLength(3);
     expect(csv[0].split(',')).toContain('freezeTotalS');
     expect(csv[2]).toContain('page never reached playing');
+  });
+});
+
+describe('originFecOverhead', () => {
+  it("is the repair the origin sent over the source symbols, NaN without the origin's counters", () => {
+    expect(originFecOverhead({ symbols_sent_total: 1350, source_symbols_total: 1000 })).toBeCloseTo(0.35);
+    expect(originFecOverhead({ symbols_sent_total: 1350 })).toBeNaN(); // an origin from before the counter
+    expect(originFecOverhead(undefined)).toBeNaN();
   });
 });
 

@@ -109,6 +109,8 @@ export interface RunRow {
   summary?: QoeSummary;
   /** Loss the impairer actually applied to origin → client packets, in percent (NaN if unknown). */
   measuredLossPct: number;
+  /** The FEC overhead the origin paid over the run, (symbols sent − source) / source (NaN if unknown). */
+  originFecOverhead: number;
   /** Packets the bottleneck queue dropped, in percent of those offered to it (NaN if unknown). */
   queueDropPct: number;
 }
@@ -116,6 +118,16 @@ export interface RunRow {
 export function queueDropPct(bottleneck: BottleneckCounters | undefined): number {
   const offered = bottleneck ? bottleneck.sentPackets + bottleneck.droppedPackets : 0;
   return offered > 0 ? (100 * bottleneck!.droppedPackets) / offered : NaN;
+}
+
+/**
+ * (symbols sent − source symbols) / source symbols from the origin's counters: every symbol it
+ * sent, repair on demand and the requests later given up included. The player's records see
+ * only what the client learnt (SENT and END messages), which a cancelled request never gets.
+ */
+export function originFecOverhead(origin: Record<string, number> | undefined): number {
+  const source = origin?.source_symbols_total ?? 0, sent = origin?.symbols_sent_total ?? NaN;
+  return source > 0 ? (sent - source) / source : NaN;
 }
 
 export function measuredLossPct(direction: ImpairerDirection | undefined): number {
@@ -141,9 +153,10 @@ export function unusableReason(record: RunRecord): string | undefined {
 export function toRow(record: RunRecord): RunRow {
   const measured = measuredLossPct(record.impairer?.toClient);
   const queue = queueDropPct(record.bottleneck);
+  const counters = { measuredLossPct: measured, queueDropPct: queue, originFecOverhead: originFecOverhead(record.origin) };
   const unusable = unusableReason(record);
-  if (unusable !== undefined) return { run: record.run, ok: false, error: unusable, measuredLossPct: measured, queueDropPct: queue };
-  return { run: record.run, ok: true, summary: summarizeQoe(record.qoe!), measuredLossPct: measured, queueDropPct: queue };
+  if (unusable !== undefined) return { run: record.run, ok: false, error: unusable, ...counters };
+  return { run: record.run, ok: true, summary: summarizeQoe(record.qoe!), ...counters };
 }
 
 /** Mean and sample standard deviation over repetitions; NaN values are left out. */
@@ -181,6 +194,8 @@ export interface Cell {
   datagramRecovery: Stat;
   datagramDecoded: Stat;
   fecOverhead: Stat;
+  /** From the origin's counters (`originFecOverhead`). */
+  originFecOverhead: Stat;
   startupS: Stat;
   qualitySwitches: Stat;
   /** Share of received bytes that never reached the screen. */
@@ -219,6 +234,7 @@ export function aggregate(rows: readonly RunRow[]): Cell[] {
       datagramRecovery: pick((s) => s.datagramRecovery),
       datagramDecoded: pick((s) => s.datagramDecoded),
       fecOverhead: pick((s) => s.fecOverhead),
+      originFecOverhead: stat(ok.map((r) => r.originFecOverhead)),
       startupS: pick((s) => s.startupS),
       qualitySwitches: pick((s) => s.qualitySwitches),
       wastedShare: pick((s) => (s.bytesReceived > 0 ? s.bytesWasted / s.bytesReceived : NaN)),
@@ -242,7 +258,7 @@ const CSV_COLUMNS = [
   'id', 'trace', 'mode', 'lossPct', 'repetition', 'ok', 'error', 'freezeCount', 'freezeTotalS', 'meanQuality',
   'meanThroughputMbps', 'onTimeRatio', 'visibleOnTimeRatio', 'skippedShare', 'decodeSuccess', 'datagramRecovery', 'datagramDecoded', 'fecOverhead',
   'repairRequests', 'objectSegments', 'startupS', 'qualitySwitches', 'bytesWasted', 'bytesReceived', 'measuredLossPct',
-  'queueDropPct', 'meanVisibleQuality', 'volatileFromS', 'sessionsReplaced', 'busyGoodputMbps',
+  'queueDropPct', 'meanVisibleQuality', 'volatileFromS', 'sessionsReplaced', 'busyGoodputMbps', 'originFecOverhead',
 ] as const;
 
 function csvField(value: unknown): string {
@@ -265,7 +281,7 @@ export function runsCsv(rows: readonly RunRow[]): string {
       startupS: s?.startupS, qualitySwitches: s?.qualitySwitches, bytesWasted: s?.bytesWasted, bytesReceived: s?.bytesReceived,
       measuredLossPct: r.measuredLossPct, queueDropPct: r.queueDropPct,
       meanVisibleQuality: s?.meanVisibleQuality, volatileFromS: s?.volatileFromS, sessionsReplaced: s?.sessionsReplaced,
-      busyGoodputMbps: s ? s.busyGoodputBps / 1e6 : undefined,
+      busyGoodputMbps: s ? s.busyGoodputBps / 1e6 : undefined, originFecOverhead: r.originFecOverhead,
     };
     lines.push(CSV_COLUMNS.map((c) => csvField(values[c])).join(','));
   }
@@ -315,12 +331,12 @@ export function markdownSummary(cells: readonly Cell[]): string {
     }
     out.push('');
     out.push(`#### ${trace}`, '');
-    out.push('| loss | mode | runs | freezes | freeze time (s) | visible quality | quality | throughput (Mbit/s) | busy goodput (Mbit/s) | on time | visible on time | skipped | datagram objects recovered | of those, decoded | FEC overhead | measured loss | queue drops |');
-    out.push('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
+    out.push('| loss | mode | runs | freezes | freeze time (s) | visible quality | quality | throughput (Mbit/s) | busy goodput (Mbit/s) | on time | visible on time | skipped | datagram objects recovered | of those, decoded | FEC overhead | FEC overhead (origin) | measured loss | queue drops |');
+    out.push('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
     for (const c of cells.filter((x) => x.trace === trace)) {
       out.push(`| ${c.lossPct} % | ${c.mode} | ${c.runs - c.failed}${c.failed ? ` (+${c.failed} failed)` : ''} | ${fmt(c.freezeCount, 1)} | ${fmt(c.freezeTotalS, 2)} | ` +
         `${fmt(c.meanVisibleQuality, 2)} | ${fmt(c.meanQuality, 2)} | ${fmt(c.throughputMbps, 1)} | ${fmt(c.busyGoodputMbps, 1)} | ${pct(c.onTimeRatio, 1)} | ${pct(c.visibleOnTimeRatio, 1)} | ${pct(c.skippedShare, 1)} | ` +
-        `${pct(c.datagramRecovery, 1)} | ${pct(c.datagramDecoded, 1)} | ${pct(c.fecOverhead, 0)} | ${fmt(c.measuredLossPct, 2)}${unit(c.measuredLossPct, ' %')} | ${fmt(c.queueDropPct, 2)}${unit(c.queueDropPct, ' %')} |`);
+        `${pct(c.datagramRecovery, 1)} | ${pct(c.datagramDecoded, 1)} | ${pct(c.fecOverhead, 0)} | ${pct(c.originFecOverhead, 0)} | ${fmt(c.measuredLossPct, 2)}${unit(c.measuredLossPct, ' %')} | ${fmt(c.queueDropPct, 2)}${unit(c.queueDropPct, ' %')} |`);
     }
     out.push('');
   }

@@ -142,8 +142,9 @@ export function renderReport(input: ReportInput): string {
     body += '<h3>On-time display ratio (of objects requested) / of the predicted visible area / share not requested (adaptive, short of capacity)</h3>' +
       modeLossTable(tc, modes, losses, (c) => `${pct(c.onTimeRatio)} / ${pct(c.visibleOnTimeRatio)} / ${pct(c.skippedShare)}`);
     body += '<h3>Decode success (decoded / recovered)</h3>' + modeLossTable(tc, modes, losses, (c) => pct(c.decodeSuccess, 2));
-    body += '<h3>Datagram objects: recovered / of those, decoded / FEC overhead</h3>' +
-      modeLossTable(tc, modes, losses, (c) => c.datagramRecovery.n === 0 ? '–' : `${pct(c.datagramRecovery, 2)} / ${pct(c.datagramDecoded, 2)} / ${pct(c.fecOverhead)}`);
+    body += '<h3>Datagram objects: recovered / of those, decoded / FEC overhead (as the player saw it; as the origin paid it)</h3>' +
+      modeLossTable(tc, modes, losses, (c) => c.datagramRecovery.n === 0 ? '–'
+        : `${pct(c.datagramRecovery, 2)} / ${pct(c.datagramDecoded, 2)} / ${pct(c.fecOverhead)}${c.originFecOverhead.n ? `; ${pct(c.originFecOverhead)}` : ''}`);
     body += '<h3>Startup delay (s) / quality switches / share of received bytes never shown</h3>' +
       modeLossTable(tc, modes, losses, (c) => `${fmt(c.startupS)} / ${fmt(c.qualitySwitches, 1)} / ${pct(c.wastedShare)}`);
     body += '<h3>Measured loss, origin → client (%)</h3>' + modeLossTable(tc, modes, losses, (c) => fmt(c.measuredLossPct));

@@ -51,6 +51,9 @@ metrics! {
     counter bytes_datagram_total,
     /// RaptorQ symbols sent (source and repair).
     counter symbols_sent_total,
+    /// Source symbols (K, summed over blocks) of the objects answered with datagram delivery: with
+    /// `symbols_sent_total`, the FEC overhead the origin actually paid, (sent − source) / source.
+    counter source_symbols_total,
     /// REPAIR messages received.
     counter repair_requests_total,
     /// Repair symbols sent on demand.

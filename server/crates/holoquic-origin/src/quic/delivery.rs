@@ -62,6 +62,8 @@ pub enum Ending {
 pub struct Outcome {
     pub reliable: bool,
     pub datagram: bool,
+    /// Source symbols of a datagram object (K summed over its blocks).
+    pub source_symbols: u64,
     pub failed: bool,
     pub repair_requests: u64,
     pub repair_symbols: u64,
@@ -304,6 +306,7 @@ impl RequestStream {
         })
         .encode(&mut self.out);
         self.outcome.datagram = true;
+        self.outcome.source_symbols = total_source;
         self.state = State::Datagram(Box::new(DatagramSend {
             symbols,
             next_esi,
@@ -622,6 +625,7 @@ mod tests {
             panic!()
         };
         assert_eq!(planned_repair, 0);
+        assert_eq!(s.outcome().source_symbols, source_symbols);
         let mut decoder = Decoder::new(ObjectTransmissionInformation::deserialize(&oti));
         // Lose every 10th datagram: without FEC the object cannot be decoded …
         let mut n = 0;

@@ -383,6 +383,7 @@ impl Connection {
                     Metrics::inc(&ctx.metrics.requests_reliable_total);
                 } else if outcome.datagram {
                     Metrics::inc(&ctx.metrics.requests_datagram_total);
+                    Metrics::add(&ctx.metrics.source_symbols_total, outcome.source_symbols);
                 }
             }
         }
