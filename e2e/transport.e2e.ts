@@ -125,12 +125,16 @@ describe('datagrams through a lossy relay (Gilbert–Elliott, ~5 % loss in burst
     expect(onStream).toBeGreaterThan(0);
   });
 
-  it('without FEC, repair on demand recovers the object', async () => {
+  it('without FEC, repair on demand recovers the object (and the origin counts what it paid)', async () => {
+    const before = { source: await metric('source_symbols_total'), sent: await metric('symbols_sent_total') };
     const result = await fetchIn(lossy, '/content/objects/1m.bin', { via: 'datagram', fec: { kind: 'none' } });
     expect(result.sha256).toBe(digests.get('1m'));
     const stats = result.stats as { repairRequests: number; symbolsSent: number; sourceSymbols: number };
     expect(stats.repairRequests).toBeGreaterThan(0);
     expect(stats.symbolsSent).toBeGreaterThan(stats.sourceSymbols);
+    // The origin's counters (the QoE report's "FEC overhead (origin)") agree with the request's.
+    expect((await metric('source_symbols_total')) - before.source).toBe(stats.sourceSymbols);
+    expect((await metric('symbols_sent_total')) - before.sent).toBeGreaterThanOrEqual(stats.symbolsSent);
   });
 
   it('the loss it learns is the path\'s, not the repair symbols it received', async () => {
