@@ -6,6 +6,7 @@
  * Times are seconds since the player's `load()` (performance clock), so a log is self-contained
  * and two runs compare without wall-clock alignment.
  */
+import { segmentGoodput } from '../player/throughput';
 
 export const QOE_SCHEMA = 'holoquic-qoe/1';
 
@@ -234,24 +235,11 @@ export function busyGoodput(segments: readonly QoeSegment[]): number {
   for (const s of segments) {
     if (s.delivery !== 'skip') firstRequest.set(key(s), Math.min(firstRequest.get(key(s)) ?? Infinity, s.requestedAtS));
   }
-  const intervals: Array<[number, number]> = [];
-  let bytes = 0;
-  for (const s of segments) {
-    if (!s.recovered || s.completedAtS === undefined || s.delivery === 'skip') continue;
-    bytes += s.objectBytes;
-    intervals.push([firstRequest.get(key(s))!, s.completedAtS]);
-  }
-  intervals.sort((a, b) => a[0] - b[0]);
-  let busy = 0;
-  let [start, end] = [NaN, NaN];
-  for (const [a, b] of intervals) {
-    if (!(a <= end)) {
-      if (end > start) busy += end - start;
-      [start, end] = [a, b];
-    } else end = Math.max(end, b);
-  }
-  if (end > start) busy += end - start;
-  return busy > 0 ? (bytes * 8) / busy : NaN;
+  // The player's own busy-time goodput (the union of intervals), over the whole run.
+  const deliveries = segments
+    .filter((s) => s.recovered && s.completedAtS !== undefined && s.delivery !== 'skip')
+    .map((s) => ({ receivedBytes: s.objectBytes, startMs: firstRequest.get(key(s))! * 1000, endMs: s.completedAtS! * 1000 }));
+  return segmentGoodput(deliveries) ?? NaN;
 }
 
 /** Share of `items` for which `test` holds (NaN for none). */
