@@ -1,106 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import type { ObjectRequest, ObjectResult, ObjectTransport } from '../transport/types';
+import type { ObjectRequest } from '../transport/types';
+import { scene, ScriptedLink } from '../testing/scriptedLink';
 import { VirtualClock } from './clock';
 import type { SegmentDecoder } from './decoder';
-import type { SceneModel } from './mpd';
 import { FixedModePolicy } from './policy';
 import { DEFAULT_BUFFER_TARGET_S, type PlayoutConfig, PlayoutSession, requestUrgency } from './playout';
 import { knapsackRule } from './rules';
-
-const LADDER = [1e6, 2e6, 4e6, 8e6, 16e6];
-
-function scene(objects = 2): SceneModel {
-  return {
-    scene: 'test', segmentDuration: 1, passDuration: 10,
-    objects: Array.from({ length: objects }, (_, i) => ({
-      id: `o${i}`, codecs: 'v3c', position: [i, 0, 0], rotation: [0, 0, 0, 1], scale: 0.001,
-      bbox: { min: [0, 0, 0], max: [1, 1, 1] }, loopSegments: 10, playMode: 'loop' as const, startNumber: 0,
-      mediaTemplate: `o${i}/$RepresentationID$/seg-$Number%05d$.v3c`,
-      representations: LADDER.map((b, q) => ({ id: String(q), rank: q, bandwidth: b, avgBandwidth: b, pointsPerFrame: 1000 })),
-    })),
-  };
-}
-
-/**
- * A link of `rateBps(t)` serving the transfers in flight as the origin does (docs/protocol.md
- * §3.2): most urgent first, equal urgencies in request order, in 10 ms steps on the virtual clock;
- * objects are `bitrate × 1 s` bytes. A scripted stand-in for the network in unit tests of the
- * loop's decisions (the real transports are tested end to end in e2e/).
- */
-class ScriptedLink implements ObjectTransport {
-  readonly kind = 'webtransport' as const;
-  state: ObjectTransport['state'] = 'connected';
-  readonly requests: ObjectRequest[] = [];
-  private active: Array<{ left: number; total: number; req: ObjectRequest; done: (r: ObjectResult) => void; startMs: number }> = [];
-  private running = false;
-
-  constructor(private readonly clock: VirtualClock, private readonly rateBps: (t: number) => number) {}
-
-  /**
-   * The session is lost from `from` to `to` (seconds): transfers in flight fail without a status,
-   * requests made meanwhile fail at once, and the state reads `reconnecting` until it is back.
-   */
-  loseSession(from: number, to: number): void {
-    void this.clock.sleep(from).then(() => {
-      this.state = 'reconnecting';
-      for (const e of this.active) e.done({ status: 0, bytes: null, stats: { delivery: e.req.delivery, transport: 'webtransport', objectBytes: e.total, receivedBytes: 0, requestedAt: e.startMs, recovered: false }, error: 'session lost' });
-      this.active = [];
-      return this.clock.sleep(to - from);
-    }).then(() => {
-      this.state = 'connected';
-    });
-  }
-
-  connect(): Promise<void> { return Promise.resolve(); }
-  onStateChange(): () => void { return () => {}; }
-  close(): void { this.running = false; }
-
-  fetchObject(req: ObjectRequest): Promise<ObjectResult> {
-    this.requests.push(req);
-    if (this.state !== 'connected') {
-      return Promise.resolve({ status: 0, bytes: null, stats: { delivery: req.delivery, transport: 'webtransport', objectBytes: 0, receivedBytes: 0, requestedAt: this.clock.now() * 1000, recovered: false }, error: 'no session' });
-    }
-    const quality = Number(/\/(\d)\/seg/.exec(req.path)![1]);
-    const total = LADDER[quality] / 8;
-    const result = new Promise<ObjectResult>((done) => {
-      const entry = { left: total, total, req, done, startMs: this.clock.now() * 1000 };
-      this.active.push(entry);
-      req.signal?.addEventListener('abort', () => {
-        this.active = this.active.filter((e) => e !== entry);
-        done({ status: 0, bytes: null, stats: { delivery: req.delivery, transport: 'webtransport', objectBytes: total, receivedBytes: total - entry.left, requestedAt: entry.startMs, recovered: false } });
-      });
-    });
-    if (!this.running) void this.pump();
-    return result;
-  }
-
-  private async pump(): Promise<void> {
-    this.running = true;
-    while (this.running && this.active.length > 0) {
-      await this.clock.sleep(0.01);
-      let budget = (this.rateBps(this.clock.now()) * 0.01) / 8;
-      const order = [...this.active].sort((a, b) => (a.req.urgency ?? 3) - (b.req.urgency ?? 3));
-      for (const e of order) {
-        if (budget <= 0) break;
-        const sent = Math.min(budget, e.left);
-        budget -= sent;
-        e.left -= sent;
-        e.req.onProgress?.(Math.min(e.total, e.total - e.left), e.total);
-        if (e.left <= 0) {
-          this.active = this.active.filter((x) => x !== e);
-          const now = this.clock.now() * 1000;
-          // A datagram object decodes from K + 2 of K + 10 symbols sent; the last 8 were still in
-          // flight (not lost): the link loses nothing.
-          const symbols = e.req.delivery === 'datagram'
-            ? { symbolsSent: 110, symbolsReceived: 102, symbolsObserved: 102, symbolsLost: 0, lossBursts: 0, sourceSymbols: 100 }
-            : {};
-          e.done({ status: 200, bytes: new Uint8Array(8), stats: { delivery: e.req.delivery, transport: 'webtransport', objectBytes: e.total, receivedBytes: e.total, requestedAt: e.startMs, firstByteAt: e.startMs + 20, lastByteAt: now, recovered: true, ...symbols } });
-        }
-      }
-    }
-    this.running = false;
-  }
-}
 
 const decoder: SegmentDecoder = { decode: async () => ({ frames: [], decodeMs: 5 }) };
 const viewport = { visibleArea: (id: string) => (id === 'o0' ? 0.5 : 0.1) };
@@ -415,6 +320,50 @@ describe('PlayoutSession', () => {
     expect(abandoned.length).toBeGreaterThan(0);
     const replacement = session.segmentRecords().find((r) => r.index === abandoned[0].index && !r.abandoned);
     expect(replacement?.quality).toBe(0);
+  });
+});
+
+describe('PlayoutSession abandonment by segment (abandonRule: segment)', () => {
+  const drop = (t: number) => (t < 6 ? 40e6 : 8e6);
+
+  it('does not abandon a request that is only queued behind an earlier segment', async () => {
+    const clock = new VirtualClock();
+    const link = new ScriptedLink(clock, () => 40e6);
+    const events: string[] = [];
+    const session = await playOn(clock, link, 12, { bufferTargetS: 4, volatileBufferTargetS: 4, abandonRule: 'segment', onEvent: (e) => events.push(e.type) });
+    expect(events).not.toContain('abandoned');
+    expect(session.freezeSummary().count).toBe(0);
+  });
+
+  it('gives up early enough for a rate drop not to freeze playback, where the one late check per object does not', async () => {
+    // 40 → 8 Mbit/s at 6 s with both objects near the top of the ladder: the per-object rule's
+    // check a quarter second before the deadline leaves the replacement and the object queued
+    // behind it too little time.
+    const run = async (abandonRule: 'object' | 'segment') => {
+      const clock = new VirtualClock();
+      const link = new ScriptedLink(clock, drop);
+      const slow: SegmentDecoder = { parallelism: 2, decode: async () => { await clock.sleep(0.1); return { frames: [], decodeMs: 100 }; } };
+      return playOn(clock, link, 20, { abandonRule, decoder: slow });
+    };
+    const byObject = await run('object');
+    const bySegment = await run('segment');
+    expect(byObject.freezeSummary().count).toBeGreaterThan(0);
+    expect(bySegment.freezeSummary().count).toBe(0);
+    const abandoned = bySegment.segmentRecords().filter((r) => r.abandoned);
+    expect(abandoned.length).toBeGreaterThan(0);
+    // Each given-up object was asked for again at the lowest quality for the same segment.
+    for (const a of abandoned) {
+      expect(bySegment.segmentRecords().some((r) => r.index === a.index && r.object === a.object && !r.abandoned && r.quality === 0)).toBe(true);
+    }
+  });
+
+  it('rejects an unknown rule', () => {
+    const clock = new VirtualClock();
+    const link = new ScriptedLink(clock, () => 1e6);
+    expect(() => new PlayoutSession({
+      scene: scene(1), contentBase: '/c/', transports: { webtransport: link, http2: link }, decoder, viewport,
+      policy: new FixedModePolicy('qr', knapsackRule), clock, abandonRule: 'never' as never,
+    })).toThrow(/abandonment rule never/);
   });
 });
 

@@ -13,6 +13,7 @@
 import type { ObjectResult, ObjectTransport, TransportState } from '../transport/types';
 import type { QoeSegment } from '../qoe/schema';
 import type { Clock } from './clock';
+import { type InFlightObject, objectsToAbandon } from './abandon';
 import { BufferTarget, volatileTargetS } from './bufferTarget';
 import { LinkWatch } from './linkWatch';
 import { DECODE_HEADROOM, DecodeCostModel, fitDecodeBudget } from './decodeBudget';
@@ -64,12 +65,25 @@ export interface PlayoutConfig {
   durationS?: number;
   /** A reliable object later than this stalls no longer: it is given up and the segment plays. */
   maxStallS?: number;
+  /**
+   * How late reliable requests are given up for the lowest quality: `object` (default) checks each
+   * once, a quarter segment before its deadline, on its own rate; `segment` (an experiment,
+   * abandon.ts) projects every 0.1 s when each segment due within a segment duration will be
+   * ready — the bytes still owed, the link's rate, decoding — and gives up the least visible first.
+   */
+  abandonRule?: AbandonRule;
   /** Called when segment k starts playing, with the frames to show per object (null = keep the last). */
   onSegment?: (k: number, shown: ReadonlyMap<string, ShownObject | null>) => void;
   onEvent?: (event: PlayoutEvent) => void;
   /** Called when the requests of a segment are planned (one entry per object, most visible first). */
   onPlan?: (plans: ReadonlyArray<PlannedObject>) => void;
 }
+
+export type AbandonRule = 'object' | 'segment';
+export const ABANDON_RULES: readonly AbandonRule[] = ['object', 'segment'];
+
+/** Seconds between two checks of the `segment` abandonment rule. */
+const ABANDON_CHECK_S = 0.1;
 
 export interface PlannedObject {
   segment: number;
@@ -128,6 +142,8 @@ interface ObjectTask {
   /** Settles when the bytes arrived (or failed) and were decoded (or failed); never rejects. */
   done: Promise<void>;
   settled: boolean;
+  /** Order of creation: equal urgencies are served in request order. */
+  sequence: number;
 }
 
 const DEFAULT_RTT_S = 0.05;
@@ -140,6 +156,7 @@ export class PlayoutSession {
   private readonly link = new LinkWatch();
   /** Object bytes received so far, over every request (the link watch's running total). */
   private receivedBytes = 0;
+  private taskSequence = 0;
   private readonly throughput = new ThroughputEstimator(5);
   private readonly tasks = new Map<number, ObjectTask[]>();
   private readonly lastQuality = new Map<string, number>();
@@ -165,8 +182,12 @@ export class PlayoutSession {
   private readonly halts = new Set<'pause' | 'freeze'>();
   private haltedSince = NaN;
 
+  private readonly abandonRule: AbandonRule;
+
   constructor(private readonly cfg: PlayoutConfig) {
     this.policy = cfg.policy;
+    this.abandonRule = cfg.abandonRule ?? 'object';
+    if (!ABANDON_RULES.includes(this.abandonRule)) throw new Error(`abandonment rule ${String(cfg.abandonRule)} is not one of ${ABANDON_RULES.join(', ')}`);
     const baseS = cfg.bufferTargetS ?? DEFAULT_BUFFER_TARGET_S;
     this.bufferTarget = new BufferTarget({
       baseS, volatileS: volatileTargetS(baseS, cfg.volatileBufferTargetS),
@@ -295,6 +316,7 @@ export class PlayoutSession {
     try {
       // Startup: segment 0 at the lowest quality; playback starts once its reliable objects are in.
       void this.watchLink(watch.signal);
+      if (this.abandonRule === 'segment') void this.watchSegments(watch.signal);
       this.request(0, this.origin + Math.max(4, 2 * this.bufferTargetS));
       await this.waitForSegment(0, end, false);
       if (this.stop.signal.aborted || clock.now() >= end) return;
@@ -420,7 +442,7 @@ export class PlayoutSession {
       requestedAt: clock.now(), deadline, bufferTargetS: this.bufferTargetS, abort: new AbortController(),
       decodeWithdraw: new AbortController(), decodeLate: false,
       receivedBytes: 0, objectBytes: 0, abandoned: false, heldPlayback: false, shown: false, recorded: false,
-      settled: false, done: Promise.resolve(),
+      settled: false, done: Promise.resolve(), sequence: this.taskSequence++,
     };
     if (plan.delivery === 'skip') {
       task.settled = true;
@@ -473,7 +495,7 @@ export class PlayoutSession {
         task.settled = true;
       }
     })();
-    if (plan.delivery === 'reliable') void this.watchForAbandon(task);
+    if (plan.delivery === 'reliable' && this.abandonRule === 'object') void this.watchForAbandon(task);
     return task;
   }
 
@@ -496,12 +518,54 @@ export class PlayoutSession {
     const remaining = task.objectBytes > 0 ? task.objectBytes - task.receivedBytes : Infinity;
     const eta = rate > 0 ? remaining / rate : Infinity;
     if (clock.now() + eta <= task.deadline) return;
+    this.abandon(task);
+  }
+
+  /** Cancels a reliable request and asks for its object again at the lowest quality, most urgently. */
+  private abandon(task: ObjectTask): void {
     task.abandoned = true;
     task.abort.abort();
     this.cfg.onEvent?.({ type: 'abandoned', objectId: task.object.id, index: task.index, fromQuality: task.plan.quality });
     const replacement = this.start(task.object, task.index, { ...task.plan, quality: 0, urgency: 0 }, task.visibleArea, task.rank, task.deadline);
     const list = this.tasks.get(task.index);
     if (list) list.push(replacement);
+  }
+
+  /**
+   * The `segment` abandonment rule (abandon.ts), every `ABANDON_CHECK_S` while playing: not while
+   * paused (nothing is due) or while the session is down (the requests are asked again anyway).
+   * The rate is the link's over its last window while busy, else the ABR's estimate.
+   */
+  private async watchSegments(signal: AbortSignal): Promise<void> {
+    const { clock, scene } = this.cfg;
+    while (!signal.aborted) {
+      try {
+        await clock.sleep(ABANDON_CHECK_S, signal);
+      } catch {
+        return;
+      }
+      if (!Number.isFinite(this.playStart) || this.pauseGate || this.cfg.transports.webtransport?.state === 'reconnecting') continue;
+      const rateBps = this.link.busyRateBps() ?? this.throughput.estimate();
+      if (rateBps === null) continue;
+      const now = clock.now();
+      const pending = [...this.tasks.values()].flat()
+        .filter((t) => t.plan.delivery === 'reliable' && this.inFlight(t))
+        .sort((a, b) => (a.plan.urgency - b.plan.urgency) || (a.sequence - b.sequence));
+      const bytesOf = (o: SceneObject, q: number) => (o.representations[q].avgBandwidth * scene.segmentDuration) / 8;
+      const decodeS = (o: SceneObject, q: number) => (this.decodeCost.estimateMs(o.representations[q].pointsPerFrame) ?? 0) / 1000;
+      const inFlight: InFlightObject[] = pending.map((t, key) => ({
+        key,
+        // Playout time now: later by the freeze under way, if any.
+        deadlineS: this.playoutTime(t.index) + this.haltedFor(now),
+        quality: t.plan.quality,
+        remainingBytes: t.objectBytes > 0 ? t.objectBytes - t.receivedBytes : bytesOf(t.object, t.plan.quality),
+        lowestBytes: bytesOf(t.object, 0),
+        decodeS: decodeS(t.object, t.plan.quality),
+        lowestDecodeS: decodeS(t.object, 0),
+        visibleArea: t.visibleArea,
+      }));
+      for (const key of objectsToAbandon(inFlight, now, rateBps, scene.segmentDuration)) this.abandon(pending[key]);
+    }
   }
 
   /**

@@ -22,6 +22,8 @@ export interface QoeConfig {
   volatileBufferTargetS?: number;
   /** Seconds without a byte before a stalled WebTransport session is replaced (0 = never; absent in older logs). */
   stallTimeoutS?: number;
+  /** How late reliable requests were given up (`object`, `segment`; absent in older logs: `object`). */
+  abandonRule?: string;
   /** Number of objects sent reliably in `qpr` / `qpr-fec`. */
   reliableCount?: number;
   manifest: string;

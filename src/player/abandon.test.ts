@@ -1,0 +1,76 @@
+import { describe, expect, it } from 'vitest';
+import { type InFlightObject, objectsToAbandon } from './abandon';
+
+function object(key: number, o: Partial<InFlightObject>): InFlightObject {
+  return { key, deadlineS: 10, quality: 4, remainingBytes: 100_000, lowestBytes: 10_000, decodeS: 0, lowestDecodeS: 0, visibleArea: 0.5, ...o };
+}
+
+describe('objectsToAbandon', () => {
+  it('gives nothing up while every segment will be ready in time', () => {
+    // 200 kB at 8 Mbit/s: 0.2 s, due in 0.5 s.
+    const inFlight = [object(1, { remainingBytes: 100_000 }), object(2, { remainingBytes: 100_000 })];
+    expect(objectsToAbandon(inFlight, 9.5, 8e6, 1)).toEqual([]);
+  });
+
+  it('without a rate says nothing', () => {
+    const inFlight = [object(1, { remainingBytes: 1e9 })];
+    expect(objectsToAbandon(inFlight, 9.5, 0, 1)).toEqual([]);
+    expect(objectsToAbandon(inFlight, 9.5, NaN, 1)).toEqual([]);
+  });
+
+  it('leaves a segment due beyond the horizon alone, however late it looks', () => {
+    const inFlight = [object(1, { deadlineS: 12, remainingBytes: 1e7 })];
+    expect(objectsToAbandon(inFlight, 10, 1e6, 1)).toEqual([]);
+    expect(objectsToAbandon(inFlight, 11.2, 1e6, 1)).toEqual([1]);
+  });
+
+  it('counts the object waiting behind for the same deadline (the driving trace, 5 %, qpr-fec)', () => {
+    // 0.63 s before the deadline, 2.5 Mbit/s: 214 kB of the rank-0 top quality still to come, then
+    // the rank-1 object's 69 kB. The rank-0 object alone would be ready by 39.45 s (0.27 s of
+    // decoding): too late. Its lowest quality (56 kB) and the rank-1 object are ready by ~38.95 s.
+    const inFlight = [
+      object(1, { deadlineS: 39.13, remainingBytes: 214_000, lowestBytes: 56_000, decodeS: 0.27, lowestDecodeS: 0.05, visibleArea: 0.6 }),
+      object(2, { deadlineS: 39.13, quality: 0, remainingBytes: 69_000, lowestBytes: 69_000, decodeS: 0.05, lowestDecodeS: 0.05, visibleArea: 0.3 }),
+    ];
+    expect(objectsToAbandon(inFlight, 38.5, 2.5e6, 1)).toEqual([1]);
+  });
+
+  it('counts decoding: an object that arrives in time but decodes too late is given up', () => {
+    // 295 kB at 5.2 Mbit/s arrive 0.27 s before the deadline; decoding the top quality takes 0.31 s.
+    const late = object(1, { deadlineS: 37.226, remainingBytes: 295_000, lowestBytes: 64_000, decodeS: 0.31, lowestDecodeS: 0.08 });
+    expect(objectsToAbandon([late], 36.5, 5.2e6, 1)).toEqual([1]);
+    expect(objectsToAbandon([{ ...late, decodeS: 0 }], 36.5, 5.2e6, 1)).toEqual([]);
+  });
+
+  it('gives up the least visible object first, and only as many as needed', () => {
+    // 2 × 500 kB at 8 Mbit/s = 1 s, due in 0.8 s: one replacement (10 kB) brings it to 0.51 s.
+    const inFlight = [
+      object(1, { remainingBytes: 500_000, visibleArea: 0.6 }),
+      object(2, { remainingBytes: 500_000, visibleArea: 0.1 }),
+    ];
+    expect(objectsToAbandon(inFlight, 9.2, 8e6, 1)).toEqual([2]);
+  });
+
+  it('gives up more than one when one is not enough, the least visible first', () => {
+    const inFlight = [
+      object(1, { remainingBytes: 500_000, visibleArea: 0.6 }),
+      object(2, { remainingBytes: 500_000, visibleArea: 0.1 }),
+    ];
+    expect(objectsToAbandon(inFlight, 9.6, 8e6, 1)).toEqual([2, 1]);
+  });
+
+  it('keeps an object whose replacement would take longer than its rest', () => {
+    // 5 kB left of the top quality; the lowest quality is 10 kB and decodes as fast.
+    const inFlight = [object(1, { remainingBytes: 5_000, lowestBytes: 10_000 }), object(2, { quality: 0, remainingBytes: 2e6, lowestBytes: 2e6 })];
+    expect(objectsToAbandon(inFlight, 9.5, 8e6, 1)).toEqual([]);
+  });
+
+  it('gives up an earlier segment’s object when the bytes it still owes make the next segment late', () => {
+    // Segment due at 10 s is on time (0.5 s of bytes); the one due at 10.2 s behind it is not.
+    const inFlight = [
+      object(1, { deadlineS: 10, remainingBytes: 500_000, visibleArea: 0.2 }),
+      object(2, { deadlineS: 10.2, remainingBytes: 500_000, visibleArea: 0.6 }),
+    ];
+    expect(objectsToAbandon(inFlight, 9.4, 8e6, 1)).toEqual([1]);
+  });
+});
