@@ -7,8 +7,8 @@
  *       Throughput origin → Chromium on loopback per delivery path, and origin CPU seconds per GB
  *       of payload (utime + stime of the origin from /proc/<pid>/stat over the timed fetches).
  *       Datagrams use planned FEC for --fec-loss (default 0: no repair unless asked for, so no
- *       RaptorQ encoding; e.g. 0.05 plans repair and pays for the encoder). Keep objects ≤ 8 MB:
- *       a 12 MB object over datagrams failed to decode in the browser (not yet diagnosed).
+ *       RaptorQ encoding; e.g. 0.05 plans repair and pays for the encoder). Objects of several
+ *       source sub-blocks (above ~10 MB) decode too since the sub-block fix (docs/benchmarks.md).
  *   npx tsx scripts/bench/origin.ts lossy [--cc cubic,bbr2] [--loss 0,1,5] [--rate-mbit 20]
  *       [--delay-ms 10] [--mb 5] [--runs 3] [--paths datagram,reliable] [--qlog DIR] [--lossless-upstream]
  *       Goodput through `holoquic-impair relay` (rate limit, one-way delay, Gilbert–Elliott loss in

@@ -31,7 +31,7 @@ impl LossReport {
 }
 
 /// Repair symbols to send with a block of `source_symbols` under `loss`.
-/// Zero when there is no loss; otherwise between 1 and 2·K.
+/// Zero when there is no loss; otherwise between `DECODE_MARGIN` (2) and 2·K.
 pub fn plan_repair(source_symbols: u64, loss: LossReport) -> u64 {
     let k = source_symbols;
     if k == 0 || loss.rate <= 0.0 {
