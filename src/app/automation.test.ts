@@ -26,6 +26,7 @@ describe('readPageParams', () => {
     expect(playerOptionsFrom(readPageParams('?buffer=3&volatile-buffer=3', 'http://x'))).toMatchObject({ bufferTargetS: 3, volatileBufferTargetS: 3 });
     expect(playerOptionsFrom(readPageParams('?abandon=segment', 'http://x'))).toMatchObject({ abandonRule: 'segment' });
     expect(readPageParams('', 'http://x').abandonRule).toBeUndefined();
+    expect(playerOptionsFrom(readPageParams('?fec-target=0.7', 'http://x'))).toMatchObject({ fecTarget: 0.7 });
   });
 
   it('names the parameter that is malformed', () => {
@@ -36,5 +37,6 @@ describe('readPageParams', () => {
     expect(() => readPageParams('?poseConvention=lefty', 'http://x')).toThrow(/poseConvention/);
     expect(() => readPageParams('?reliability=Q101', 'http://x')).toThrow(/reliability=Q101/);
     expect(() => readPageParams('?abandon=never', 'http://x')).toThrow(/abandon=never/);
+    expect(() => readPageParams('?fec-target=1', 'http://x')).toThrow(/fec-target=1/);
   });
 });

@@ -31,6 +31,8 @@ export interface PageParams {
   stallTimeoutS?: number;
   /** How late reliable requests are given up (`abandon`: `object` or `segment`). */
   abandonRule?: AbandonRule;
+  /** Recovery probability of the FEC sent up front (`fec-target`, between 0 and 1; experiments). */
+  fecTarget?: number;
   /** URL of a pose trace to replay instead of the camera. */
   pose?: string;
   poseConvention: 'webxr' | 'unity';
@@ -67,6 +69,7 @@ export function readPageParams(search: string, pageOrigin: string): PageParams {
     volatileBufferTargetS: number('volatile-buffer', (v) => v > 0),
     stallTimeoutS: number('stall-timeout', (v) => v >= 0),
     abandonRule: abandonRule(q.get('abandon')),
+    fecTarget: number('fec-target', (v) => v > 0 && v < 1),
     pose: q.get('pose') ?? undefined,
     poseConvention: convention,
     durationS: number('duration', (v) => v > 0),
@@ -93,7 +96,8 @@ export function playerOptionsFrom(params: PageParams): Omit<PlayerOptions, 'deco
   return {
     manifestUrl: params.manifestUrl, origin: params.origin, webtransportUrl: params.webtransportUrl, mode: params.mode, abr: params.abr,
     reliableCount: params.reliableCount, reliability: params.reliability, bufferTargetS: params.bufferTargetS,
-    volatileBufferTargetS: params.volatileBufferTargetS, stallTimeoutS: params.stallTimeoutS, abandonRule: params.abandonRule, durationS: params.durationS,
+    volatileBufferTargetS: params.volatileBufferTargetS, stallTimeoutS: params.stallTimeoutS, abandonRule: params.abandonRule, fecTarget: params.fecTarget,
+    durationS: params.durationS,
   };
 }
 

@@ -71,11 +71,15 @@ export function recoveryProbability(sourceSymbols: number, repair: number, loss:
   return binomialCdf(groups, Math.min(1, loss.rate), maxLostGroups);
 }
 
-/** Repair symbols the origin plans for a block of K (docs/protocol.md §3.3): 0 without loss, else 1 … 2K. */
-export function planRepair(sourceSymbols: number, loss: LossModel): number {
+/**
+ * Repair symbols the origin plans for a block of K (docs/protocol.md §3.3): 0 without loss, else
+ * 2 … 2K. With another `target` (a client asking for fixed FEC, `fecTarget`), the same plan for
+ * that probability.
+ */
+export function planRepair(sourceSymbols: number, loss: LossModel, target = TARGET_SUCCESS): number {
   const k = sourceSymbols;
   if (k <= 0 || loss.rate <= 0) return 0;
-  const enough = (r: number) => r >= DECODE_MARGIN && recoveryProbability(k, r, loss) >= TARGET_SUCCESS;
+  const enough = (r: number) => r >= DECODE_MARGIN && recoveryProbability(k, r, loss) >= target;
   const max = 2 * k;
   if (!enough(max)) return max;
   let lo = 1, hi = max;

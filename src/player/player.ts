@@ -58,6 +58,12 @@ export interface PlayerOptions {
   stallTimeoutS?: number;
   /** How late reliable requests are given up (default `object`; `segment` is an experiment: playout.ts, abandon.ts). */
   abandonRule?: AbandonRule;
+  /**
+   * An experiment for `qpr-fec` / `q100-fec`: the recovery probability the repair sent up front
+   * must reach, planned by the player and asked for as fixed FEC (default: the origin plans for
+   * 99 %; `FixedModePolicy`). Repair on demand makes up the rest while the deadline allows.
+   */
+  fecTarget?: number;
   /** Stop after this many seconds of wall time from play() (default: never). */
   durationS?: number;
   decoder: SegmentDecoder;
@@ -347,6 +353,7 @@ export class Player extends EventTarget {
         volatileBufferTargetS: volatileTargetS(this.options.bufferTargetS ?? DEFAULT_BUFFER_TARGET_S, this.options.volatileBufferTargetS),
         stallTimeoutS: this.options.stallTimeoutS ?? DEFAULT_STALL_TIMEOUT_MS / 1000,
         abandonRule: this.options.abandonRule ?? 'object',
+        ...(this.options.fecTarget !== undefined ? { fecTarget: this.options.fecTarget } : {}),
         reliableCount: this.reliableCount(),
         manifest: this.options.manifestUrl,
         transport: this.transports?.webtransport && this.mode !== 'h2' ? 'webtransport' : 'http2',
@@ -368,7 +375,7 @@ export class Player extends EventTarget {
 
   private policy(): DeliveryPolicy {
     if (this.mode === 'adaptive') return new AdaptivePolicy();
-    return new FixedModePolicy(this.mode, abrRule(this.options.abr ?? knapsackRule.name), this.reliableCount());
+    return new FixedModePolicy(this.mode, abrRule(this.options.abr ?? knapsackRule.name), this.reliableCount(), this.options.fecTarget);
   }
 
   private reliableCount(): number | undefined {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { AdaptivePolicy, admit, repairFor } from './adaptive';
 import { PLANNING_BURST_CAP, PLANNING_LOSS_CAP, PLANNING_LOSS_FLOOR, recoveryProbability } from './fecModel';
-import { FixedModePolicy, type PlanInput, reliableCountFromDegree } from './policy';
+import { FixedModePolicy, type PlanInput, reliableCountFromDegree, SYMBOL_BYTES } from './policy';
 import { abrRule, hybridRule, knapsackRule, priorityGreedyRule } from './rules';
 
 const LADDER = [1e6, 2e6, 4e6, 8e6, 16e6];
@@ -31,6 +31,21 @@ describe('fixed modes', () => {
   it('plans FEC for no more than the loss cap: heavy, long-burst loss is congestion', () => {
     const plans = new FixedModePolicy('qpr-fec', knapsackRule).plan(input({ loss: { rate: 0.4, meanBurst: 30 } }));
     expect(plans[3].fec).toEqual({ kind: 'planned', lossRate: PLANNING_LOSS_CAP, meanBurstLength: PLANNING_BURST_CAP });
+  });
+
+  it('with a FEC target, asks for fixed FEC planned for that probability (less repair for a lower one)', () => {
+    const loss = { rate: 0.05, meanBurst: 2 };
+    const plans = new FixedModePolicy('qpr-fec', knapsackRule, undefined, 0.7).plan(input({ loss }));
+    const fec = plans[3].fec;
+    expect(fec.kind).toBe('fixed');
+    if (fec.kind !== 'fixed') return;
+    // The object at its chosen quality, in symbols; the repair asked for reaches 70 %, not 99 %.
+    const k = Math.ceil((LADDER[plans[3].quality] / 8) / SYMBOL_BYTES);
+    const repair = Math.round(fec.overhead * k);
+    expect(recoveryProbability(k, repair, loss)).toBeGreaterThanOrEqual(0.7);
+    expect(recoveryProbability(k, repair, loss)).toBeLessThan(0.99);
+    expect(plans[0].fec).toEqual({ kind: 'none' });
+    expect(() => new FixedModePolicy('qpr-fec', knapsackRule, undefined, 1)).toThrow(/FEC target/);
   });
 
   it('the first segment is requested at the lowest quality', () => {

@@ -62,10 +62,10 @@ export interface DeliveryPolicy {
   plan(input: PlanInput): ObjectPlan[];
 }
 
-/** Repair fraction the origin will plan for an object of `bytes` under `loss`. */
-export function plannedOverhead(bytes: number, loss: LossModel): number {
+/** Repair fraction planned for an object of `bytes` under `loss` (at the origin's target unless `target` is given). */
+export function plannedOverhead(bytes: number, loss: LossModel, target?: number): number {
   const k = Math.max(1, Math.ceil(bytes / SYMBOL_BYTES));
-  return planRepair(k, loss) / k;
+  return planRepair(k, loss, target) / k;
 }
 
 /** Fixed modes: qualities from the ABR rule, delivery from the mode. */
@@ -73,8 +73,18 @@ export class FixedModePolicy implements DeliveryPolicy {
   /**
    * @param reliableCount objects sent reliably in `qpr` / `qpr-fec` (default: half, rounded up);
    *   ignored by the other modes.
+   * @param fecTarget an experiment: the probability the repair sent up front must reach, planned
+   *   by the player and asked for as fixed FEC (repair on demand makes up the rest while the
+   *   deadline allows). Default: the origin plans (`planned` FEC) for the protocol's 99 %.
    */
-  constructor(readonly mode: Exclude<PlayerMode, 'adaptive'>, private readonly rule: AbrRule, private readonly reliableCount?: number) {}
+  constructor(
+    readonly mode: Exclude<PlayerMode, 'adaptive'>,
+    private readonly rule: AbrRule,
+    private readonly reliableCount?: number,
+    private readonly fecTarget?: number,
+  ) {
+    if (fecTarget !== undefined && !(fecTarget > 0 && fecTarget < 1)) throw new Error(`FEC target must be between 0 and 1 (exclusive), got ${fecTarget}`);
+  }
 
   plan(input: PlanInput): ObjectPlan[] {
     const ids = input.objects.map((o) => o.objectId);
@@ -82,18 +92,22 @@ export class FixedModePolicy implements DeliveryPolicy {
     const objects = input.objects.map((o) => {
       const d = deliveries.get(o.objectId)!;
       const bytes = (o.bitrates[Math.max(0, o.previousQuality)] * input.segmentDurationS) / 8;
-      return { ...o, fecOverhead: d.delivery === 'datagram' && d.fec ? plannedOverhead(bytes, planningLoss(input.loss)) : 0 };
+      return { ...o, fecOverhead: d.delivery === 'datagram' && d.fec ? plannedOverhead(bytes, planningLoss(input.loss), this.fecTarget) : 0 };
     });
     const allocation = input.segment === 0
       ? new Map(ids.map((id) => [id, 0]))
       : this.rule.allocate({ objects, throughputBps: input.throughputBps, bufferS: input.bufferS, bufferTargetS: input.bufferTargetS });
+    const planned = planningLoss(input.loss);
     return input.objects.map((o) => {
       const d = deliveries.get(o.objectId)!;
-      const planned = planningLoss(input.loss);
-      const fec: FecRequest = d.delivery === 'datagram' && d.fec
-        ? { kind: 'planned', lossRate: planned.rate, meanBurstLength: planned.meanBurst }
-        : { kind: 'none' };
-      return { objectId: o.objectId, quality: allocation.get(o.objectId) ?? 0, delivery: d.delivery, fec, urgency: Math.min(7, o.rank) };
+      const quality = allocation.get(o.objectId) ?? 0;
+      let fec: FecRequest = { kind: 'none' };
+      if (d.delivery === 'datagram' && d.fec) {
+        fec = this.fecTarget === undefined
+          ? { kind: 'planned', lossRate: planned.rate, meanBurstLength: planned.meanBurst }
+          : { kind: 'fixed', overhead: plannedOverhead((o.bitrates[quality] * input.segmentDurationS) / 8, planned, this.fecTarget) };
+      }
+      return { objectId: o.objectId, quality, delivery: d.delivery, fec, urgency: Math.min(7, o.rank) };
     });
   }
 }

@@ -24,6 +24,8 @@ export interface QoeConfig {
   stallTimeoutS?: number;
   /** How late reliable requests were given up (`object`, `segment`; absent in older logs: `object`). */
   abandonRule?: string;
+  /** Recovery probability of the FEC sent up front, when the player planned it (absent: the origin's 99 %). */
+  fecTarget?: number;
   /** Number of objects sent reliably in `qpr` / `qpr-fec`. */
   reliableCount?: number;
   manifest: string;
