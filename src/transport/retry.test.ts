@@ -44,7 +44,14 @@ describe('fetchWithRetry', () => {
     expect(response.status).toBe(503);
   });
 
-  it('caps the delay and stops waiting when aborted', async () => {
+  it('doubles the delay up to its cap', async () => {
+    const { fetchImpl } = scripted([503, 503, 503, 200]);
+    const delays: number[] = [];
+    await fetchWithRetry('https://o/x', {}, { ...noSleep, fetchImpl, baseDelayMs: 1000, maxDelayMs: 1500, onRetry: (_a, _r, d) => delays.push(d) });
+    expect(delays).toEqual([1000, 1500, 1500]);
+  });
+
+  it('stops waiting when aborted', async () => {
     const { fetchImpl } = scripted([new TypeError('down'), new TypeError('down')]);
     const controller = new AbortController();
     const pending = fetchWithRetry('https://o/x', { signal: controller.signal }, { fetchImpl, baseDelayMs: 60_000, maxDelayMs: 60_000 });

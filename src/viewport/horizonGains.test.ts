@@ -77,6 +77,7 @@ describe('HorizonGainPredictor', () => {
 
   it('fitting recovers unit gains on constant-velocity motion and a known shrinkage on damped motion', () => {
     const cv = fitHorizonGains([times(4).map(cvPose)], [200, 500]);
+    expect(cv).toHaveLength(2);
     for (const g of cv) {
       expect(g.position.horizontal).toBeCloseTo(1, 3);
       expect(g.orientation.yaw).toBeCloseTo(1, 2);
