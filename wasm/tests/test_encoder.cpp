@@ -2,6 +2,7 @@
 // encoded, decoded by our decoder and compared with the input; inter-predicted atlases decode to
 // the intra-only points; output is deterministic; bad input gets a clear error.
 #include <cmath>
+#include <filesystem>
 #include <set>
 
 #include "harness.h"
@@ -227,13 +228,13 @@ TEST(bad_input_is_rejected_with_the_frame_named) {
 
 TEST(real_voxelized_frames_round_trip) {
   const std::string base = harness::sharedDir() + "/data/pointclouds/cesiumman/cesiumman_vox10_000";
-  std::vector<InputFrame> frames;
-  try {
-    for (int i = 0; i < 2; ++i) frames.push_back(voxelize(readPly(base + std::to_string(i) + ".ply"), 10, "cesiumman"));
-  } catch (const std::runtime_error&) {
+  // Skipped only without the data; a reader or voxelizer error on files that are there fails.
+  if (!std::filesystem::exists(base + "0.ply") || !std::filesystem::exists(base + "1.ply")) {
     std::printf("  skipped: no shared point clouds\n");
     return;
   }
+  std::vector<InputFrame> frames;
+  for (int i = 0; i < 2; ++i) frames.push_back(voxelize(readPly(base + std::to_string(i) + ".ply"), 10, "cesiumman"));
   auto video = makeLibavEncoder();
   EncoderConfig cfg;
   const auto bytes = encodeSequence(frames, cfg, *video);

@@ -85,12 +85,13 @@ TEST(garbage_is_rejected) {
   CHECK_THROWS(parseSampleStream(std::vector<uint8_t>{}), ParseError);
   CHECK_THROWS(parseSampleStream(std::vector<uint8_t>{0x60, 0xff, 0xff, 0xff}), ParseError);
   std::mt19937 rng(11);
+  int rejected = 0;
   for (int i = 0; i < 500; ++i) {
     std::vector<uint8_t> junk(rng() % 300);
     for (auto& b : junk) b = uint8_t(rng());
-    int rejected = 0;
     parseExpectingOnlyParseErrors(junk, rejected);
   }
+  CHECK_EQ(rejected, 500);
 }
 
 TEST_MAIN
