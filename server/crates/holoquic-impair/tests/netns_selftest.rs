@@ -12,12 +12,12 @@ fn running_as_root() -> bool {
     String::from_utf8_lossy(&output.stdout).trim() == "0"
 }
 
+/// Ignored by default — it needs root for network namespaces, and a pass must mean it ran;
+/// `scripts/test.sh` runs it (`--include-ignored`) when it runs as root, as CI does.
 #[test]
+#[ignore = "needs root (network namespaces); scripts/test.sh runs it as root"]
 fn namespace_topology_loss_and_trace_replay() {
-    if !running_as_root() {
-        eprintln!("netns self-test not run: it needs root (network namespaces); CI runs it as root");
-        return;
-    }
+    assert!(running_as_root(), "the network self-test needs root (network namespaces)");
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../scripts/net/selftest.sh");
     let output = Command::new("bash").arg(&script).arg(env!("CARGO_BIN_EXE_holoquic-impair")).output().expect("bash must run the self-test");
     let stdout = String::from_utf8_lossy(&output.stdout);
