@@ -67,6 +67,7 @@ describe('<holoquic-player> in a plain page', () => {
     const shot = await snapshot(browser.page);
     // The drawing buffer is the element's size, not the window's.
     expect(shot.height).toBe(480);
+    expect(Object.keys(shot.boxes).length).toBeGreaterThan(0);
     for (const [id, box] of Object.entries(shot.boxes)) {
       const { drawn, area } = drawnIn(shot, box);
       expect(drawn, `${id}: ${drawn} of ${area}`).toBeGreaterThan(Math.max(50, area * 0.02));

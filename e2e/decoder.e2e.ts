@@ -96,7 +96,9 @@ describe('decoding in the browser', () => {
     for (const fraction of [0.1, 0.3, 0.5, 0.7, 0.9]) {
       const at = Math.floor(size * fraction);
       const result = await decodeIn(path, { corruptAt: [at, at + 1, at + 2, at + 3] });
-      if (result.error) expect(result.error.length).toBeGreaterThan(10);
+      // An error names what was wrong; a wasm trap or abort (which the pool survives by
+      // restarting the worker) is the crash this test exists to catch.
+      if (result.error) expect(result.error).not.toMatch(/RuntimeError|worker restarted|unreachable|out of bounds|Aborted/i);
       else expect(result.wellFormed).toBe(true);
     }
     const after = await decodeIn(path);
@@ -106,7 +108,9 @@ describe('decoding in the browser', () => {
 
 describe('GPU reconstruction', () => {
   it('the vertex-shader reconstruction gives the same points as the CPU path, read back by transform feedback', async () => {
-    for (const file of demoSegments()) {
+    const segments = demoSegments();
+    expect(segments.length).toBeGreaterThan(0);
+    for (const file of segments) {
       const path = `/content/${relative(content, file)}`;
       const result = (await browser.page.evaluate(([p]) => window.holoquicDecoderTest.gpuCompare(p, { frames: 3 }), [path] as const)) as GpuCompareResult;
       expect(result.error, `${result.error}\n${browser.log.slice(-10).join('\n')}`).toBeUndefined();
@@ -130,7 +134,7 @@ describe('GPU reconstruction', () => {
 });
 
 describe('HEVC (TMC2 conformance stream)', () => {
-  it.skipIf(!existsSync(`${TMC2_STREAM}.bin`))('decodes bit-exactly with WebCodecs where it has HEVC, else with the module\'s own decoder', async () => {
+  it.skipIf(!existsSync(`${TMC2_STREAM}.bin`))('headless Chromium decodes HEVC with the module\'s own decoder (libde265), bit-exactly', async () => {
     // Served to the page by Playwright (the stream is test material outside the content root).
     await browser.page.route('**/tmc2-stream.bin', (route) => route.fulfill({ body: readFileSync(`${TMC2_STREAM}.bin`) }));
     const result = await decodeIn('/tmc2-stream.bin');
@@ -139,6 +143,8 @@ describe('HEVC (TMC2 conformance stream)', () => {
     // Headless Chromium has no HEVC in WebCodecs: this is the libde265 fallback at work.
     expect(result.videoDecoder).toBe('wasm');
     const log = readFileSync(`${TMC2_STREAM}_dec_rec_pcframe_log.txt`, 'utf8');
-    expect(result.md5).toEqual([...log.matchAll(/MD5 checksum\s*=\s*([0-9a-f]{32})/g)].map((m) => m[1]));
+    const expected = [...log.matchAll(/MD5 checksum\s*=\s*([0-9a-f]{32})/g)].map((m) => m[1]);
+    expect(expected.length).toBeGreaterThan(0);
+    expect(result.md5).toEqual(expected);
   });
 });
