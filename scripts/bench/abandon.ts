@@ -1,19 +1,19 @@
 /**
  * The two abandonment rules of the playout loop (docs/player.md → "Abandonment") on scripted
  * links: abrupt rate drops, dips and a saw-tooth, 2 and 4 objects, 20 s of a delivery mode
- * (default `qr`) on a virtual clock, decoding that takes longer at higher qualities (20 + 60·q ms on two workers). A
- * simulation of the loop's decisions, not of the network: the QoE matrix (npm run qoe) decides.
+ * (default `qr`) on a virtual clock, decoding that takes longer at higher qualities (20 + 60·q ms
+ * on two workers). A simulation of the loop's decisions, not of the network: the QoE matrix (npm run qoe) decides.
  *
  *   npx tsx scripts/bench/abandon.ts [--mode qr|qpr|qpr-fec|q100-fec|adaptive]
  */
 import { parseArgs } from 'node:util';
 import { VirtualClock } from '../../src/player/clock';
 import type { SegmentDecoder } from '../../src/player/decoder';
-import { type AbandonRule, ABANDON_RULES, PlayoutSession } from '../../src/player/playout';
+import { type AbandonRule, ABANDON_RULES } from '../../src/player/playout';
 import { AdaptivePolicy } from '../../src/player/adaptive';
 import { type DeliveryPolicy, FixedModePolicy, PLAYER_MODES, type PlayerMode } from '../../src/player/policy';
 import { knapsackRule } from '../../src/player/rules';
-import { scene, ScriptedLink } from '../../src/testing/scriptedLink';
+import { playOn, scene, ScriptedLink } from '../../src/testing/scriptedLink';
 
 const decodeMs = (quality: number) => 20 + 60 * quality;
 
@@ -39,17 +39,10 @@ async function play(rate: (t: number) => number, objects: number, abandonRule: A
       return { frames: [], decodeMs: decodeMs(job.quality) };
     },
   };
-  const durationS = 20;
-  const session = new PlayoutSession({
-    scene: sceneModel, contentBase: '/content/test/', transports: { webtransport: link, http2: link }, decoder,
+  const session = await playOn(clock, link, 20, {
+    scene: sceneModel, decoder, policy: policyFor(mode), abandonRule,
     viewport: { visibleArea: (id: string) => (id === 'o0' ? 0.5 : 0.5 / (objects * Number(id.slice(1)))) },
-    policy: policyFor(mode), clock, durationS, abandonRule,
   });
-  const done = session.run();
-  await clock.run(durationS + 1);
-  session.close();
-  await clock.run();
-  await done;
   const freezes = session.freezeSummary();
   const shown = session.segmentRecords().filter((r) => !r.abandoned && r.delivery !== 'skip');
   const area = shown.reduce((a, r) => a + r.visibleArea, 0);

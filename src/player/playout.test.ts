@@ -1,28 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import type { ObjectRequest } from '../transport/types';
-import { scene, ScriptedLink } from '../testing/scriptedLink';
+import { decoder, playOn, scene, ScriptedLink, viewport } from '../testing/scriptedLink';
 import { VirtualClock } from './clock';
 import type { SegmentDecoder } from './decoder';
 import { FixedModePolicy } from './policy';
-import { DEFAULT_BUFFER_TARGET_S, type PlayoutConfig, PlayoutSession, requestUrgency } from './playout';
+import { DEFAULT_BUFFER_TARGET_S, PlayoutSession, requestUrgency } from './playout';
 import { knapsackRule } from './rules';
-
-const decoder: SegmentDecoder = { decode: async () => ({ frames: [], decodeMs: 5 }) };
-const viewport = { visibleArea: (id: string) => (id === 'o0' ? 0.5 : 0.1) };
-
-/** Plays `durationS` of the `qr` mode on a virtual clock over `link`, then stops the session. */
-async function playOn(clock: VirtualClock, link: ScriptedLink, durationS: number, options: Partial<PlayoutConfig> = {}) {
-  const session = new PlayoutSession({
-    scene: scene(2), contentBase: '/content/test/', transports: { webtransport: link, http2: link }, decoder, viewport,
-    policy: new FixedModePolicy('qr', knapsackRule), clock, durationS, ...options,
-  });
-  const done = session.run();
-  await clock.run(durationS + 1);
-  session.close();
-  await clock.run();
-  await done;
-  return session;
-}
 
 async function play(rate: (t: number) => number, durationS: number, objects = 2) {
   const clock = new VirtualClock();

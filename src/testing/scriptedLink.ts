@@ -5,7 +5,11 @@
  */
 import type { ObjectRequest, ObjectResult, ObjectTransport } from '../transport/types';
 import type { VirtualClock } from '../player/clock';
+import type { SegmentDecoder } from '../player/decoder';
 import type { SceneModel } from '../player/mpd';
+import { type PlayoutConfig, PlayoutSession } from '../player/playout';
+import { FixedModePolicy } from '../player/policy';
+import { knapsackRule } from '../player/rules';
 
 /** Bits/s of qualities 0 … 4. */
 export const LADDER = [1e6, 2e6, 4e6, 8e6, 16e6];
@@ -101,4 +105,23 @@ export class ScriptedLink implements ObjectTransport {
     }
     this.running = false;
   }
+}
+
+/** A decoder that takes no time (5 ms reported). */
+export const decoder: SegmentDecoder = { decode: async () => ({ frames: [], decodeMs: 5 }) };
+/** `o0` in view, the others mostly not. */
+export const viewport = { visibleArea: (id: string) => (id === 'o0' ? 0.5 : 0.1) };
+
+/** Plays `durationS` (default mode `qr`, 2 objects) on a virtual clock over `link`, then stops the session. */
+export async function playOn(clock: VirtualClock, link: ScriptedLink, durationS: number, options: Partial<PlayoutConfig> = {}): Promise<PlayoutSession> {
+  const session = new PlayoutSession({
+    scene: scene(2), contentBase: '/content/test/', transports: { webtransport: link, http2: link }, decoder, viewport,
+    policy: new FixedModePolicy('qr', knapsackRule), clock, durationS, ...options,
+  });
+  const done = session.run();
+  await clock.run(durationS + 1);
+  session.close();
+  await clock.run();
+  await done;
+  return session;
 }
