@@ -1,17 +1,15 @@
 /**
- * The two abandonment rules of the playout loop (docs/player.md → "Abandonment") on scripted
- * links: abrupt rate drops, dips and a saw-tooth, 2 and 4 objects, 20 s of a delivery mode
- * (default `qr`) on a virtual clock, decoding that takes longer at higher qualities (20 + 60·q ms
- * on two workers). A simulation of the loop's decisions, not of the network: the QoE matrix (npm run qoe) decides.
+ * The playout loop's abandonment rule (docs/player.md → "Abandonment") on scripted links: abrupt
+ * rate drops, dips and a saw-tooth, 2 and 4 objects, 20 s of each delivery mode that has reliable
+ * objects, on a virtual clock, decoding that takes longer at higher qualities (20 + 60·q ms on two
+ * workers). A simulation of the loop's decisions, not of the network: the QoE matrix (npm run qoe) decides.
  *
- *   npx tsx scripts/bench/abandon.ts [--mode qr|qpr|qpr-fec|q100-fec|adaptive]
+ *   npx tsx scripts/bench/abandon.ts
  */
-import { parseArgs } from 'node:util';
 import { VirtualClock } from '../../src/player/clock';
 import type { SegmentDecoder } from '../../src/player/decoder';
-import { type AbandonRule, ABANDON_RULES } from '../../src/player/playout';
 import { AdaptivePolicy } from '../../src/player/adaptive';
-import { type DeliveryPolicy, FixedModePolicy, PLAYER_MODES, type PlayerMode } from '../../src/player/policy';
+import { type DeliveryPolicy, FixedModePolicy, type PlayerMode } from '../../src/player/policy';
 import { knapsackRule } from '../../src/player/rules';
 import { playOn, scene, ScriptedLink } from '../../src/testing/scriptedLink';
 
@@ -26,7 +24,7 @@ const scenarios: Array<[string, (t: number) => number]> = [
   ['saw 30 / 5 Mbit/s, 2 s each', (t) => (Math.floor(t) % 4 < 2 ? 30e6 : 5e6)],
 ];
 
-async function play(rate: (t: number) => number, objects: number, abandonRule: AbandonRule, mode: PlayerMode) {
+async function play(rate: (t: number) => number, objects: number, mode: PlayerMode) {
   const clock = new VirtualClock();
   const link = new ScriptedLink(clock, rate);
   const base = scene(objects);
@@ -40,7 +38,7 @@ async function play(rate: (t: number) => number, objects: number, abandonRule: A
     },
   };
   const session = await playOn(clock, link, 20, {
-    scene: sceneModel, decoder, policy: policyFor(mode), abandonRule,
+    scene: sceneModel, decoder, policy: policyFor(mode),
     viewport: { visibleArea: (id: string) => (id === 'o0' ? 0.5 : 0.5 / (objects * Number(id.slice(1)))) },
   });
   const freezes = session.freezeSummary();
@@ -57,18 +55,17 @@ function policyFor(mode: PlayerMode): DeliveryPolicy {
   return mode === 'adaptive' ? new AdaptivePolicy() : new FixedModePolicy(mode, knapsackRule);
 }
 
+/** The modes with reliable objects (the only ones the rule acts on). */
+const MODES: PlayerMode[] = ['qr', 'qpr-fec', 'adaptive'];
+
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { mode: { type: 'string', default: 'qr' } } });
-  const mode = values.mode as PlayerMode;
-  if (!PLAYER_MODES.includes(mode) || mode === 'h2') throw new Error(`--mode ${mode}: one of ${PLAYER_MODES.filter((m) => m !== 'h2').join(', ')}`);
-  console.log(`mode ${mode}`);
-  console.log(`| link | objects | ${ABANDON_RULES.map((r) => `\`${r}\`: freezes / s frozen · visible quality · abandoned`).join(' | ')} |`);
-  console.log(`|---|---|${ABANDON_RULES.map(() => '---').join('|')}|`);
+  console.log(`| link | objects | ${MODES.map((m) => `\`${m}\`: freezes / s frozen · visible quality · abandoned`).join(' | ')} |`);
+  console.log(`|---|---|${MODES.map(() => '---').join('|')}|`);
   for (const [name, rate] of scenarios) {
     for (const objects of [2, 4]) {
       const cells: string[] = [];
-      for (const rule of ABANDON_RULES) {
-        const r = await play(rate, objects, rule, mode);
+      for (const mode of MODES) {
+        const r = await play(rate, objects, mode);
         cells.push(`${r.freezes} / ${r.frozenS.toFixed(2)} s · ${r.visibleQuality.toFixed(2)} · ${r.abandoned}`);
       }
       console.log(`| ${name} | ${objects} | ${cells.join(' | ')} |`);

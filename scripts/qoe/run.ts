@@ -6,7 +6,7 @@
  *   npm run qoe -- [--name NAME] [--smoke] [--modes qr,qpr-fec] [--loss 0,0.5,1,2,5]
  *                  [--traces 5g_walking_lumos5g_100,...] [--poses FILE,...] [--reps 3]
  *                  [--duration 120] [--delay-ms 10] [--trace-scale auto|X] [--abr RULE]
- *                  [--buffer S] [--volatile-buffer S] [--stall-timeout S] [--abandon object|segment] [--fec-target P] [--k N] [--content DIR] [--manifest PATH] [--loss-direction down|both]
+ *                  [--buffer S] [--volatile-buffer S] [--stall-timeout S] [--fec-target P] [--k N] [--content DIR] [--manifest PATH] [--loss-direction down|both]
  *                  [--no-build] [--resume] [--cc cubic|bbr2] [--qlog]
  *
  * --resume keeps the runs of an earlier invocation with the same --name that succeeded and runs
@@ -64,7 +64,7 @@ async function main(): Promise<void> {
       name: { type: 'string' }, smoke: { type: 'boolean', default: false }, modes: { type: 'string' }, loss: { type: 'string' },
       traces: { type: 'string' }, poses: { type: 'string' }, reps: { type: 'string' }, duration: { type: 'string' },
       'delay-ms': { type: 'string' }, 'trace-scale': { type: 'string' }, abr: { type: 'string' }, buffer: { type: 'string' }, 'volatile-buffer': { type: 'string' },
-      'stall-timeout': { type: 'string' }, abandon: { type: 'string' }, 'fec-target': { type: 'string' },
+      'stall-timeout': { type: 'string' }, 'fec-target': { type: 'string' },
       k: { type: 'string' }, content: { type: 'string' }, manifest: { type: 'string' }, 'keep-run-dirs': { type: 'boolean', default: false },
       'loss-direction': { type: 'string' }, 'no-build': { type: 'boolean', default: false },
       resume: { type: 'boolean', default: false }, cc: { type: 'string' }, qlog: { type: 'boolean', default: false },
@@ -119,7 +119,7 @@ async function main(): Promise<void> {
   console.log(`QoE experiment "${name}": ${runs.length} runs of ${duration} s → ${out}`);
   // Player options beyond mode and duration, as the page gets them (recorded with each run).
   const page: Record<string, string> = {};
-  for (const option of ['abr', 'buffer', 'volatile-buffer', 'stall-timeout', 'abandon', 'fec-target', 'k'] as const) {
+  for (const option of ['abr', 'buffer', 'volatile-buffer', 'stall-timeout', 'fec-target', 'k'] as const) {
     if (values[option]) page[option] = values[option];
   }
   for (const [i, entry] of runs.entries()) {

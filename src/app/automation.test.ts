@@ -24,8 +24,6 @@ describe('readPageParams', () => {
     expect(playerOptionsFrom(p)).toMatchObject({ mode: 'qpr', reliableCount: 1, bufferTargetS: 2, durationS: 30 });
     expect(readPageParams('?reliability=q75', 'http://x').reliability).toBe('Q75');
     expect(playerOptionsFrom(readPageParams('?buffer=3&volatile-buffer=3', 'http://x'))).toMatchObject({ bufferTargetS: 3, volatileBufferTargetS: 3 });
-    expect(playerOptionsFrom(readPageParams('?abandon=segment', 'http://x'))).toMatchObject({ abandonRule: 'segment' });
-    expect(readPageParams('', 'http://x').abandonRule).toBeUndefined();
     expect(playerOptionsFrom(readPageParams('?fec-target=0.7', 'http://x'))).toMatchObject({ fecTarget: 0.7 });
   });
 
@@ -36,7 +34,6 @@ describe('readPageParams', () => {
     expect(() => readPageParams('?buffer=abc', 'http://x')).toThrow(/buffer=abc/);
     expect(() => readPageParams('?poseConvention=lefty', 'http://x')).toThrow(/poseConvention/);
     expect(() => readPageParams('?reliability=Q101', 'http://x')).toThrow(/reliability=Q101/);
-    expect(() => readPageParams('?abandon=never', 'http://x')).toThrow(/abandon=never/);
     expect(() => readPageParams('?fec-target=1', 'http://x')).toThrow(/fec-target=1/);
   });
 });

@@ -4,7 +4,6 @@
  * watch it. The demo app and the headless experiment mode (`render=0`) share it.
  */
 import type { Player, PlayerOptions } from '../player/player';
-import { ABANDON_RULES, type AbandonRule } from '../player/playout';
 import { PLAYER_MODES, type PlayerMode } from '../player/policy';
 import type { QoeLog } from '../qoe/schema';
 import { fetchWithRetry } from '../transport/retry';
@@ -29,8 +28,6 @@ export interface PageParams {
   volatileBufferTargetS?: number;
   /** Seconds without a byte before a stalled WebTransport session is replaced (`stall-timeout`; 0 = never). */
   stallTimeoutS?: number;
-  /** How late reliable requests are given up (`abandon`: `object` or `segment`). */
-  abandonRule?: AbandonRule;
   /** Recovery probability of the FEC sent up front (`fec-target`, between 0 and 1; experiments). */
   fecTarget?: number;
   /** URL of a pose trace to replay instead of the camera. */
@@ -68,7 +65,6 @@ export function readPageParams(search: string, pageOrigin: string): PageParams {
     bufferTargetS: number('buffer', (v) => v > 0),
     volatileBufferTargetS: number('volatile-buffer', (v) => v > 0),
     stallTimeoutS: number('stall-timeout', (v) => v >= 0),
-    abandonRule: abandonRule(q.get('abandon')),
     fecTarget: number('fec-target', (v) => v > 0 && v < 1),
     pose: q.get('pose') ?? undefined,
     poseConvention: convention,
@@ -76,12 +72,6 @@ export function readPageParams(search: string, pageOrigin: string): PageParams {
     autoplay: q.get('autoplay') === '1',
     render: q.get('render') !== '0',
   };
-}
-
-function abandonRule(text: string | null): AbandonRule | undefined {
-  if (text === null || text === '') return undefined;
-  if (!(ABANDON_RULES as readonly string[]).includes(text)) throw new Error(`URL parameter abandon=${text} is not one of ${ABANDON_RULES.join(', ')}`);
-  return text as AbandonRule;
 }
 
 function reliabilityDegree(text: string | null): string | undefined {
@@ -96,7 +86,7 @@ export function playerOptionsFrom(params: PageParams): Omit<PlayerOptions, 'deco
   return {
     manifestUrl: params.manifestUrl, origin: params.origin, webtransportUrl: params.webtransportUrl, mode: params.mode, abr: params.abr,
     reliableCount: params.reliableCount, reliability: params.reliability, bufferTargetS: params.bufferTargetS,
-    volatileBufferTargetS: params.volatileBufferTargetS, stallTimeoutS: params.stallTimeoutS, abandonRule: params.abandonRule, fecTarget: params.fecTarget,
+    volatileBufferTargetS: params.volatileBufferTargetS, stallTimeoutS: params.stallTimeoutS, fecTarget: params.fecTarget,
     durationS: params.durationS,
   };
 }

@@ -1,16 +1,16 @@
 /**
- * Abandonment that looks at the whole segment (`abandon: 'segment'`, an experiment beside the
- * default per-object rule in playout.ts).
+ * Abandonment: which in-flight reliable requests to give up for the lowest quality so that the
+ * segments due soon are ready in time (docs/player.md → "Abandonment").
  *
- * The default rule checks each reliable request once, a quarter segment before its deadline, on
- * that request's own rate, and ignores two things the QoE logs show freezing playback: the
- * requests queued behind it for the same deadline (abandoning the rank-0 object at the last
- * check left too little time for the rank-1 object still waiting behind it), and decoding (a
- * top-quality object that arrived a quarter second before its deadline still took ~0.3 s to
- * decode). This rule projects when each segment will be *ready* — the link delivering every
- * reliable byte still owed in the order the origin serves them, then the last object decoding —
- * and while a segment due soon would be late, gives the least visible of its (or an earlier
- * segment's) objects up for the lowest quality, one at a time, until it would not be.
+ * Judging each request alone, once, shortly before its deadline (dash.js's rule, this player's
+ * until 28dd54b) misses two things the QoE logs showed freezing playback: the requests queued
+ * behind it for the same deadline (abandoning the rank-0 object at the last check left too little
+ * time for the rank-1 object still waiting behind it), and decoding (a top-quality object that
+ * arrived a quarter second before its deadline still took ~0.3 s to decode). This rule projects
+ * when each segment will be *ready* — the link delivering every reliable byte still owed in the
+ * order the origin serves them, then the last object decoding — and while a segment due soon
+ * would be late, gives the least visible of its (or an earlier segment's) objects up for the
+ * lowest quality, one at a time, until it would not be.
  *
  * Pure: the playout loop supplies the requests, the link rate and the decode-time model.
  */

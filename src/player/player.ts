@@ -19,7 +19,7 @@ import { checkBufferTargets, volatileTargetS } from './bufferTarget';
 import { realClock } from './clock';
 import { type DecodedFrame, type DecodedSegment, framePoints, type SegmentDecoder } from './decoder';
 import { parseManifest, type SceneModel } from './mpd';
-import { type AbandonRule, DEFAULT_BUFFER_TARGET_S, PlayoutSession, type PlayoutEvent, type ShownObject } from './playout';
+import { DEFAULT_BUFFER_TARGET_S, PlayoutSession, type PlayoutEvent, type ShownObject } from './playout';
 import { type DeliveryPolicy, FixedModePolicy, PLAYER_MODES, type PlanDelivery, type PlayerMode, reliableCountFromDegree } from './policy';
 import type { ViewportModel } from './ranking';
 import { abrRule, knapsackRule } from './rules';
@@ -56,8 +56,6 @@ export interface PlayerOptions {
    * one (default 2, `DEFAULT_STALL_TIMEOUT_MS`; 0 = never; docs/player.md → "Stalled sessions").
    */
   stallTimeoutS?: number;
-  /** How late reliable requests are given up (default `object`; `segment` is an experiment: playout.ts, abandon.ts). */
-  abandonRule?: AbandonRule;
   /**
    * An experiment for `qpr-fec` / `q100-fec`: the recovery probability the repair sent up front
    * must reach, planned by the player and asked for as fixed FEC (default: the origin plans for
@@ -352,7 +350,6 @@ export class Player extends EventTarget {
         bufferTargetS: this.options.bufferTargetS ?? DEFAULT_BUFFER_TARGET_S,
         volatileBufferTargetS: volatileTargetS(this.options.bufferTargetS ?? DEFAULT_BUFFER_TARGET_S, this.options.volatileBufferTargetS),
         stallTimeoutS: this.options.stallTimeoutS ?? DEFAULT_STALL_TIMEOUT_MS / 1000,
-        abandonRule: this.options.abandonRule ?? 'object',
         ...(this.options.fecTarget !== undefined ? { fecTarget: this.options.fecTarget } : {}),
         reliableCount: this.reliableCount(),
         manifest: this.options.manifestUrl,
@@ -397,7 +394,6 @@ export class Player extends EventTarget {
       clock: realClock,
       bufferTargetS: this.options.bufferTargetS,
       volatileBufferTargetS: this.options.volatileBufferTargetS,
-      abandonRule: this.options.abandonRule,
       durationS: this.options.durationS,
       onSegment: (k, shown) => this.onSegment(k, shown),
       onPlan: (plans) => {

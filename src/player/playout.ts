@@ -3,7 +3,8 @@
  * its playout time, rank the objects, let the delivery policy choose quality and delivery per
  * object, request them with urgency and deadline, decode what arrives, and show each segment at
  * its playout time — stalling (a freeze) only for reliable objects that are not there yet, and
- * re-showing the last frame of a datagram object that could not be recovered in time.
+ * re-showing the last frame of a datagram object that could not be recovered in time. A reliable
+ * request that would make its segment late is given up for the lowest quality (abandon.ts).
  *
  * Segment k plays at P(k) = start + k·D + (time spent frozen or paused before it). Its requests
  * are issued when the playhead is `ceil(bufferTarget / D)` segments before it, with the deadline
@@ -65,13 +66,6 @@ export interface PlayoutConfig {
   durationS?: number;
   /** A reliable object later than this stalls no longer: it is given up and the segment plays. */
   maxStallS?: number;
-  /**
-   * How late reliable requests are given up for the lowest quality: `object` (default) checks each
-   * once, a quarter segment before its deadline, on its own rate; `segment` (an experiment,
-   * abandon.ts) projects every 0.1 s when each segment due within a segment duration will be
-   * ready — the bytes still owed, the link's rate, decoding — and gives up the least visible first.
-   */
-  abandonRule?: AbandonRule;
   /** Called when segment k starts playing, with the frames to show per object (null = keep the last). */
   onSegment?: (k: number, shown: ReadonlyMap<string, ShownObject | null>) => void;
   onEvent?: (event: PlayoutEvent) => void;
@@ -79,10 +73,7 @@ export interface PlayoutConfig {
   onPlan?: (plans: ReadonlyArray<PlannedObject>) => void;
 }
 
-export type AbandonRule = 'object' | 'segment';
-export const ABANDON_RULES: readonly AbandonRule[] = ['object', 'segment'];
-
-/** Seconds between two checks of the `segment` abandonment rule. */
+/** Seconds between two checks of the abandonment rule (abandon.ts). */
 const ABANDON_CHECK_S = 0.1;
 
 export interface PlannedObject {
@@ -182,12 +173,8 @@ export class PlayoutSession {
   private readonly halts = new Set<'pause' | 'freeze'>();
   private haltedSince = NaN;
 
-  private readonly abandonRule: AbandonRule;
-
   constructor(private readonly cfg: PlayoutConfig) {
     this.policy = cfg.policy;
-    this.abandonRule = cfg.abandonRule ?? 'object';
-    if (!ABANDON_RULES.includes(this.abandonRule)) throw new Error(`abandonment rule ${String(cfg.abandonRule)} is not one of ${ABANDON_RULES.join(', ')}`);
     const baseS = cfg.bufferTargetS ?? DEFAULT_BUFFER_TARGET_S;
     this.bufferTarget = new BufferTarget({
       baseS, volatileS: volatileTargetS(baseS, cfg.volatileBufferTargetS),
@@ -316,7 +303,7 @@ export class PlayoutSession {
     try {
       // Startup: segment 0 at the lowest quality; playback starts once its reliable objects are in.
       void this.watchLink(watch.signal);
-      if (this.abandonRule === 'segment') void this.watchSegments(watch.signal);
+      void this.watchSegments(watch.signal);
       this.request(0, this.origin + Math.max(4, 2 * this.bufferTargetS));
       await this.waitForSegment(0, end, false);
       if (this.stop.signal.aborted || clock.now() >= end) return;
@@ -495,30 +482,7 @@ export class PlayoutSession {
         task.settled = true;
       }
     })();
-    if (plan.delivery === 'reliable' && this.abandonRule === 'object') void this.watchForAbandon(task);
     return task;
-  }
-
-  /**
-   * dash.js's abandonment, per object: shortly before the deadline, a reliable request whose
-   * remaining bytes will not arrive in time at its measured rate is cancelled and replaced by the
-   * lowest quality, when that is a lower one.
-   */
-  private async watchForAbandon(task: ObjectTask): Promise<void> {
-    const { clock } = this.cfg;
-    const checkAt = task.deadline - 0.25 * this.cfg.scene.segmentDuration;
-    try {
-      await clock.sleep(checkAt - clock.now(), task.abort.signal);
-    } catch {
-      return;
-    }
-    if (task.settled || task.plan.quality === 0 || this.stop.signal.aborted) return;
-    const elapsed = clock.now() - task.requestedAt;
-    const rate = elapsed > 0 ? task.receivedBytes / elapsed : 0;
-    const remaining = task.objectBytes > 0 ? task.objectBytes - task.receivedBytes : Infinity;
-    const eta = rate > 0 ? remaining / rate : Infinity;
-    if (clock.now() + eta <= task.deadline) return;
-    this.abandon(task);
   }
 
   /** Cancels a reliable request and asks for its object again at the lowest quality, most urgently. */
@@ -532,7 +496,7 @@ export class PlayoutSession {
   }
 
   /**
-   * The `segment` abandonment rule (abandon.ts), every `ABANDON_CHECK_S` while playing: not while
+   * The abandonment rule (abandon.ts), every `ABANDON_CHECK_S` while playing: not while
    * paused (nothing is due) or while the session is down (the requests are asked again anyway).
    * The rate is the link's over its last window while busy, else the ABR's estimate.
    */

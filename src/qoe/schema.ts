@@ -22,8 +22,6 @@ export interface QoeConfig {
   volatileBufferTargetS?: number;
   /** Seconds without a byte before a stalled WebTransport session is replaced (0 = never; absent in older logs). */
   stallTimeoutS?: number;
-  /** How late reliable requests were given up (`object`, `segment`; absent in older logs: `object`). */
-  abandonRule?: string;
   /** Recovery probability of the FEC sent up front, when the player planned it (absent: the origin's 99 %). */
   fecTarget?: number;
   /** Number of objects sent reliably in `qpr` / `qpr-fec`. */
