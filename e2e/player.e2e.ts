@@ -97,7 +97,8 @@ describe('each delivery mode does what it says', () => {
       expect(records.some((s) => s.delivery === 'datagram')).toBe(true);
     },
     'qpr-fec': (records) => {
-      const wrong = records.filter((s) => (s.rank < reliableCount) !== (s.delivery === 'reliable') || (s.delivery === 'datagram' && s.fec !== 'planned'));
+      // Its datagram objects carry the repair the player planned (QPR_FEC_TARGET), asked for as fixed FEC.
+      const wrong = records.filter((s) => (s.rank < reliableCount) !== (s.delivery === 'reliable') || (s.delivery === 'datagram' && s.fec !== 'fixed'));
       expect(wrong.map(describeRecord)).toEqual([]);
       expect(records.some((s) => s.delivery === 'datagram')).toBe(true);
     },

@@ -20,7 +20,7 @@ import { realClock } from './clock';
 import { type DecodedFrame, type DecodedSegment, framePoints, type SegmentDecoder } from './decoder';
 import { parseManifest, type SceneModel } from './mpd';
 import { DEFAULT_BUFFER_TARGET_S, PlayoutSession, type PlayoutEvent, type ShownObject } from './playout';
-import { type DeliveryPolicy, FixedModePolicy, PLAYER_MODES, type PlanDelivery, type PlayerMode, reliableCountFromDegree } from './policy';
+import { defaultFecTarget, type DeliveryPolicy, FixedModePolicy, PLAYER_MODES, type PlanDelivery, type PlayerMode, reliableCountFromDegree } from './policy';
 import type { ViewportModel } from './ranking';
 import { abrRule, knapsackRule } from './rules';
 
@@ -57,9 +57,9 @@ export interface PlayerOptions {
    */
   stallTimeoutS?: number;
   /**
-   * An experiment for `qpr-fec` / `q100-fec`: the recovery probability the repair sent up front
-   * must reach, planned by the player and asked for as fixed FEC (default: the origin plans for
-   * 99 %; `FixedModePolicy`). Repair on demand makes up the rest while the deadline allows.
+   * `qpr-fec` / `q100-fec`: the recovery probability the repair sent up front must reach, planned
+   * by the player and asked for as fixed FEC (default 0.7 for `qpr-fec`, `QPR_FEC_TARGET`; for
+   * `q100-fec` the origin plans for 99 %). Repair on demand makes up the rest while the deadline allows.
    */
   fecTarget?: number;
   /** Stop after this many seconds of wall time from play() (default: never). */
@@ -350,7 +350,7 @@ export class Player extends EventTarget {
         bufferTargetS: this.options.bufferTargetS ?? DEFAULT_BUFFER_TARGET_S,
         volatileBufferTargetS: volatileTargetS(this.options.bufferTargetS ?? DEFAULT_BUFFER_TARGET_S, this.options.volatileBufferTargetS),
         stallTimeoutS: this.options.stallTimeoutS ?? DEFAULT_STALL_TIMEOUT_MS / 1000,
-        ...(this.options.fecTarget !== undefined ? { fecTarget: this.options.fecTarget } : {}),
+        ...(this.fecTarget() !== undefined ? { fecTarget: this.fecTarget() } : {}),
         reliableCount: this.reliableCount(),
         manifest: this.options.manifestUrl,
         transport: this.transports?.webtransport && this.mode !== 'h2' ? 'webtransport' : 'http2',
@@ -372,7 +372,13 @@ export class Player extends EventTarget {
 
   private policy(): DeliveryPolicy {
     if (this.mode === 'adaptive') return new AdaptivePolicy();
-    return new FixedModePolicy(this.mode, abrRule(this.options.abr ?? knapsackRule.name), this.reliableCount(), this.options.fecTarget);
+    return new FixedModePolicy(this.mode, abrRule(this.options.abr ?? knapsackRule.name), this.reliableCount(), this.fecTarget());
+  }
+
+  /** The FEC target in use by the modes that plan FEC up front: the option, else the mode's default. */
+  private fecTarget(): number | undefined {
+    if (this.mode !== 'qpr-fec' && this.mode !== 'q100-fec') return undefined;
+    return this.options.fecTarget ?? defaultFecTarget(this.mode);
   }
 
   private reliableCount(): number | undefined {

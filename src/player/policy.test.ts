@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { AdaptivePolicy, admit, repairFor } from './adaptive';
 import { PLANNING_BURST_CAP, PLANNING_LOSS_CAP, PLANNING_LOSS_FLOOR, recoveryProbability } from './fecModel';
-import { FixedModePolicy, type PlanInput, reliableCountFromDegree, SYMBOL_BYTES } from './policy';
+import { FixedModePolicy, type PlanInput, QPR_FEC_TARGET, reliableCountFromDegree, SYMBOL_BYTES } from './policy';
 import { abrRule, hybridRule, knapsackRule, priorityGreedyRule } from './rules';
 
 const LADDER = [1e6, 2e6, 4e6, 8e6, 16e6];
@@ -16,21 +16,32 @@ function input(over: Partial<PlanInput> = {}): PlanInput {
 }
 
 describe('fixed modes', () => {
-  it('qpr-fec sends the top half reliably and the rest as planned-FEC datagrams', () => {
-    const plans = new FixedModePolicy('qpr-fec', knapsackRule).plan(input({ loss: { rate: 0.02, meanBurst: 2.5 } }));
-    expect(plans.map((p) => p.delivery)).toEqual(['reliable', 'reliable', 'datagram', 'datagram']);
+  it('q100-fec sends every object as a datagram with FEC the origin plans for the measured loss', () => {
+    const plans = new FixedModePolicy('q100-fec', knapsackRule).plan(input({ loss: { rate: 0.02, meanBurst: 2.5 } }));
+    expect(plans.map((p) => p.delivery)).toEqual(['datagram', 'datagram', 'datagram', 'datagram']);
     expect(plans[2].fec).toEqual({ kind: 'planned', lossRate: 0.02, meanBurstLength: 2.5 });
     expect(plans.map((p) => p.urgency)).toEqual([0, 1, 2, 3]);
   });
 
   it('plans FEC for at least the loss floor when no loss was measured yet (queue drops still happen)', () => {
-    const plans = new FixedModePolicy('qpr-fec', knapsackRule).plan(input({ loss: { rate: 0, meanBurst: 1 } }));
+    const plans = new FixedModePolicy('q100-fec', knapsackRule).plan(input({ loss: { rate: 0, meanBurst: 1 } }));
     expect(plans[3].fec).toEqual({ kind: 'planned', lossRate: PLANNING_LOSS_FLOOR, meanBurstLength: 1 });
   });
 
   it('plans FEC for no more than the loss cap: heavy, long-burst loss is congestion', () => {
-    const plans = new FixedModePolicy('qpr-fec', knapsackRule).plan(input({ loss: { rate: 0.4, meanBurst: 30 } }));
+    const plans = new FixedModePolicy('q100-fec', knapsackRule).plan(input({ loss: { rate: 0.4, meanBurst: 30 } }));
     expect(plans[3].fec).toEqual({ kind: 'planned', lossRate: PLANNING_LOSS_CAP, meanBurstLength: PLANNING_BURST_CAP });
+  });
+
+  it('qpr-fec sends the top half reliably and the rest as datagrams with the repair it planned for QPR_FEC_TARGET', () => {
+    const loss = { rate: 0.05, meanBurst: 2 };
+    const plans = new FixedModePolicy('qpr-fec', knapsackRule).plan(input({ loss }));
+    expect(plans.map((p) => p.delivery)).toEqual(['reliable', 'reliable', 'datagram', 'datagram']);
+    expect(plans.map((p) => p.urgency)).toEqual([0, 1, 2, 3]);
+    expect(plans[0].fec).toEqual({ kind: 'none' });
+    const explicit = new FixedModePolicy('qpr-fec', knapsackRule, undefined, QPR_FEC_TARGET).plan(input({ loss }));
+    expect(plans[3].fec).toEqual(explicit[3].fec);
+    expect(plans[3].fec.kind).toBe('fixed');
   });
 
   it('with a FEC target, asks for fixed FEC planned for that probability (less repair for a lower one)', () => {

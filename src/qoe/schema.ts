@@ -22,7 +22,7 @@ export interface QoeConfig {
   volatileBufferTargetS?: number;
   /** Seconds without a byte before a stalled WebTransport session is replaced (0 = never; absent in older logs). */
   stallTimeoutS?: number;
-  /** Recovery probability of the FEC sent up front, when the player planned it (absent: the origin's 99 %). */
+  /** Recovery probability of the FEC sent up front, when the player planned it (absent: the origin's 99 %; `qpr-fec` logs before 2026-11-25 too). */
   fecTarget?: number;
   /** Number of objects sent reliably in `qpr` / `qpr-fec`. */
   reliableCount?: number;
