@@ -20,7 +20,7 @@ import { realClock } from './clock';
 import { type DecodedFrame, type DecodedSegment, framePoints, type SegmentDecoder } from './decoder';
 import { parseManifest, type SceneModel } from './mpd';
 import { DEFAULT_BUFFER_TARGET_S, PlayoutSession, type PlayoutEvent, type ShownObject } from './playout';
-import { defaultFecTarget, type DeliveryPolicy, FixedModePolicy, PLAYER_MODES, type PlanDelivery, type PlayerMode, reliableCountFromDegree } from './policy';
+import { type DeliveryPolicy, fecTargetFor, FixedModePolicy, PLAYER_MODES, type PlanDelivery, type PlayerMode, reliableCountFromDegree } from './policy';
 import type { ViewportModel } from './ranking';
 import { abrRule, knapsackRule } from './rules';
 
@@ -342,6 +342,7 @@ export class Player extends EventTarget {
       firstByteAtS: r.firstByteAtS === undefined ? undefined : r.firstByteAtS + shift,
       completedAtS: r.completedAtS === undefined ? undefined : r.completedAtS + shift,
     }));
+    const fecTarget = fecTargetFor(this.mode, this.options.fecTarget);
     return {
       schema: QOE_SCHEMA,
       config: {
@@ -350,7 +351,7 @@ export class Player extends EventTarget {
         bufferTargetS: this.options.bufferTargetS ?? DEFAULT_BUFFER_TARGET_S,
         volatileBufferTargetS: volatileTargetS(this.options.bufferTargetS ?? DEFAULT_BUFFER_TARGET_S, this.options.volatileBufferTargetS),
         stallTimeoutS: this.options.stallTimeoutS ?? DEFAULT_STALL_TIMEOUT_MS / 1000,
-        ...(this.fecTarget() !== undefined ? { fecTarget: this.fecTarget() } : {}),
+        ...(fecTarget !== undefined ? { fecTarget } : {}),
         reliableCount: this.reliableCount(),
         manifest: this.options.manifestUrl,
         transport: this.transports?.webtransport && this.mode !== 'h2' ? 'webtransport' : 'http2',
@@ -372,13 +373,7 @@ export class Player extends EventTarget {
 
   private policy(): DeliveryPolicy {
     if (this.mode === 'adaptive') return new AdaptivePolicy();
-    return new FixedModePolicy(this.mode, abrRule(this.options.abr ?? knapsackRule.name), this.reliableCount(), this.fecTarget());
-  }
-
-  /** The FEC target in use by the modes that plan FEC up front: the option, else the mode's default. */
-  private fecTarget(): number | undefined {
-    if (this.mode !== 'qpr-fec' && this.mode !== 'q100-fec') return undefined;
-    return this.options.fecTarget ?? defaultFecTarget(this.mode);
+    return new FixedModePolicy(this.mode, abrRule(this.options.abr ?? knapsackRule.name), this.reliableCount(), this.options.fecTarget);
   }
 
   private reliableCount(): number | undefined {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { AdaptivePolicy, admit, repairFor } from './adaptive';
 import { PLANNING_BURST_CAP, PLANNING_LOSS_CAP, PLANNING_LOSS_FLOOR, recoveryProbability } from './fecModel';
-import { FixedModePolicy, type PlanInput, QPR_FEC_TARGET, reliableCountFromDegree, SYMBOL_BYTES } from './policy';
+import { fecTargetFor, FixedModePolicy, type PlanInput, QPR_FEC_TARGET, reliableCountFromDegree, SYMBOL_BYTES } from './policy';
 import { abrRule, hybridRule, knapsackRule, priorityGreedyRule } from './rules';
 
 const LADDER = [1e6, 2e6, 4e6, 8e6, 16e6];
@@ -42,6 +42,14 @@ describe('fixed modes', () => {
     const explicit = new FixedModePolicy('qpr-fec', knapsackRule, undefined, QPR_FEC_TARGET).plan(input({ loss }));
     expect(plans[3].fec).toEqual(explicit[3].fec);
     expect(plans[3].fec.kind).toBe('fixed');
+  });
+
+  it('resolves the FEC target per mode: qpr-fec defaults to QPR_FEC_TARGET, q100-fec to the origin, the rest send none up front', () => {
+    expect(fecTargetFor('qpr-fec')).toBe(QPR_FEC_TARGET);
+    expect(fecTargetFor('qpr-fec', 0.9)).toBe(0.9);
+    expect(fecTargetFor('q100-fec')).toBeUndefined();
+    expect(fecTargetFor('q100-fec', 0.8)).toBe(0.8);
+    for (const mode of ['h2', 'qr', 'qpr', 'adaptive'] as const) expect(fecTargetFor(mode, 0.8)).toBeUndefined();
   });
 
   it('with a FEC target, asks for fixed FEC planned for that probability (less repair for a lower one)', () => {

@@ -79,28 +79,35 @@ export function plannedOverhead(bytes: number, loss: LossModel, target?: number)
  */
 export const QPR_FEC_TARGET = 0.7;
 
-/** The FEC target a fixed mode uses unless told otherwise (undefined: the origin plans for 99 %). */
-export function defaultFecTarget(mode: PlayerMode): number | undefined {
-  return mode === 'qpr-fec' ? QPR_FEC_TARGET : undefined;
+/**
+ * The FEC target a mode plans its up-front repair with: `requested`, else the mode's default.
+ * Undefined where the origin plans it (for 99 %) or the mode sends no FEC up front.
+ */
+export function fecTargetFor(mode: PlayerMode, requested?: number): number | undefined {
+  if (mode !== 'qpr-fec' && mode !== 'q100-fec') return undefined;
+  return requested ?? (mode === 'qpr-fec' ? QPR_FEC_TARGET : undefined);
 }
 
 /** Fixed modes: qualities from the ABR rule, delivery from the mode. */
 export class FixedModePolicy implements DeliveryPolicy {
+  private readonly fecTarget: number | undefined;
+
   /**
    * @param reliableCount objects sent reliably in `qpr` / `qpr-fec` (default: half, rounded up);
    *   ignored by the other modes.
    * @param fecTarget the probability the repair sent up front must reach, planned by the player
    *   and asked for as fixed FEC (repair on demand makes up the rest while the deadline allows).
-   *   Default `defaultFecTarget(mode)`; where that is undefined the origin plans (`planned` FEC)
-   *   for the protocol's 99 %.
+   *   Resolved by `fecTargetFor`; where that is undefined the origin plans (`planned` FEC) for
+   *   the protocol's 99 %.
    */
   constructor(
     readonly mode: Exclude<PlayerMode, 'adaptive'>,
     private readonly rule: AbrRule,
     private readonly reliableCount?: number,
-    private readonly fecTarget: number | undefined = defaultFecTarget(mode),
+    fecTarget?: number,
   ) {
     if (fecTarget !== undefined && !(fecTarget > 0 && fecTarget < 1)) throw new Error(`FEC target must be between 0 and 1 (exclusive), got ${fecTarget}`);
+    this.fecTarget = fecTargetFor(mode, fecTarget);
   }
 
   plan(input: PlanInput): ObjectPlan[] {
