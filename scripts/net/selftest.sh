@@ -34,7 +34,7 @@ if hq_net_has_netem; then echo "kernel netem: available"; else echo "kernel nete
 
 # 1. TCP transfer of 4 MiB completes intact.
 ip netns exec "$HQ_NS_B" python3 "$traffic" tcp-recv 5201 > "$work/tcp.json" & children+=($!)
-sleep 0.3
+hq_net_wait_listening "$HQ_NS_B" tcp 5201 "${children[-1]}"
 in_a python3 "$traffic" tcp-send "$HQ_ADDR_B" 5201 4194304
 wait "${children[-1]}"
 check "tcp transfer 4 MiB (got $(json "$work/tcp.json" "['bytes']"))" "$(json "$work/tcp.json" "['bytes']") == 4194304"
@@ -45,7 +45,8 @@ loss_run() { # loss_run NAME EXPECTED_PERCENT TOLERANCE RELAY-ARGS...
     ip netns exec "$HQ_NS_B" "$impair" relay --listen "$HQ_ADDR_B:6000" --upstream 127.0.0.1:6001 --seed 7 "$@" > "$work/relay.json" & local relay=$!
     children+=($relay)
     ip netns exec "$HQ_NS_B" python3 "$traffic" udp-recv 6001 4 > "$work/recv.json" & local receiver=$!
-    sleep 0.3
+    hq_net_wait_listening "$HQ_NS_B" udp 6000 "$relay"
+    hq_net_wait_listening "$HQ_NS_B" udp 6001 "$receiver"
     in_a python3 "$traffic" udp-send "$HQ_ADDR_B" 6000 10 3 200 > "$work/send.json"
     wait "$receiver"
     kill -TERM "$relay"; wait "$relay" || true
@@ -62,7 +63,7 @@ loss_run "GE loss 1,10,70,0.1" 6.45 1.5 --ge 1,10,70,0.1
 HQ_IMPAIR_OUT="$work/nfq"
 hq_net_impair "$impair" 6003 --loss 5 --delay-ms 10 --seed 7
 ip netns exec "$HQ_NS_B" python3 "$traffic" udp-recv 6003 4 > "$work/recv.json" & receiver=$!
-sleep 0.3
+hq_net_wait_listening "$HQ_NS_B" udp 6003 "$receiver"
 in_a python3 "$traffic" udp-send "$HQ_ADDR_B" 6003 10 3 200 > "$work/send.json"
 wait "$receiver"
 hq_net_impair_stop
@@ -75,7 +76,7 @@ check "nfqueue uniform loss A->B: measured ${measured} % vs configured 5 % (sent
 printf 't_seconds,mbps\n0,20\n1,10\n2,5\n' > "$work/trace.csv"
 hq_net_rate 20
 ip netns exec "$HQ_NS_B" python3 "$traffic" udp-recv 6002 5 > "$work/rate.json" & receiver=$!
-sleep 0.3
+hq_net_wait_listening "$HQ_NS_B" udp 6002 "$receiver"
 hq_net_replay "$work/trace.csv" 1 & children+=($!)
 in_a python3 "$traffic" udp-send "$HQ_ADDR_B" 6002 40 3 1200 > /dev/null
 wait "$receiver"
@@ -90,7 +91,7 @@ done
 #    then 2 Mbit/s of ordinary packets must get through in the next second.
 hq_net_rate 32
 ip netns exec "$HQ_NS_B" python3 "$traffic" udp-recv 6004 3 > "$work/gso.json" & receiver=$!
-sleep 0.3
+hq_net_wait_listening "$HQ_NS_B" udp 6004 "$receiver"
 in_a python3 "$traffic" udp-send-gso "$HQ_ADDR_B" 6004 12 25 1300 > /dev/null
 hq_net_rate 2.5
 in_a python3 "$traffic" udp-send "$HQ_ADDR_B" 6004 2 2 1200 > /dev/null

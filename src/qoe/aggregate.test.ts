@@ -102,8 +102,9 @@ describe('statistics helpers', () => {
   it('cdf is sorted and ends at 1', () => {
     expect(cdf([3, 1, 2])).toEqual([[1, 1 / 3], [2, 2 / 3], [3, 1]]);
   });
-  it('measured loss is dropped over seen, unknown without packets', () => {
+  it('measured loss is dropped over seen, counting what the kernel dropped first, unknown without packets', () => {
     expect(measuredLossPct({ seen: 200, dropped_loss: 10 })).toBe(5);
+    expect(measuredLossPct({ seen: 190, dropped_loss: 10, kernel_dropped: { queue_full: 4, socket_full: 6 } })).toBe(10);
     expect(measuredLossPct({ seen: 0, dropped_loss: 0 })).toBeNaN();
   });
   it('reads the bottleneck queue from tc -s qdisc and its drop share of what was offered', () => {

@@ -12,6 +12,8 @@ export interface ImpairerDirection {
   dropped_queue?: number;
   delayed?: number;
   seen_bytes?: number;
+  /** nfqueue mode: packets the kernel dropped before handing them over (queue or socket full). */
+  kernel_dropped?: { queue_full: number; socket_full: number };
 }
 
 export interface RunConfig {
@@ -130,9 +132,11 @@ export function originFecOverhead(origin: Record<string, number> | undefined): n
   return source > 0 ? (sent - source) / source : NaN;
 }
 
+/** Loss on the impaired hop: the model's drops plus any the kernel made before the impairer saw the packet. */
 export function measuredLossPct(direction: ImpairerDirection | undefined): number {
-  if (!direction || direction.seen === 0) return NaN;
-  return (100 * direction.dropped_loss) / direction.seen;
+  const kernel = direction?.kernel_dropped ? direction.kernel_dropped.queue_full + direction.kernel_dropped.socket_full : 0;
+  if (!direction || direction.seen + kernel === 0) return NaN;
+  return (100 * (direction.dropped_loss + kernel)) / (direction.seen + kernel);
 }
 
 /**

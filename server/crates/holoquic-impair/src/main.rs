@@ -9,9 +9,10 @@ use std::time::Duration;
 use anyhow::{bail, Result};
 use clap::{Parser, Subcommand};
 use holoquic_impair::loss::{GeParams, LossModel};
+use holoquic_impair::nfqueue::KernelDrops;
 use holoquic_impair::relay::Relay;
 use holoquic_impair::shaper::{RateLimit, Shaper};
-use holoquic_impair::stats::DirectionStats;
+use holoquic_impair::stats::{DirectionSnapshot, DirectionStats};
 
 #[derive(Parser)]
 #[command(version, about = "Network impairer for holoquic QoE experiments")]
@@ -161,13 +162,21 @@ async fn nfqueue(args: NfqueueArgs) -> Result<()> {
     let worker = tokio::task::spawn_blocking(move || holoquic_impair::nfqueue::run(queue, shaper, &worker_stats, &worker_stop));
     tokio::pin!(worker);
     tokio::select! {
-        result = &mut worker => return result?,
+        result = &mut worker => return result?.map(|_| ()),
         _ = shutdown => {},
     }
     stop.store(true, Ordering::Relaxed);
-    worker.await??;
-    println!("{}", serde_json::to_string(&stats.snapshot())?);
+    let kernel_dropped = worker.await??;
+    println!("{}", serde_json::to_string(&NfqueueReport { direction: stats.snapshot(), kernel_dropped })?);
     Ok(())
+}
+
+/// What `nfqueue` prints on shutdown: the direction's counters and the kernel's drops before them.
+#[derive(serde::Serialize)]
+struct NfqueueReport {
+    #[serde(flatten)]
+    direction: DirectionSnapshot,
+    kernel_dropped: KernelDrops,
 }
 
 #[cfg(test)]

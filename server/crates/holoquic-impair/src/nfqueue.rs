@@ -4,6 +4,10 @@
 //! verdict until the packet's departure time, so the kernel keeps the packet and
 //! no copy is re-injected. One queue number serves one direction; the scripts
 //! install the `iptables-legacy ... -j NFQUEUE --queue-num N` rule.
+//!
+//! Packets the kernel drops before they reach us — its queue at its maximum
+//! length, or our netlink socket full — are loss the configured model did not
+//! choose; [`KernelDrops`] reads them from procfs so a report can tell.
 
 use std::collections::VecDeque;
 use std::io::ErrorKind;
@@ -13,14 +17,48 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result};
 use nfq::{Message, Queue, Verdict as NfVerdict};
 
+use serde::Serialize;
+
 use crate::shaper::{Shaper, Verdict};
 use crate::stats::DirectionStats;
 
 /// How long the loop sleeps when no packet arrived and none is due.
 const IDLE_SLEEP: Duration = Duration::from_micros(200);
 
-/// Serves `queue_num` until `stop` is set, counting into `stats`.
-pub fn run(queue_num: u16, mut shaper: Shaper, stats: &DirectionStats, stop: &AtomicBool) -> Result<()> {
+/// The kernel's netfilter queues of the current network namespace, one line per bound queue.
+const QUEUES_PROCFS: &str = "/proc/net/netfilter/nfnetlink_queue";
+
+/// Packets of one queue the kernel dropped instead of handing them over.
+#[derive(Debug, Clone, Copy, Default, Serialize, PartialEq, Eq)]
+pub struct KernelDrops {
+    /// Dropped because the queue held its maximum number of packets awaiting a verdict.
+    pub queue_full: u64,
+    /// Dropped because our netlink socket's receive buffer was full.
+    pub socket_full: u64,
+}
+
+impl KernelDrops {
+    /// Reads `queue_num`'s counters from the procfs table (`None` if the queue is not listed).
+    pub fn read(queue_num: u16) -> Option<KernelDrops> {
+        Self::parse(&std::fs::read_to_string(QUEUES_PROCFS).ok()?, queue_num)
+    }
+
+    /// Parses the table's text: per line, the queue number, the peer's netlink port, packets
+    /// awaiting a verdict, copy mode, copy range, queue-full drops, socket-full drops, last id, 1.
+    pub fn parse(table: &str, queue_num: u16) -> Option<KernelDrops> {
+        table.lines().find_map(|line| {
+            let fields: Vec<u64> = line.split_whitespace().map(str::parse).collect::<Result<_, _>>().ok()?;
+            match fields[..] {
+                [queue, _, _, _, _, queue_full, socket_full, ..] if queue == u64::from(queue_num) => Some(KernelDrops { queue_full, socket_full }),
+                _ => None,
+            }
+        })
+    }
+}
+
+/// Serves `queue_num` until `stop` is set, counting into `stats`; returns what the kernel
+/// dropped on the queue meanwhile.
+pub fn run(queue_num: u16, mut shaper: Shaper, stats: &DirectionStats, stop: &AtomicBool) -> Result<KernelDrops> {
     let mut queue = Queue::open().context("cannot open a netfilter queue socket (root needed)")?;
     queue.bind(queue_num).with_context(|| format!("cannot bind netfilter queue {queue_num}"))?;
     queue.set_fail_open(queue_num, false)?;
@@ -58,6 +96,23 @@ pub fn run(queue_num: u16, mut shaper: Shaper, stats: &DirectionStats, stop: &At
         message.set_verdict(NfVerdict::Accept);
         queue.verdict(message)?;
     }
+    // Read while still bound: the kernel forgets the queue's counters on unbind.
+    let drops = KernelDrops::read(queue_num).with_context(|| format!("queue {queue_num} missing from {QUEUES_PROCFS}"))?;
     queue.unbind(queue_num)?;
-    Ok(())
+    Ok(drops)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::KernelDrops;
+
+    #[test]
+    fn kernel_drops_are_read_from_the_queue_s_own_line() {
+        let table = "    1  30505     3 2 65531     0     0    18750  1\n    2  30624     0 2 65531     7   277    18749  1\n";
+        assert_eq!(KernelDrops::parse(table, 2), Some(KernelDrops { queue_full: 7, socket_full: 277 }));
+        assert_eq!(KernelDrops::parse(table, 1), Some(KernelDrops { queue_full: 0, socket_full: 0 }));
+        assert_eq!(KernelDrops::parse(table, 3), None);
+        assert_eq!(KernelDrops::parse("", 1), None);
+        assert_eq!(KernelDrops::parse("garbage line\n 1 2\n", 1), None);
+    }
 }
