@@ -19,7 +19,8 @@ hq_net_up
 ip netns exec "$HQ_NS_B" iptables-legacy -I INPUT -p udp --dport 6003 -j NFQUEUE --queue-num 3
 ip netns exec "$HQ_NS_B" "$impair" nfqueue --queue 3 > "$work/nfq.json" & nfq=$!
 ip netns exec "$HQ_NS_B" python3 "$here/traffic.py" udp-recv 6003 6 > "$work/recv.json" & receiver=$!
-sleep 0.3
+hq_net_wait_queue "$HQ_NS_B" 3 "$nfq"
+hq_net_wait_listening "$HQ_NS_B" udp 6003 "$receiver"
 ip netns exec "$HQ_NS_A" python3 "$here/traffic.py" udp-send "$HQ_ADDR_B" 6003 "$mbit" 5 "$size" > "$work/send.json"
 wait "$receiver"
 read -r utime stime < <(awk '{ print $14, $15 }' "/proc/$nfq/stat")

@@ -12,7 +12,9 @@
 #   hq_net_impair_hosts_split BIN "ARGS B->A" "ARGS A->B"  the same with other arguments per
 #                        direction (e.g. loss on the origin -> client direction only)
 #   hq_net_impair_stop   stop both impairers
+#   hq_net_wait_queue NS QUEUE PID   wait until PID has bound netfilter queue QUEUE in NS
 #   hq_net_wait_listening NS udp|tcp PORT PID   wait until PID's socket on PORT listens in NS
+#                        (both fail if PID exits first or after 10 s)
 #   hq_net_down          remove everything (safe to call twice; installed as a trap)
 #
 # Addresses are private and exist only inside the namespaces, so no traffic
@@ -55,16 +57,18 @@ hq_net_impair() {
 }
 
 # A packet the rule hands to a queue nobody has bound yet is dropped: traffic started before both
-# impairers are up would see loss nobody configured (a CI machine starting a cold debug binary
-# took ~0.35 s, and the self-test lost 1.5 % more than its 5 %). Waits until each impairer's queue
-# is listed in its namespace, failing if an impairer exits or 10 s pass.
+# impairers are up would see loss nobody configured (a CI machine starting a cold binary took
+# ~0.35 s, and the self-test lost 1.5 % more than its 5 %). Waits until each impairer has bound
+# its queue in its namespace.
 hq_net_wait_queues() {
-    local ns queue pid i
-    for i in 0 1; do
-        ns=$([ "$i" = 0 ] && echo "$HQ_NS_A" || echo "$HQ_NS_B"); queue=$((i + 1)); pid=${HQ_IMPAIR_PIDS[$i]}
-        hq_net_wait_for "holoquic-impair on queue $queue" "$pid" \
-            ip netns exec "$ns" awk -v q="$queue" '$1 == q { found = 1 } END { exit !found }' /proc/net/netfilter/nfnetlink_queue
-    done
+    hq_net_wait_queue "$HQ_NS_A" 1 "${HQ_IMPAIR_PIDS[0]}"
+    hq_net_wait_queue "$HQ_NS_B" 2 "${HQ_IMPAIR_PIDS[1]}"
+}
+
+hq_net_wait_queue() {
+    local ns=$1 queue=$2 pid=$3
+    hq_net_wait_for "holoquic-impair on queue $queue" "$pid" \
+        ip netns exec "$ns" awk -v q="$queue" '$1 == q { found = 1 } END { exit !found }' /proc/net/netfilter/nfnetlink_queue
 }
 
 hq_net_wait_listening() {
