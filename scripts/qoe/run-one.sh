@@ -11,6 +11,7 @@
 #                     impair.b (origin→client counters), qdisc.a (the origin-side bottleneck
 #                     queue: `tc -s qdisc`), metrics.a (the origin's /metrics at the end),
 #                     snmp.b (the client namespace's /proc/net/snmp: UDP receive-buffer drops),
+#                     tcp.a (the origin namespace's /proc/net/snmp + netstat: TCP retransmissions),
 #                     origin.log, page.log, client.log
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -90,6 +91,7 @@ wait "$!" || true
 sleep 1
 ip netns exec "$HQ_NS_A" tc -s qdisc show dev hqveth-a > "$RUN_DIR/qdisc.a" 2>&1 || true
 ip netns exec "$HQ_NS_B" cat /proc/net/snmp > "$RUN_DIR/snmp.b" 2>&1 || true
+ip netns exec "$HQ_NS_A" cat /proc/net/snmp /proc/net/netstat > "$RUN_DIR/tcp.a" 2>&1 || true
 ip netns exec "$HQ_NS_A" curl -sk --max-time 5 "https://$HQ_ADDR_A:4433/metrics" > "$RUN_DIR/metrics.a" 2>/dev/null || true
 
 hq_net_impair_stop

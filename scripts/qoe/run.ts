@@ -24,7 +24,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { parseManifest } from '../../src/player/mpd';
-import { type ImpairerDirection, parsePrometheusText, parseQdiscStats, parseUdpSnmp, type RunConfig, type RunRecord, sameSettings } from '../../src/qoe/aggregate';
+import { type ImpairerDirection, parsePrometheusText, parseQdiscStats, parseTcpCounters, parseUdpSnmp, type RunConfig, type RunRecord, sameSettings } from '../../src/qoe/aggregate';
 import { autoTraceScale, expandMatrix, geForLoss, parseBandwidthTrace } from '../../src/qoe/matrix';
 import type { QoeLog } from '../../src/qoe/schema';
 import { writeReport } from './report';
@@ -177,6 +177,7 @@ async function main(): Promise<void> {
       bottleneck: readIfExists(join(runDir, 'qdisc.a'), parseQdiscStats),
       origin: readIfExists(join(runDir, 'metrics.a'), (text) => parsePrometheusText(text)),
       clientUdp: readIfExists(join(runDir, 'snmp.b'), parseUdpSnmp),
+      originTcp: readIfExists(join(runDir, 'tcp.a'), parseTcpCounters),
     };
     writeFileSync(recordFile, JSON.stringify(record));
     console.log(error ? `FAILED: ${error}` : `ok (freezes ${qoe?.freezes.length ?? '?'})`);

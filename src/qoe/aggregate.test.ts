@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { aggregate, cdf, markdownSummary, measuredLossPct, originFecOverhead, parsePrometheusText, parseQdiscStats, parseUdpSnmp, queueDropPct, type RunRecord, runsCsv, sameSettings, stat, toRow } from './aggregate';
+import { aggregate, cdf, markdownSummary, measuredLossPct, originFecOverhead, parsePrometheusText, parseQdiscStats, parseTcpCounters, parseUdpSnmp, queueDropPct, type RunRecord, runsCsv, sameSettings, stat, toRow } from './aggregate';
 import { QOE_SCHEMA, type QoeLog, type QoeSegment } from './schema';
 import { barChart, lineChart, ticks } from './svg';
 
@@ -121,6 +121,14 @@ describe('statistics helpers', () => {
       'Udp: 8433 0 12 2946 12 0\nUdpLite: InDatagrams NoPorts InErrors\nUdpLite: 0 0 0\n';
     expect(parseUdpSnmp(text)).toEqual({ inDatagrams: 8433, rcvbufErrors: 12, inErrors: 12 });
     expect(parseUdpSnmp('Ip: 1 2\n')).toBeUndefined();
+  });
+
+  it('reads the TCP counters of /proc/net/snmp and /proc/net/netstat', () => {
+    const text = 'Tcp: RtoAlgorithm ActiveOpens OutSegs RetransSegs InErrs\nTcp: 1 3 20000 850 0\n' +
+      'TcpExt: SyncookiesSent TCPTimeouts TCPLossProbes\nTcpExt: 0 37 120\n';
+    expect(parseTcpCounters(text)).toEqual({ outSegs: 20000, retransSegs: 850, timeouts: 37, lossProbes: 120 });
+    expect(parseTcpCounters('Tcp: OutSegs\nTcp: 5\n')).toBeUndefined();
+    expect(parseTcpCounters('Tcp: OutSegs RetransSegs\nTcp: 5 1\nTcpExt: TCPTimeouts\nTcpExt: 2\n')).toBeUndefined();
   });
 
   it('reads Prometheus text samples without the project prefix', () => {

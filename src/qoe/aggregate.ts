@@ -65,6 +65,8 @@ export interface RunRecord {
   bottleneck?: BottleneckCounters;
   /** The client namespace's UDP counters: datagrams the kernel dropped before Chromium read them. */
   clientUdp?: UdpCounters;
+  /** The origin namespace's TCP counters (the HTTP/2 baseline's sender). */
+  originTcp?: TcpCounters;
   /** The origin's /metrics at the end of the run, by name without the `holoquic_` prefix. */
   origin?: Record<string, number>;
 }
@@ -77,14 +79,46 @@ export interface UdpCounters {
   inErrors: number;
 }
 
-/** Reads the `Udp:` header and value lines of /proc/net/snmp. */
-export function parseUdpSnmp(text: string): UdpCounters | undefined {
-  const lines = text.split('\n').filter((l) => l.startsWith('Udp: '));
+/**
+ * Reads a `/proc/net/snmp`-style table: a header line and a value line, both starting with
+ * `prefix` (e.g. `Udp:`), as a name → value map (undefined when the pair is missing).
+ */
+function procTable(text: string, prefix: string): Map<string, number> | undefined {
+  const lines = text.split('\n').filter((l) => l.startsWith(`${prefix} `));
   if (lines.length < 2) return undefined;
   const names = lines[0].split(/\s+/).slice(1), values = lines[1].split(/\s+/).slice(1).map(Number);
-  const get = (name: string) => values[names.indexOf(name)];
-  const counters = { inDatagrams: get('InDatagrams'), rcvbufErrors: get('RcvbufErrors'), inErrors: get('InErrors') };
+  return new Map(names.map((name, i) => [name, values[i]]));
+}
+
+function allFinite<T extends Record<string, number>>(counters: T): T | undefined {
   return Object.values(counters).every((v) => Number.isFinite(v)) ? counters : undefined;
+}
+
+/** Reads the `Udp:` table of /proc/net/snmp. */
+export function parseUdpSnmp(text: string): UdpCounters | undefined {
+  const udp = procTable(text, 'Udp:');
+  if (!udp) return undefined;
+  return allFinite({ inDatagrams: udp.get('InDatagrams') ?? NaN, rcvbufErrors: udp.get('RcvbufErrors') ?? NaN, inErrors: udp.get('InErrors') ?? NaN });
+}
+
+/** TCP counters of a network namespace (`/proc/net/snmp` and `/proc/net/netstat`). */
+export interface TcpCounters {
+  outSegs: number;
+  retransSegs: number;
+  /** Retransmission timeouts: each one stalls the connection for its (doubling) RTO. */
+  timeouts: number;
+  /** Tail loss probes sent. */
+  lossProbes: number;
+}
+
+/** Reads the `Tcp:` table of /proc/net/snmp and the `TcpExt:` one of /proc/net/netstat (concatenated). */
+export function parseTcpCounters(text: string): TcpCounters | undefined {
+  const tcp = procTable(text, 'Tcp:'), ext = procTable(text, 'TcpExt:');
+  if (!tcp || !ext) return undefined;
+  return allFinite({
+    outSegs: tcp.get('OutSegs') ?? NaN, retransSegs: tcp.get('RetransSegs') ?? NaN,
+    timeouts: ext.get('TCPTimeouts') ?? NaN, lossProbes: ext.get('TCPLossProbes') ?? NaN,
+  });
 }
 
 /** Reads the first qdisc's `Sent … pkt (dropped …` line of `tc -s qdisc show`. */
@@ -115,6 +149,7 @@ export interface RunRow {
   originFecOverhead: number;
   /** Packets the bottleneck queue dropped, in percent of those offered to it (NaN if unknown). */
   queueDropPct: number;
+  originTcp?: TcpCounters;
 }
 
 export function queueDropPct(bottleneck: BottleneckCounters | undefined): number {
@@ -157,7 +192,7 @@ export function unusableReason(record: RunRecord): string | undefined {
 export function toRow(record: RunRecord): RunRow {
   const measured = measuredLossPct(record.impairer?.toClient);
   const queue = queueDropPct(record.bottleneck);
-  const counters = { measuredLossPct: measured, queueDropPct: queue, originFecOverhead: originFecOverhead(record.origin) };
+  const counters = { measuredLossPct: measured, queueDropPct: queue, originFecOverhead: originFecOverhead(record.origin), originTcp: record.originTcp };
   const unusable = unusableReason(record);
   if (unusable !== undefined) return { run: record.run, ok: false, error: unusable, ...counters };
   return { run: record.run, ok: true, summary: summarizeQoe(record.qoe!), ...counters };
@@ -263,6 +298,7 @@ const CSV_COLUMNS = [
   'meanThroughputMbps', 'onTimeRatio', 'visibleOnTimeRatio', 'skippedShare', 'decodeSuccess', 'datagramRecovery', 'datagramDecoded', 'fecOverhead',
   'repairRequests', 'objectSegments', 'startupS', 'qualitySwitches', 'bytesWasted', 'bytesReceived', 'measuredLossPct',
   'queueDropPct', 'meanVisibleQuality', 'volatileFromS', 'sessionsReplaced', 'busyGoodputMbps', 'originFecOverhead',
+  'originTcpTimeouts', 'originTcpRetransPct',
 ] as const;
 
 function csvField(value: unknown): string {
@@ -286,6 +322,8 @@ export function runsCsv(rows: readonly RunRow[]): string {
       measuredLossPct: r.measuredLossPct, queueDropPct: r.queueDropPct,
       meanVisibleQuality: s?.meanVisibleQuality, volatileFromS: s?.volatileFromS, sessionsReplaced: s?.sessionsReplaced,
       busyGoodputMbps: s ? s.busyGoodputBps / 1e6 : undefined, originFecOverhead: r.originFecOverhead,
+      originTcpTimeouts: r.originTcp?.timeouts,
+      originTcpRetransPct: r.originTcp && r.originTcp.outSegs > 0 ? (100 * r.originTcp.retransSegs) / r.originTcp.outSegs : undefined,
     };
     lines.push(CSV_COLUMNS.map((c) => csvField(values[c])).join(','));
   }
