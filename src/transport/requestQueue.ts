@@ -6,26 +6,16 @@
  * by frame: with N responses in flight each gets 1/N of the link, so a later segment overtakes an
  * earlier one and a replacement for an abandoned object shares the link with everything requested
  * before it (in the QoE runs every h2 replacement arrived late). The queue grants one request at a
- * time in urgency order. The holder hands its turn on early, when the rest of its response should
+ * time in urgency order. The holder hands its turn on early, once the rest of its response would
  * arrive sooner than a new request gets its first byte, so the link does not idle for a round trip
  * between objects (`Turn.progress`).
- *
- * "Should", not "did": the hand-on is a timer set from the response's rate so far, not a test of
- * each arrival. TCP delivers in order, so one lost packet stops the bytes the page sees until it
- * is retransmitted; waiting for them would leave the lost packet as the connection's last — no
- * later packet to reveal the loss, and on the emulated links no packet to move the loss model on
- * (its bursts are counted in packets) — and turn a fast retransmit into a timeout that backs off.
- * With a progress test the h2 probe froze 5–10 s eleven times in six 2 % runs, against none
- * without the queue (docs/results.md → "The HTTP/2 baseline").
  */
 
 /** A granted request's turn. */
 export interface Turn {
   /**
-   * Reports the response's progress; the turn passes on when what remains should have arrived to
-   * within the shortest first-byte delay seen, at the rate so far (now, or by a timer that later
-   * progress re-arms). `firstByteS` is when the response's first byte arrived (seconds, the clock
-   * of `nowS`).
+   * Reports the response's progress; hands the turn on once what remains would arrive within the
+   * shortest first-byte delay seen. `firstByteS` is when the response's first byte arrived.
    */
   progress(receivedBytes: number, totalBytes: number, nowS: number, firstByteS: number): void;
   /** Records the delay from the request leaving to its first byte (feeds the hand-on test). */
@@ -78,9 +68,7 @@ export class RequestQueue {
     if (!next) return;
     this.busy = true;
     let holding = true;
-    let timer: ReturnType<typeof setTimeout> | undefined;
     const handOn = () => {
-      clearTimeout(timer);
       if (!holding) return;
       holding = false;
       this.busy = false;
@@ -91,13 +79,8 @@ export class RequestQueue {
         const elapsedS = nowS - firstByteS;
         // Without a first-byte delay measured yet there is nothing to compare with: keep the turn.
         if (!holding || !Number.isFinite(this.minFirstByteS) || !(total > 0) || received <= 0 || elapsedS <= 0) return;
-        // Bytes that came within a first-byte delay of the first say little about the rate: a
-        // burst the server had ready. Measure over at least that long.
-        const rate = received / Math.max(elapsedS, this.minFirstByteS);
-        const untilHandOnS = (total - received) / rate - this.minFirstByteS;
-        clearTimeout(timer);
-        if (untilHandOnS <= 0) handOn();
-        else timer = setTimeout(handOn, untilHandOnS * 1000);
+        const remainingS = (total - received) / (received / elapsedS);
+        if (remainingS <= this.minFirstByteS) handOn();
       },
       firstByte: (delayS) => {
         if (delayS >= 0) this.minFirstByteS = Math.min(this.minFirstByteS, delayS);
