@@ -2,9 +2,8 @@
  * The origin and the browser transport end to end: the real origin binary, real headless
  * Chromium, objects of 1 kB … 12 MB (past the size where RaptorQ sub-blocks source blocks)
  * fetched over a reliable WebTransport stream, as RaptorQ
- * datagrams, and over HTTP/2, compared byte for byte (SHA-256); the HTTP/2 transport's serving
- * order; errors; and datagram delivery through a lossy relay (Gilbert–Elliott loss), where FEC
- * and repair on demand must recover.
+ * datagrams, and over HTTP/2, compared byte for byte (SHA-256); errors; and datagram delivery
+ * through a lossy relay (Gilbert–Elliott loss), where FEC and repair on demand must recover.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -23,7 +22,7 @@ let origin: Origin;
 let browser: Browser;
 const digests = new Map<string, string>();
 
-async function fetchIn(b: Browser, path: string, options: { via: Via; fec?: unknown; deadlineMs?: number; abortAtBytes?: number; urgency?: number }): Promise<TransportTestResult> {
+async function fetchIn(b: Browser, path: string, options: { via: Via; fec?: unknown; deadlineMs?: number; abortAtBytes?: number }): Promise<TransportTestResult> {
   return b.page.evaluate(([p, o]) => window.holoquicTransportTest.fetch(p as string, o as never), [path, options] as const);
 }
 
@@ -59,22 +58,6 @@ describe('objects arrive byte-exact on every path', () => {
       });
     }
   }
-});
-
-describe('HTTP/2 serving order', () => {
-  // The origin's HTTP/2 server interleaves open responses; the transport sends one request at a
-  // time by urgency, so the QUIC origin's order holds: the next request leaves only after the
-  // previous one's first byte, and first bytes arrive in urgency order.
-  it('requests made while another is in flight start in urgency order, then request order', async () => {
-    const asked = [['12m', 3], ['1k', 7], ['64k', 0], ['1k', 5], ['1m', 0], ['64k', 2]] as const;
-    // All asked in one task, so every request is queued before any response can arrive.
-    const results = await browser.page.evaluate((list) => Promise.all(list.map(([name, urgency]) =>
-      window.holoquicTransportTest.fetch(`/content/objects/${name}.bin`, { via: 'http2', urgency }))), asked.map(([n, u]) => [n, u] as [string, number]));
-    for (const [i, r] of results.entries()) expect(r.sha256, asked[i][0]).toBe(digests.get(asked[i][0]));
-    const firstByte = results.map((r) => (r.stats as { firstByteAt: number }).firstByteAt);
-    const started = asked.map((_, i) => i).sort((a, b) => firstByte[a] - firstByte[b]);
-    expect(started.map((i) => asked[i].join('@'))).toEqual(['12m@3', '64k@0', '1m@0', '64k@2', '1k@5', '1k@7']);
-  });
 });
 
 const metric = (name: string) => originMetric(origin, name);

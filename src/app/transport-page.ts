@@ -31,18 +31,15 @@ async function sha256(bytes: Uint8Array<ArrayBuffer>): Promise<string> {
   return Array.from(digest, (b) => b.toString(16).padStart(2, '0')).join('');
 }
 
-/**
- * `abortAtBytes`: give the request up (as the player abandons one) once that many bytes arrived.
- * `urgency`: RFC 9218 urgency, 3 unless given.
- */
-async function fetchPath(path: string, options: { via: 'reliable' | 'datagram' | 'http2'; fec?: FecRequest; deadlineMs?: number; abortAtBytes?: number; urgency?: number }): Promise<TransportTestResult> {
+/** `abortAtBytes`: give the request up (as the player abandons one) once that many bytes arrived. */
+async function fetchPath(path: string, options: { via: 'reliable' | 'datagram' | 'http2'; fec?: FecRequest; deadlineMs?: number; abortAtBytes?: number }): Promise<TransportTestResult> {
   if (!transports) await connect();
   const t = transports!;
   const transport = options.via === 'http2' ? t.http2 : t.webtransport;
   if (!transport) return { status: 0, sha256: null, bytes: 0, stats: null, error: t.fallbackReason };
   const abort = new AbortController();
   const result = await transport.fetchObject({
-    path, delivery: options.via === 'datagram' ? 'datagram' : 'reliable', urgency: options.urgency ?? 3, fec: options.fec, deadlineMs: options.deadlineMs,
+    path, delivery: options.via === 'datagram' ? 'datagram' : 'reliable', urgency: 3, fec: options.fec, deadlineMs: options.deadlineMs,
     signal: abort.signal,
     // From a timer, as the player's abandonment does: the transport is then waiting for bytes.
     onProgress: (received) => {

@@ -1,10 +1,8 @@
 /**
  * `Http2Transport`: the same `ObjectTransport` over `fetch()` to the origin's HTTPS listener
  * (HTTP/2 when the browser negotiates it) — the `h2` baseline and the fallback when WebTransport
- * is missing. Everything is reliable; deadlines are the player's business (abort). Requests go
- * out one at a time in urgency order (`RequestQueue`), the order the QUIC origin serves in.
+ * is missing. Everything is reliable; deadlines are the player's business (abort).
  */
-import { RequestQueue } from './requestQueue';
 import { fetchWithRetry } from './retry';
 import type { DeliveryStats, ObjectRequest, ObjectResult, ObjectTransport, TransportState } from './types';
 
@@ -12,8 +10,6 @@ export class Http2Transport implements ObjectTransport {
   readonly kind = 'http2' as const;
   private current: TransportState = 'closed';
   private readonly listeners = new Set<(s: TransportState) => void>();
-  /** Object requests go out one at a time in urgency order (the server ignores priorities). */
-  private readonly queue = new RequestQueue();
 
   /** @param originBase e.g. `https://origin.example:4433` (paths are appended). */
   constructor(private readonly originBase: string) {}
@@ -50,13 +46,9 @@ export class Http2Transport implements ObjectTransport {
   async fetchObject(request: ObjectRequest): Promise<ObjectResult> {
     const requestedAt = performance.now();
     const stats: DeliveryStats = { delivery: 'reliable', transport: 'http2', objectBytes: 0, receivedBytes: 0, requestedAt, recovered: false };
-    const turn = await this.queue.acquire(request.urgency, request.signal);
-    if (!turn) return { status: 0, bytes: null, stats, error: 'cancelled' };
     try {
-      const sentAt = performance.now();
       const response = await fetch(new URL(request.path, this.originBase), { signal: request.signal, cache: 'no-store' });
       stats.firstByteAt = performance.now();
-      turn.firstByte((stats.firstByteAt - sentAt) / 1000);
       if (!response.ok || !response.body) {
         await response.body?.cancel();
         return { status: response.status, bytes: null, stats, error: `HTTP ${response.status}` };
@@ -70,7 +62,6 @@ export class Http2Transport implements ObjectTransport {
         if (done) break;
         chunks.push(value);
         stats.receivedBytes += value.length;
-        turn.progress(stats.receivedBytes, length, performance.now() / 1000, stats.firstByteAt / 1000);
         request.onProgress?.(stats.receivedBytes, length || stats.receivedBytes);
       }
       stats.lastByteAt = performance.now();
@@ -87,8 +78,6 @@ export class Http2Transport implements ObjectTransport {
     } catch (e) {
       const aborted = request.signal?.aborted;
       return { status: 0, bytes: null, stats, error: aborted ? 'cancelled' : e instanceof Error ? e.message : String(e) };
-    } finally {
-      turn.release();
     }
   }
 }
