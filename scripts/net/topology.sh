@@ -73,8 +73,12 @@ hq_net_wait_queue() {
 
 hq_net_wait_listening() {
     local ns=$1 proto=$2 port=$3 pid=$4
-    hq_net_wait_for "a $proto socket on port $port" "$pid" \
-        sh -c "ip netns exec '$ns' ss -Hln --$proto 'sport = :$port' | grep -q ."
+    hq_net_wait_for "a $proto socket on port $port" "$pid" hq_net_listening "$ns" "$proto" "$port"
+}
+
+# hq_net_listening NS udp|tcp PORT: true when a socket listens on PORT in NS.
+hq_net_listening() {
+    ip netns exec "$1" ss -Hln "--$2" "sport = :$3" | grep -q .
 }
 
 # hq_net_wait_for WHAT PID COMMAND...: polls COMMAND every 20 ms until it succeeds; fails when PID

@@ -149,6 +149,7 @@ export interface RunRow {
   originFecOverhead: number;
   /** Packets the bottleneck queue dropped, in percent of those offered to it (NaN if unknown). */
   queueDropPct: number;
+  /** The origin namespace's TCP counters, when the run recorded them. */
   originTcp?: TcpCounters;
 }
 

@@ -16,7 +16,6 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 use nfq::{Message, Queue, Verdict as NfVerdict};
-
 use serde::Serialize;
 
 use crate::shaper::{Shaper, Verdict};
