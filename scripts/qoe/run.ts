@@ -172,7 +172,7 @@ async function main(): Promise<void> {
       error = `run failed (exit ${child.status ?? child.signal}): ${child.stderr.trim().split('\n').slice(-3).join(' | ')}`;
     }
     const record: RunRecord = {
-      run: config, qoe, error,
+      run: config, commit, qoe, error,
       impairer: { toServer: readImpairer(join(runDir, 'impair.a')), toClient: readImpairer(join(runDir, 'impair.b')) },
       bottleneck: readIfExists(join(runDir, 'qdisc.a'), parseQdiscStats),
       origin: readIfExists(join(runDir, 'metrics.a'), (text) => parsePrometheusText(text)),

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { aggregate, cdf, markdownSummary, measuredLossPct, originFecOverhead, parsePrometheusText, parseQdiscStats, parseTcpCounters, parseUdpSnmp, queueDropPct, type RunRecord, runsCsv, sameSettings, stat, toRow } from './aggregate';
+import { aggregate, cdf, combineSources, markdownSummary, measuredLossPct, originFecOverhead, parsePrometheusText, parseQdiscStats, parseTcpCounters, parseUdpSnmp, queueDropPct, type RunRecord, runsCsv, sameSettings, stat, toRow } from './aggregate';
 import { QOE_SCHEMA, type QoeLog, type QoeSegment } from './schema';
 import { barChart, lineChart, ticks } from './svg';
 
@@ -70,6 +70,30 @@ describe('aggregate', () => {
     expect(csv).toHaveLength(3);
     expect(csv[0].split(',')).toContain('freezeTotalS');
     expect(csv[2]).toContain('page never reached playing');
+  });
+});
+
+describe('combineSources', () => {
+  const matrix = [record('a', 'h2', 5, 0, qoe([9], 1)), record('b', 'qr', 5, 0, qoe([], 3)), record('c', 'qr', 1, 0, qoe([], 3))]
+    .map((r) => ({ ...r, commit: 'old' }));
+  const column = [record('d', 'h2', 5, 0, qoe([], 2)), record('e', 'h2', 1, 0, qoe([], 2))].map((r) => ({ ...r, commit: 'new' }));
+
+  it('takes the chosen modes of each source, each run keeping its commit', () => {
+    const runs = combineSources([{ label: 'matrix', modes: ['qr'], records: matrix }, { label: 'column', modes: ['h2'], records: column }]);
+    expect(runs.map((r) => [r.run.id, r.commit])).toEqual([['b', 'old'], ['c', 'old'], ['d', 'new'], ['e', 'new']]);
+    const csv = runsCsv(runs.map(toRow)).trim().split('\n');
+    const commitColumn = csv[0].split(',').indexOf('commit');
+    expect(csv.slice(1).map((line) => line.split(',')[commitColumn])).toEqual(['old', 'old', 'new', 'new']);
+    const cells = aggregate(runs.map(toRow));
+    expect(cells.find((c) => c.mode === 'h2' && c.lossPct === 5)?.freezeCount.mean).toBe(0);
+    // The baseline keeps its row first although the first source has no h2 runs.
+    expect(markdownSummary(cells)).toMatch(/\| `h2` \|[^\n]*\n\| `qr` \|/);
+  });
+
+  it('refuses a cell measured in two sources, and a source that gives nothing', () => {
+    expect(() => combineSources([{ label: 'matrix', records: matrix }, { label: 'column', records: column }]))
+      .toThrow(/t at 5 % loss, h2: runs in both matrix and column/);
+    expect(() => combineSources([{ label: 'matrix', modes: ['qpr'], records: matrix }])).toThrow(/matrix: no runs of qpr/);
   });
 });
 

@@ -57,6 +57,11 @@ export interface BottleneckCounters {
 
 export interface RunRecord {
   run: RunConfig;
+  /**
+   * The commit measured (the runner's `git rev-parse --short HEAD`, marked when the tree had
+   * uncommitted changes). Records from before this field take their directory's `commit.txt`.
+   */
+  commit?: string;
   /** Null when the run failed; `error` says why. */
   qoe: QoeLog | null;
   error?: string;
@@ -151,6 +156,8 @@ export interface RunRow {
   queueDropPct: number;
   /** The origin namespace's TCP counters, when the run recorded them. */
   originTcp?: TcpCounters;
+  /** The commit the run measured, when known. */
+  commit?: string;
 }
 
 export function queueDropPct(bottleneck: BottleneckCounters | undefined): number {
@@ -193,10 +200,54 @@ export function unusableReason(record: RunRecord): string | undefined {
 export function toRow(record: RunRecord): RunRow {
   const measured = measuredLossPct(record.impairer?.toClient);
   const queue = queueDropPct(record.bottleneck);
-  const counters = { measuredLossPct: measured, queueDropPct: queue, originFecOverhead: originFecOverhead(record.origin), originTcp: record.originTcp };
+  const counters = {
+    measuredLossPct: measured, queueDropPct: queue, originFecOverhead: originFecOverhead(record.origin), originTcp: record.originTcp,
+    commit: record.commit,
+  };
   const unusable = unusableReason(record);
   if (unusable !== undefined) return { run: record.run, ok: false, error: unusable, ...counters };
   return { run: record.run, ok: true, summary: summarizeQoe(record.qoe!), ...counters };
+}
+
+/** The runs of one experiment directory, as a combined report takes them. */
+export interface RunSource {
+  /** How the report names the source (its directory). */
+  label: string;
+  /** The modes taken from it; all when absent. */
+  modes?: readonly string[];
+  records: readonly RunRecord[];
+}
+
+/** The records of the source's chosen modes. */
+export function takenFrom(source: RunSource): RunRecord[] {
+  return source.records.filter((r) => !source.modes || source.modes.includes(r.run.mode));
+}
+
+/**
+ * The runs of several experiments as one matrix, e.g. one mode's column measured again at a later
+ * commit beside the other modes' runs. A cell (trace × loss × mode) found in two sources is an
+ * error: its mean would pool two versions of the code, which is what the per-source mode lists
+ * are there to prevent.
+ */
+export function combineSources(sources: readonly RunSource[]): RunRecord[] {
+  const cellSource = new Map<string, string>();
+  const combined: RunRecord[] = [];
+  for (const source of sources) {
+    const taken = takenFrom(source);
+    if (taken.length === 0) throw new Error(`${source.label}: no runs${source.modes ? ` of ${source.modes.join(', ')}` : ''}`);
+    for (const record of taken) {
+      const { trace, lossPct, mode } = record.run;
+      const key = JSON.stringify([trace, lossPct, mode]);
+      const earlier = cellSource.get(key);
+      if (earlier !== undefined && earlier !== source.label) {
+        throw new Error(`${trace} at ${lossPct} % loss, ${mode}: runs in both ${earlier} and ${source.label} ` +
+          '(choose the modes taken from each: DIR:mode,mode)');
+      }
+      cellSource.set(key, source.label);
+      combined.push(record);
+    }
+  }
+  return combined;
 }
 
 /** Mean and sample standard deviation over repetitions; NaN values are left out. */
@@ -283,9 +334,15 @@ export function aggregate(rows: readonly RunRow[]): Cell[] {
       throughputSamplesMbps: ok.flatMap((r) => r.summary!.throughputBps.map((b) => b / 1e6)),
     });
   }
-  const modeOrder = ['h2', 'qr', 'qpr', 'qpr-fec', 'q100-fec', 'adaptive'];
-  const rank = (m: string) => (modeOrder.includes(m) ? modeOrder.indexOf(m) : modeOrder.length);
-  return cells.sort((a, b) => a.trace.localeCompare(b.trace) || a.lossPct - b.lossPct || rank(a.mode) - rank(b.mode) || a.mode.localeCompare(b.mode));
+  return cells.sort((a, b) => a.trace.localeCompare(b.trace) || a.lossPct - b.lossPct || compareModes(a.mode, b.mode));
+}
+
+const MODE_ORDER = ['h2', 'qr', 'qpr', 'qpr-fec', 'q100-fec', 'adaptive'];
+
+/** The delivery modes in the order tables show them: baseline first, then by how much is sent unreliably. */
+export function compareModes(a: string, b: string): number {
+  const rank = (m: string) => (MODE_ORDER.includes(m) ? MODE_ORDER.indexOf(m) : MODE_ORDER.length);
+  return rank(a) - rank(b) || a.localeCompare(b);
 }
 
 /** Empirical CDF points (x ascending, y in (0, 1]). */
@@ -299,7 +356,7 @@ const CSV_COLUMNS = [
   'meanThroughputMbps', 'onTimeRatio', 'visibleOnTimeRatio', 'skippedShare', 'decodeSuccess', 'datagramRecovery', 'datagramDecoded', 'fecOverhead',
   'repairRequests', 'objectSegments', 'startupS', 'qualitySwitches', 'bytesWasted', 'bytesReceived', 'measuredLossPct',
   'queueDropPct', 'meanVisibleQuality', 'volatileFromS', 'sessionsReplaced', 'busyGoodputMbps', 'originFecOverhead',
-  'originTcpTimeouts', 'originTcpRetransPct',
+  'originTcpTimeouts', 'originTcpRetransPct', 'commit',
 ] as const;
 
 function csvField(value: unknown): string {
@@ -325,6 +382,7 @@ export function runsCsv(rows: readonly RunRow[]): string {
       busyGoodputMbps: s ? s.busyGoodputBps / 1e6 : undefined, originFecOverhead: r.originFecOverhead,
       originTcpTimeouts: r.originTcp?.timeouts,
       originTcpRetransPct: r.originTcp && r.originTcp.outSegs > 0 ? (100 * r.originTcp.retransSegs) / r.originTcp.outSegs : undefined,
+      commit: r.commit,
     };
     lines.push(CSV_COLUMNS.map((c) => csvField(values[c])).join(','));
   }
@@ -362,7 +420,7 @@ export function markdownSummary(cells: readonly Cell[]): string {
     const losses = [...new Set(tc.map((c) => c.lossPct))].sort((a, b) => a - b);
     out.push(`#### ${trace}: freezes per run / seconds frozen per run`, '');
     out.push(`| mode | ${losses.map((l) => `${l} %`).join(' | ')} |`, `|---|${losses.map(() => '---|').join('')}`);
-    for (const mode of [...new Set(tc.map((c) => c.mode))]) {
+    for (const mode of [...new Set(tc.map((c) => c.mode))].sort(compareModes)) {
       const row = losses.map((l) => {
         const c = tc.find((x) => x.mode === mode && x.lossPct === l);
         if (!c || c.freezeCount.n === 0) return '–';

@@ -3,7 +3,7 @@
  * records of an experiment. Layout follows the reference paper where it has one (freezes and
  * total freeze time per mode and loss: its Table 3) and adds what a decoding player can show.
  */
-import { aggregate, type Cell, cdf, type RunRecord, type RunRow, type Stat, toRow } from './aggregate';
+import { aggregate, type Cell, cdf, compareModes, type RunRecord, type RunRow, type Stat, toRow } from './aggregate';
 import { barChart, escapeXml, lineChart } from './svg';
 
 export interface ReportInput {
@@ -127,7 +127,7 @@ export function renderReport(input: ReportInput): string {
   }
   for (const trace of unique(cells.map((c) => c.trace))) {
     const tc = cells.filter((c) => c.trace === trace);
-    const modes = unique(tc.map((c) => c.mode));
+    const modes = unique(tc.map((c) => c.mode)).sort(compareModes);
     const losses = unique(tc.map((c) => c.lossPct)).sort((a, b) => a - b);
     body += `<h2>Trace ${escapeXml(trace)}</h2>`;
     body += '<h3>Freezes: count / total freeze time (s), mean over repetitions (the paper\'s Table 3 layout)</h3>';
