@@ -220,6 +220,8 @@ describe('report', () => {
     expect(freezeGoal?.met).toBe(true);
     const ratioGoal = goals.find((g) => g.goal.includes('1.5'));
     expect(ratioGoal?.met).toBe(false); // same per-segment throughput in both synthetic logs
+    // 1.5 × qr at 5 % (1.5 × 2 Mbit/s) is above the best mode at 0 % (qpr-fec, 2 Mbit/s): said so.
+    expect(ratioGoal?.detail).toContain('the target, 3.0 Mbit/s, is above every mode\'s throughput at 0 % loss (at most 2.0)');
   });
 
   it('does not call "no freezes" met while some of the runs failed', async () => {
