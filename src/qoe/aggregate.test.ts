@@ -194,6 +194,10 @@ describe('markdown summary', () => {
     expect(md).toContain('| `qr` | – | 1.0 / 1.50 s |');
     expect(md).toContain('| `qpr-fec` | 1.0 / < 0.01 s | **0** |');
     expect(md.indexOf('freezes per run')).toBeLessThan(md.indexOf('| loss | mode | runs |'));
+    // Beside it, the visible quality of the same cells with the runs it averages.
+    expect(md).toContain('#### t: visible quality (runs)');
+    expect(md).toContain('| `qr` | – | 2.00 (2) |');
+    expect(md).toContain('| `qpr-fec` | 4.00 (1) | 4.00 (1) |');
   });
 });
 

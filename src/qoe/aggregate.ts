@@ -418,19 +418,26 @@ export function markdownSummary(cells: readonly Cell[]): string {
     // per run (mean over repetitions), a bold 0 where no repetition froze.
     const tc = cells.filter((x) => x.trace === trace);
     const losses = [...new Set(tc.map((c) => c.lossPct))].sort((a, b) => a - b);
-    out.push(`#### ${trace}: freezes per run / seconds frozen per run`, '');
-    out.push(`| mode | ${losses.map((l) => `${l} %`).join(' | ')} |`, `|---|${losses.map(() => '---|').join('')}`);
-    for (const mode of [...new Set(tc.map((c) => c.mode))].sort(compareModes)) {
-      const row = losses.map((l) => {
-        const c = tc.find((x) => x.mode === mode && x.lossPct === l);
-        if (!c || c.freezeCount.n === 0) return '–';
-        if (c.freezeCount.mean === 0) return '**0**';
-        const seconds = c.freezeTotalS.mean;
-        return `${c.freezeCount.mean.toFixed(1)} / ${seconds < 0.005 ? '< 0.01' : seconds.toFixed(2)} s`;
-      });
-      out.push(`| \`${mode}\` | ${row.join(' | ')} |`);
-    }
-    out.push('');
+    const modes = [...new Set(tc.map((c) => c.mode))].sort(compareModes);
+    const modeByLoss = (title: string, text: (c: Cell) => string) => {
+      out.push(`#### ${trace}: ${title}`, '');
+      out.push(`| mode | ${losses.map((l) => `${l} %`).join(' | ')} |`, `|---|${losses.map(() => '---|').join('')}`);
+      for (const mode of modes) {
+        const row = losses.map((l) => {
+          const c = tc.find((x) => x.mode === mode && x.lossPct === l);
+          return c && c.freezeCount.n > 0 ? text(c) : '–';
+        });
+        out.push(`| \`${mode}\` | ${row.join(' | ')} |`);
+      }
+      out.push('');
+    };
+    modeByLoss('freezes per run / seconds frozen per run', (c) => {
+      if (c.freezeCount.mean === 0) return '**0**';
+      const seconds = c.freezeTotalS.mean;
+      return `${c.freezeCount.mean.toFixed(1)} / ${seconds < 0.005 ? '< 0.01' : seconds.toFixed(2)} s`;
+    });
+    // What the viewer saw, beside whether it stopped: the two numbers a mode trades.
+    modeByLoss('visible quality (runs)', (c) => `${c.meanVisibleQuality.mean.toFixed(2)} (${c.meanVisibleQuality.n})`);
     out.push(`#### ${trace}`, '');
     out.push('| loss | mode | runs | freezes | freeze time (s) | visible quality | quality | throughput (Mbit/s) | busy goodput (Mbit/s) | on time | visible on time | skipped | datagram objects recovered | of those, decoded | FEC overhead | FEC overhead (origin) | measured loss | queue drops |');
     out.push('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
