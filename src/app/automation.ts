@@ -11,29 +11,19 @@ import type { PlayerStats } from '../player/player';
 import { parseTrace } from '../viewport/trace';
 import { TracePoseSource } from '../viewport/traceSource';
 
-export interface PageParams {
-  /** Origin base URL (its /config.json names the WebTransport endpoint). */
+/** The player options a page's URL can set (`wt`, `abr`, `k`, `reliability`, `buffer`, …), documented on `PlayerOptions`. */
+type PagePlayerOptions = Pick<PlayerOptions, 'webtransportUrl' | 'abr' | 'reliableCount' | 'reliability' | 'bufferTargetS' |
+  'volatileBufferTargetS' | 'stallTimeoutS' | 'fecTarget' | 'durationS'>;
+
+export interface PageParams extends PagePlayerOptions {
+  /** Origin base URL (its /config.json names the WebTransport endpoint; default the page's). */
   origin: string;
-  /** WebTransport session URL overriding the origin's configuration (tests through a relay). */
-  webtransportUrl?: string;
   /** Manifest URL (absolute, or a path on the origin). */
   manifestUrl: string;
   mode: PlayerMode;
-  abr?: string;
-  reliableCount?: number;
-  /** Degree of reliability `Q0` … `Q100` (wins over `k`). */
-  reliability?: string;
-  bufferTargetS?: number;
-  /** Buffer target after the link starved (`volatile-buffer`; equal to `buffer` for a fixed target). */
-  volatileBufferTargetS?: number;
-  /** Seconds without a byte before a stalled WebTransport session is replaced (`stall-timeout`; 0 = never). */
-  stallTimeoutS?: number;
-  /** Recovery probability of the FEC sent up front (`fec-target`, between 0 and 1; experiments). */
-  fecTarget?: number;
   /** URL of a pose trace to replay instead of the camera. */
   pose?: string;
   poseConvention: 'webxr' | 'unity';
-  durationS?: number;
   autoplay: boolean;
   /** false: the whole pipeline without drawing (experiments). */
   render: boolean;
