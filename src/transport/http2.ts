@@ -4,43 +4,36 @@
  * is missing. Everything is reliable; deadlines are the player's business (abort).
  */
 import { fetchWithRetry } from './retry';
+import { TransportStateCell } from './state';
 import type { DeliveryStats, ObjectRequest, ObjectResult, ObjectTransport, TransportState } from './types';
 
 export class Http2Transport implements ObjectTransport {
   readonly kind = 'http2' as const;
-  private current: TransportState = 'closed';
-  private readonly listeners = new Set<(s: TransportState) => void>();
+  private readonly stateCell = new TransportStateCell();
 
   /** @param originBase e.g. `https://origin.example:4433` (paths are appended). */
   constructor(private readonly originBase: string) {}
 
   get state(): TransportState {
-    return this.current;
+    return this.stateCell.current;
   }
 
   onStateChange(listener: (state: TransportState) => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
-  }
-
-  private setState(state: TransportState): void {
-    if (state === this.current) return;
-    this.current = state;
-    for (const l of this.listeners) l(state);
+    return this.stateCell.listen(listener);
   }
 
   async connect(): Promise<void> {
-    this.setState('connecting');
+    this.stateCell.set('connecting');
     const response = await fetchWithRetry(new URL('/healthz', this.originBase), { cache: 'no-store' });
     if (!response.ok) {
-      this.setState('failed');
+      this.stateCell.set('failed');
       throw new Error(`origin health check: HTTP ${response.status}`);
     }
-    this.setState('connected');
+    this.stateCell.set('connected');
   }
 
   close(): void {
-    this.setState('closed');
+    this.stateCell.set('closed');
   }
 
   async fetchObject(request: ObjectRequest): Promise<ObjectResult> {

@@ -10,6 +10,7 @@ import { countLosses, datagramObservation, LossEstimator, sendingIndex } from '.
 import { type OriginConfig, parseOriginConfig } from './originConfig';
 import { fetchWithRetry } from './retry';
 import { RttEstimator } from './rtt';
+import { TransportStateCell } from './state';
 import { DEFAULT_STALL_TIMEOUT_MS, StallWatch } from './stall';
 import type { DeliveryStats, ObjectRequest, ObjectResult, ObjectTransport, TransportState } from './types';
 
@@ -68,9 +69,8 @@ const REPAIR_MARGIN = 2;
 
 export class WebTransportSession implements ObjectTransport {
   readonly kind = 'webtransport' as const;
-  private currentState: TransportState = 'closed';
+  private readonly stateCell = new TransportStateCell();
   private transport: WebTransport | null = null;
-  private readonly listeners = new Set<(s: TransportState) => void>();
   private readonly sinks = new Map<number, DatagramSink>();
   /** Datagrams that arrived before their RESPONSE (the stream is slower than the first symbols). */
   private readonly early = new Map<number, Uint8Array[]>();
@@ -95,24 +95,17 @@ export class WebTransportSession implements ObjectTransport {
   }
 
   get state(): TransportState {
-    return this.currentState;
+    return this.stateCell.current;
   }
 
   onStateChange(listener: (state: TransportState) => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
-  }
-
-  private setState(state: TransportState): void {
-    if (state === this.currentState) return;
-    this.currentState = state;
-    for (const l of this.listeners) l(state);
+    return this.stateCell.listen(listener);
   }
 
   async connect(): Promise<void> {
     if (typeof WebTransport === 'undefined') throw new Error('this browser has no WebTransport');
     this.closing = false;
-    this.setState('connecting');
+    this.stateCell.set('connecting');
     this.connecting ??= this.open().finally(() => (this.connecting = null));
     await this.connecting;
   }
@@ -134,7 +127,7 @@ export class WebTransportSession implements ObjectTransport {
     const watch = timeoutMs <= 0 || this.options.reconnect === false ? null : new StallWatch(timeoutMs);
     this.watch = watch;
     this.fec ??= new FecWorkerClient();
-    this.setState('connected');
+    this.stateCell.set('connected');
     void this.readDatagrams(wt, watch);
     if (watch) {
       const timer = setInterval(() => {
@@ -152,9 +145,9 @@ export class WebTransportSession implements ObjectTransport {
   private async onLost(wt: WebTransport): Promise<void> {
     if (this.transport !== wt) return;
     this.transport = null;
-    if (this.closing) return this.setState('closed');
-    if (this.options.reconnect === false) return this.setState('failed');
-    this.setState('reconnecting');
+    if (this.closing) return this.stateCell.set('closed');
+    if (this.options.reconnect === false) return this.stateCell.set('failed');
+    this.stateCell.set('reconnecting');
     const attempts = this.options.maxReconnectAttempts ?? 8;
     const stalled = this.replacingStalled;
     this.replacingStalled = false;
@@ -170,7 +163,7 @@ export class WebTransportSession implements ObjectTransport {
         // try again after the backoff
       }
     }
-    if (!this.closing) this.setState('failed');
+    if (!this.closing) this.stateCell.set('failed');
   }
 
   close(): void {
@@ -179,7 +172,7 @@ export class WebTransportSession implements ObjectTransport {
     this.transport = null;
     this.fec?.terminate();
     this.fec = null;
-    this.setState('closed');
+    this.stateCell.set('closed');
   }
 
   private async readDatagrams(wt: WebTransport, watch: StallWatch | null): Promise<void> {
@@ -222,7 +215,7 @@ export class WebTransportSession implements ObjectTransport {
     const fail = (status: number, error: string): ObjectResult => ({ status, bytes: null, stats, error });
     if (this.connecting) await this.connecting.catch(() => undefined);
     const wt = this.transport;
-    if (!wt) return fail(0, `no WebTransport session (${this.currentState})`);
+    if (!wt) return fail(0, `no WebTransport session (${this.stateCell.current})`);
     if (request.signal?.aborted) return fail(0, 'cancelled');
     const watch = this.watch;
     watch?.begin(performance.now());
