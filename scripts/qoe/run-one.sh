@@ -4,7 +4,7 @@
 # bandwidth trace. Called by scripts/qoe/run.ts with its parameters in the environment; everything
 # is torn down on exit, failure or interrupt.
 #
-# Inputs (env): RUN_DIR ORIGIN_BIN IMPAIR_BIN CONTENT_DIR WEB_DIR PAGE_QUERY GE DELAY_MS SEED LOSS_DIRECTION
+# Inputs (env): RUN_DIR ORIGIN_BIN IMPAIR_BIN CONTENT_DIR WEB_DIR PAGE_QUERY GE GE_BAD_MS DELAY_MS SEED LOSS_DIRECTION
 #               TRACE_FILE TRACE_SCALE POSE_FILE TIMEOUT_S [ORIGIN_CC: the origin's congestion control]
 #               [ORIGIN_QLOG=1: the origin writes a qlog per connection into RUN_DIR/qlog]
 # Outputs in RUN_DIR: qoe.json (client result), impair.a (client→origin counters),
@@ -64,7 +64,8 @@ wait_ready "$RUN_DIR/page.log"
 # the server's interface), or both ways.
 common="--delay-ms $DELAY_MS --seed $SEED"
 lossy="$common"
-[ -n "${GE:-}" ] && lossy="--ge $GE $common"
+# GE_BAD_MS: the chain on a clock, Bad periods of that many ms (holoquic-impair --ge-bad-ms).
+[ -n "${GE:-}" ] && lossy="--ge $GE ${GE_BAD_MS:+--ge-bad-ms $GE_BAD_MS }$common"
 case "${LOSS_DIRECTION:-down}" in
     down) hq_net_impair_hosts_split "$IMPAIR_BIN" "$common" "$lossy" ;;
     both) hq_net_impair_hosts_split "$IMPAIR_BIN" "$lossy" "$lossy" ;;

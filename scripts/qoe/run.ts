@@ -66,7 +66,7 @@ async function main(): Promise<void> {
       'delay-ms': { type: 'string' }, 'trace-scale': { type: 'string' }, abr: { type: 'string' }, buffer: { type: 'string' }, 'volatile-buffer': { type: 'string' },
       'stall-timeout': { type: 'string' }, 'fec-target': { type: 'string' },
       k: { type: 'string' }, content: { type: 'string' }, manifest: { type: 'string' }, 'keep-run-dirs': { type: 'boolean', default: false },
-      'loss-direction': { type: 'string' }, 'no-build': { type: 'boolean', default: false },
+      'loss-direction': { type: 'string' }, 'loss-bad-ms': { type: 'string' }, 'no-build': { type: 'boolean', default: false },
       resume: { type: 'boolean', default: false }, cc: { type: 'string' }, qlog: { type: 'boolean', default: false },
     },
   });
@@ -81,6 +81,9 @@ async function main(): Promise<void> {
   const delayMs = Number(values['delay-ms'] ?? 10);
   const lossDirection = values['loss-direction'] ?? 'down';
   if (lossDirection !== 'down' && lossDirection !== 'both') throw new Error(`--loss-direction must be down or both, got ${lossDirection}`);
+  // The loss chain on a clock (Bad periods of this many ms) instead of per packet (docs/qoe.md).
+  const lossBadMs = values['loss-bad-ms'] === undefined ? undefined : Number(values['loss-bad-ms']);
+  if (lossBadMs !== undefined && !(lossBadMs > 0)) throw new Error(`--loss-bad-ms must be a positive number of milliseconds, got ${values['loss-bad-ms']}`);
   const cc = values.cc;
   if (cc !== undefined && cc !== 'cubic' && cc !== 'bbr2') throw new Error(`--cc must be cubic or bbr2, got ${cc}`);
   const contentDir = resolve(values.content ?? join(ROOT, 'content'));
@@ -131,7 +134,7 @@ async function main(): Promise<void> {
     const config: RunConfig = {
       id: entry.id, mode: entry.mode, lossPct: entry.lossPct, ge, trace: entry.trace.replace(/^.*\//, '').replace(/\.csv$/, ''),
       traceScale: scale, pose: entry.pose.replace(/^.*\//, ''), repetition: entry.repetition, durationS: duration, delayMs, lossDirection,
-      ...(cc ? { congestionControl: cc } : {}), ...(Object.keys(page).length ? { page } : {}),
+      ...(cc ? { congestionControl: cc } : {}), ...(lossBadMs !== undefined && ge ? { lossBadMs } : {}), ...(Object.keys(page).length ? { page } : {}),
     };
     if (values.resume && existsSync(recordFile)) {
       const earlier = JSON.parse(readFileSync(recordFile, 'utf8')) as RunRecord;
@@ -153,7 +156,7 @@ async function main(): Promise<void> {
       env: {
         ...process.env, RUN_DIR: runDir, ORIGIN_BIN: originBin, IMPAIR_BIN: impairBin, CONTENT_DIR: contentDir,
         WEB_DIR: join(ROOT, 'dist'), PAGE_QUERY: query.toString(), GE: ge, DELAY_MS: String(delayMs),
-        SEED: String(1 + entry.repetition), LOSS_DIRECTION: lossDirection, TRACE_FILE: entry.trace, TRACE_SCALE: String(scale), POSE_FILE: entry.pose,
+        SEED: String(1 + entry.repetition), LOSS_DIRECTION: lossDirection, GE_BAD_MS: config.lossBadMs === undefined ? '' : String(config.lossBadMs), TRACE_FILE: entry.trace, TRACE_SCALE: String(scale), POSE_FILE: entry.pose,
         TIMEOUT_S: String(duration + 60), ORIGIN_CC: cc ?? '', ORIGIN_QLOG: values.qlog ? '1' : '',
       },
     });

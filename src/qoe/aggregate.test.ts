@@ -112,7 +112,7 @@ describe('sameSettings', () => {
     // Defaults written out or left out are the same settings; option order does not matter.
     expect(sameSettings(run, { ...run, lossDirection: 'down' })).toBe(true);
     expect(sameSettings({ ...run, page: { buffer: '2', abr: 'x' } }, { ...run, page: { abr: 'x', buffer: '2' } })).toBe(true);
-    for (const other of [{ durationS: 60 }, { congestionControl: 'cubic' as const }, { page: { buffer: '4' } }, { traceScale: 0.2 }, { delayMs: 20 }]) {
+    for (const other of [{ durationS: 60 }, { congestionControl: 'cubic' as const }, { page: { buffer: '4' } }, { traceScale: 0.2 }, { delayMs: 20 }, { lossBadMs: 10 }]) {
       expect(sameSettings(run, { ...run, ...other }), JSON.stringify(other)).toBe(false);
     }
   });
@@ -226,6 +226,19 @@ describe('report', () => {
     expect(ratioGoal?.met).toBe(false); // same per-segment throughput in both synthetic logs
     // 1.5 × qr at 5 % (1.5 × 2 Mbit/s) is above the best mode at 0 % (qpr-fec, 2 Mbit/s): said so.
     expect(ratioGoal?.detail).toContain('the target, 3.0 Mbit/s, is above every mode\'s throughput at 0 % loss (at most 2.0)');
+  });
+
+  it('lists each distinct network and player setting of its runs', async () => {
+    const { describeSettings } = await import('./report');
+    const plain = record('a', 'qr', 0, 0, null);
+    const lossy = record('b', 'h2', 5, 0, null);
+    lossy.run.ge = '0.7538,10,70,0.1';
+    const clocked = { ...lossy, run: { ...lossy.run, lossBadMs: 10, page: { buffer: '4' } } };
+    expect(describeSettings([plain, lossy, clocked, { ...plain }])).toEqual([
+      't × 0.100, 10 ms one-way, Gilbert–Elliott loss on a clock (Bad periods of 10 ms) origin → client; origin bbr2 (default); player buffer=4; 3 s',
+      't × 0.100, 10 ms one-way, Gilbert–Elliott loss per packet (netem gemodel) origin → client; origin bbr2 (default); player defaults; 3 s',
+      't × 0.100, 10 ms one-way, no loss; origin bbr2 (default); player defaults; 3 s',
+    ]);
   });
 
   it('does not call "no freezes" met while some of the runs failed', async () => {

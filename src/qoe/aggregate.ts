@@ -33,6 +33,8 @@ export interface RunConfig {
   lossDirection?: 'down' | 'both';
   /** The origin's congestion control when not its default (loss-tolerant BBR2). */
   congestionControl?: 'cubic' | 'bbr2';
+  /** The loss chain ran on a clock, Bad periods of this many ms on average; absent = per packet (netem's semantics). */
+  lossBadMs?: number;
   /** Player options given to the page beyond mode and duration (`buffer`, `abr`, `k`, …); absent = defaults. */
   page?: Record<string, string>;
 }
@@ -43,7 +45,7 @@ export interface RunConfig {
  */
 export function sameSettings(a: RunConfig, b: RunConfig): boolean {
   const settings = (r: RunConfig) => JSON.stringify([r.ge, r.traceScale, r.durationS, r.delayMs, r.lossDirection ?? 'down',
-    r.congestionControl ?? null, Object.entries(r.page ?? {}).sort()]);
+    r.congestionControl ?? null, r.lossBadMs ?? null, Object.entries(r.page ?? {}).sort()]);
   return settings(a) === settings(b);
 }
 

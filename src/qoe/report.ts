@@ -122,6 +122,22 @@ function freezeList(rows: readonly RunRow[], records: readonly RunRecord[], trac
     table(['mode', 'loss', 'rep', 'freezes'], rowsOut);
 }
 
+/**
+ * How the runs' network and player were set up, one line per distinct setting (a combined report
+ * may hold several): what a reader needs before comparing numbers across reports.
+ */
+export function describeSettings(records: readonly RunRecord[]): string[] {
+  const lines = records.map(({ run }) => {
+    const loss = run.ge === '' ? 'no loss' : run.lossBadMs !== undefined
+      ? `Gilbert–Elliott loss on a clock (Bad periods of ${run.lossBadMs} ms)` : 'Gilbert–Elliott loss per packet (netem gemodel)';
+    const direction = run.lossDirection === 'both' ? 'both ways' : 'origin → client';
+    const page = Object.entries(run.page ?? {}).map(([k, v]) => `${k}=${v}`).join(', ');
+    return `${run.trace} × ${run.traceScale.toPrecision(3)}, ${run.delayMs} ms one-way, ${loss}${run.ge === '' ? '' : ` ${direction}`}; ` +
+      `origin ${run.congestionControl ?? 'bbr2 (default)'}; player ${page || 'defaults'}; ${run.durationS} s`;
+  });
+  return unique(lines).sort();
+}
+
 export function renderReport(input: ReportInput): string {
   const rows = input.records.map(toRow);
   const cells = aggregate(rows);
@@ -129,6 +145,7 @@ export function renderReport(input: ReportInput): string {
   let body = `<h1>${escapeXml(input.title)}</h1><pre>${escapeXml(input.provenance.join('\n'))}</pre>`;
   const failed = rows.filter((r) => !r.ok);
   body += `<p>${rows.length} runs, ${failed.length} failed.</p>`;
+  body += '<h2>Settings</h2><ul>' + describeSettings(input.records).map((l) => `<li>${escapeXml(l)}</li>`).join('') + '</ul>';
   if (goals.length > 0) {
     body += '<h2>Goals</h2>' + table(['goal', 'met', 'measured'], goals.map((g) => [g.goal, g.met === null ? '–' : g.met ? 'yes' : 'NO', g.detail]));
   }

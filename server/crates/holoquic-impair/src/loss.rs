@@ -10,6 +10,15 @@
 //! * `r`   – probability Bad → Good,
 //! * `1-h` – loss probability while Bad,
 //! * `1-k` – loss probability while Good.
+//!
+//! The same chain can instead run on a clock ([`LossModel::timed_gilbert_elliott`]): Bad periods
+//! last a given time on average rather than `1/r` packets. Per packet, a sender that goes quiet —
+//! a TCP connection backing off its retransmission timer sends one packet per timeout — stays in
+//! a Bad period for as many of its packets as a busy sender, i.e. for seconds; on a clock a burst
+//! is over in milliseconds whoever sends. The loss shape (`p/(p+r)` of the time in Bad, `1-h`,
+//! `1-k`) is the same, so a steady sender sees the same loss rate under either clock.
+
+use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
 use rand::rngs::StdRng;
@@ -79,8 +88,25 @@ impl GeParams {
 #[derive(Debug)]
 pub enum LossModel {
     None,
-    Uniform { probability: f64, rng: StdRng },
-    GilbertElliott { params: GeParams, bad: bool, rng: StdRng },
+    Uniform {
+        probability: f64,
+        rng: StdRng,
+    },
+    GilbertElliott {
+        params: GeParams,
+        bad: bool,
+        rng: StdRng,
+    },
+    /// The chain in continuous time: it leaves Bad at rate `1 / mean_bad` and Good at the rate
+    /// that keeps `params.bad_share()` of the time in Bad. `last` is the previous packet's
+    /// arrival, where `bad` was drawn.
+    TimedGilbertElliott {
+        params: GeParams,
+        mean_bad: Duration,
+        bad: bool,
+        last: Option<Instant>,
+        rng: StdRng,
+    },
 }
 
 impl LossModel {
@@ -95,8 +121,20 @@ impl LossModel {
         Self::GilbertElliott { params, bad: false, rng: StdRng::seed_from_u64(seed) }
     }
 
-    /// Advances the model by one packet and says whether that packet is dropped.
-    pub fn should_drop(&mut self) -> bool {
+    /// The chain of `params` on a clock: Bad periods last `mean_bad` on average, Good periods
+    /// `mean_bad · r / p`, so the share of time in Bad is `p / (p + r)` as per packet.
+    pub fn timed_gilbert_elliott(params: GeParams, mean_bad: Duration, seed: u64) -> Result<Self> {
+        if mean_bad.is_zero() {
+            bail!("the mean Bad period must be longer than 0");
+        }
+        if params.p == 0.0 || params.r == 0.0 {
+            bail!("a chain on a clock needs p and r above 0 (with either at 0 it would never change state)");
+        }
+        Ok(Self::TimedGilbertElliott { params, mean_bad, bad: false, last: None, rng: StdRng::seed_from_u64(seed) })
+    }
+
+    /// Advances the model to a packet arriving at `now` and says whether it is dropped.
+    pub fn should_drop(&mut self, now: Instant) -> bool {
         match self {
             Self::None => false,
             Self::Uniform { probability, rng } => rng.gen::<f64>() < *probability,
@@ -108,6 +146,22 @@ impl LossModel {
                 }
                 rng.gen::<f64>() < loss_probability
             }
+            Self::TimedGilbertElliott { params, mean_bad, bad, last, rng } => {
+                // A two-state chain in continuous time forgets its state exponentially, at the sum
+                // of its two leaving rates: P(Bad after t | Bad) = π + (1 − π)·e^(−λt) and
+                // P(Bad after t | Good) = π·(1 − e^(−λt)), with π the Bad share. Drawing the state
+                // at each arrival from these is exact however far apart packets come.
+                let share = params.bad_share();
+                let leave_bad = 1.0 / mean_bad.as_secs_f64();
+                let leave_good = leave_bad * share / (1.0 - share);
+                let elapsed = last.map_or(Duration::MAX, |t| now.saturating_duration_since(t));
+                let memory = (-(leave_bad + leave_good) * elapsed.as_secs_f64()).exp();
+                let bad_probability = if *bad { share + (1.0 - share) * memory } else { share * (1.0 - memory) };
+                *bad = rng.gen::<f64>() < bad_probability;
+                *last = Some(now);
+                let loss_probability = if *bad { params.loss_bad } else { params.loss_good };
+                rng.gen::<f64>() < loss_probability
+            }
         }
     }
 }
@@ -116,11 +170,17 @@ impl LossModel {
 mod tests {
     use super::*;
 
-    /// Runs `n` packets and returns (loss rate, mean burst length).
+    /// Runs `n` packets 1 ms apart and returns (loss rate, mean burst length).
     fn measure(model: &mut LossModel, n: usize) -> (f64, f64) {
+        measure_every(model, n, Duration::from_millis(1))
+    }
+
+    /// Runs `n` packets `gap` apart and returns (loss rate, mean burst length in packets).
+    fn measure_every(model: &mut LossModel, n: usize, gap: Duration) -> (f64, f64) {
+        let start = Instant::now();
         let (mut lost, mut bursts, mut previous_lost) = (0usize, 0usize, false);
-        for _ in 0..n {
-            let dropped = model.should_drop();
+        for i in 0..n {
+            let dropped = model.should_drop(start + gap * i as u32);
             if dropped {
                 lost += 1;
                 if !previous_lost {
@@ -170,7 +230,48 @@ mod tests {
         let params = GeParams::parse_percent("1,10,70,0.1").unwrap();
         let mut a = LossModel::gilbert_elliott(params, 42);
         let mut b = LossModel::gilbert_elliott(params, 42);
-        assert!((0..10_000).all(|_| a.should_drop() == b.should_drop()));
+        let now = Instant::now();
+        assert!((0..10_000).all(|_| a.should_drop(now) == b.should_drop(now)));
+    }
+
+    /// The matrix's 5 % level (docs/qoe.md) with Bad periods of 10 ms.
+    fn timed_five_percent(seed: u64) -> LossModel {
+        LossModel::timed_gilbert_elliott(GeParams::parse_percent("0.7538,10,70,0.1").unwrap(), Duration::from_millis(10), seed).unwrap()
+    }
+
+    #[test]
+    fn on_a_clock_any_sender_sees_the_configured_loss_rate() {
+        let want = GeParams::parse_percent("0.7538,10,70,0.1").unwrap().loss_rate();
+        // A busy sender (a packet every 0.1 ms), one at the per-packet chain's pace, and one in
+        // timeout backoff (a packet a second).
+        for (gap_us, n, seed) in [(100, 10_000_000, 11), (1_000, 2_000_000, 12), (1_000_000, 400_000, 13)] {
+            let (loss, _) = measure_every(&mut timed_five_percent(seed), n, Duration::from_micros(gap_us));
+            assert!((loss - want).abs() / want < 0.06, "gap {gap_us} µs: loss {loss} vs {want}");
+        }
+    }
+
+    #[test]
+    fn on_a_clock_bursts_last_in_time_not_in_packets() {
+        // A packet per 0.1 ms crosses a 10-ms Bad period in ~100 packets, 70 % of them lost:
+        // losses come in runs (≈ 3.2 packets on average, with the Good state's isolated ones).
+        let (_, dense_burst) = measure_every(&mut timed_five_percent(21), 2_000_000, Duration::from_micros(100));
+        assert!(dense_burst > 2.8, "dense sender's mean loss burst {dense_burst}");
+        // A packet a second meets a fresh state each time: a loss is followed by another about as
+        // often as any packet is lost (mean run ≈ 1 / (1 − L)), where per packet the chain would
+        // keep such a sender in Bad for ~10 of its packets.
+        let (loss, sparse_burst) = measure_every(&mut timed_five_percent(22), 400_000, Duration::from_secs(1));
+        assert!((sparse_burst - 1.0 / (1.0 - loss)).abs() < 0.02, "sparse sender's mean loss burst {sparse_burst}");
+        let params = GeParams::parse_percent("0.7538,10,70,0.1").unwrap();
+        let (_, per_packet_burst) = measure_every(&mut LossModel::gilbert_elliott(params, 23), 400_000, Duration::from_secs(1));
+        assert!(per_packet_burst > 2.0, "per-packet chain's mean loss burst {per_packet_burst}");
+    }
+
+    #[test]
+    fn a_clock_needs_a_chain_that_moves() {
+        let params = GeParams::parse_percent("1,10,70,0.1").unwrap();
+        assert!(LossModel::timed_gilbert_elliott(params, Duration::ZERO, 0).is_err());
+        let stuck = GeParams::parse_percent("0,10,70,0.1").unwrap();
+        assert!(LossModel::timed_gilbert_elliott(stuck, Duration::from_millis(10), 0).is_err());
     }
 
     #[test]

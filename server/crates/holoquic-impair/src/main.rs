@@ -68,6 +68,11 @@ struct Impairment {
     /// Gilbert-Elliott loss as netem `gemodel`: `p,r,1-h,1-k` in percent, e.g. 1,10,70,0.1 (~6.4 % loss).
     #[arg(long, conflicts_with = "loss")]
     ge: Option<String>,
+    /// Run the --ge chain on a clock instead of per packet: Bad periods last this many
+    /// milliseconds on average and Good periods as long as keeps the share p/(p+r) of the time
+    /// in Bad; each packet is lost with the probability of the state at its arrival.
+    #[arg(long, requires = "ge")]
+    ge_bad_ms: Option<f64>,
     /// Uniform random loss in percent.
     #[arg(long)]
     loss: Option<f64>,
@@ -93,7 +98,11 @@ impl Impairment {
     fn shaper_with_loss(&self, seed: u64, lossy: bool) -> Result<Shaper> {
         let loss = match (&self.ge, self.loss) {
             _ if !lossy => LossModel::None,
-            (Some(ge), _) => LossModel::gilbert_elliott(GeParams::parse_percent(ge)?, seed),
+            (Some(ge), _) => match self.ge_bad_ms {
+                None => LossModel::gilbert_elliott(GeParams::parse_percent(ge)?, seed),
+                Some(ms) if !(ms > 0.0 && ms <= 3_600_000.0) => bail!("--ge-bad-ms must be above 0 and at most an hour, got {ms}"),
+                Some(ms) => LossModel::timed_gilbert_elliott(GeParams::parse_percent(ge)?, Duration::from_secs_f64(ms / 1000.0), seed)?,
+            },
             (None, Some(percent)) => LossModel::uniform(percent, seed)?,
             (None, None) => LossModel::None,
         };

@@ -45,7 +45,7 @@ impl Shaper {
     /// already sorted by send time and the relay never reorders.
     pub fn admit(&mut self, len: usize, now: Instant, stats: &DirectionStats) -> Verdict {
         stats.seen(len);
-        if self.loss.should_drop() {
+        if self.loss.should_drop(now) {
             stats.lost();
             return Verdict::Lost;
         }
