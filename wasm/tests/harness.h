@@ -40,19 +40,36 @@ inline std::string& sharedDir() {
   return dir;
 }
 
+/// Exit status CTest reads as "skipped" (the tests' SKIP_RETURN_CODE): not everything could run.
+constexpr int kSkipExitCode = 77;
+
+inline int& skips() {
+  static int count = 0;
+  return count;
+}
+
+/// Marks the running test case as not run for want of its data; the caller returns at once.
+/// A skip is not a pass: the executable then exits with kSkipExitCode unless something failed.
+inline void skip(const char* why) {
+  std::printf("  skipped: %s\n", why);
+  ++skips();
+}
+
 inline int run(int argc, char** argv) {
   if (argc > 1) sharedDir() = argv[1];
   for (auto& [name, fn] : registry()) {
-    const int before = failures();
+    const int failuresBefore = failures(), skipsBefore = skips();
     try {
       fn();
     } catch (const std::exception& e) {
       std::fprintf(stderr, "  unexpected exception: %s\n", e.what());
       ++failures();
     }
-    std::printf("%s %s\n", failures() == before ? "ok  " : "FAIL", name.c_str());
+    const char* verdict = failures() != failuresBefore ? "FAIL" : skips() != skipsBefore ? "skip" : "ok  ";
+    std::printf("%s %s\n", verdict, name.c_str());
   }
-  return failures() == 0 ? 0 : 1;
+  if (failures() != 0) return 1;
+  return skips() == 0 ? 0 : kSkipExitCode;
 }
 
 }  // namespace harness

@@ -230,7 +230,7 @@ TEST(real_voxelized_frames_round_trip) {
   const std::string base = harness::sharedDir() + "/data/pointclouds/cesiumman/cesiumman_vox10_000";
   // Skipped only without the data; a reader or voxelizer error on files that are there fails.
   if (!std::filesystem::exists(base + "0.ply") || !std::filesystem::exists(base + "1.ply")) {
-    std::printf("  skipped: no shared point clouds\n");
+    harness::skip("no shared point clouds");
     return;
   }
   std::vector<InputFrame> frames;

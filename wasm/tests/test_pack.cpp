@@ -61,7 +61,7 @@ std::string model(const std::string& name) { return harness::sharedDir() + "/dat
 
 bool haveModels() {
   if (fs::exists(model("CesiumMan.glb")) && fs::exists(model("Fox.glb"))) return true;
-  std::printf("  skipped: no shared models\n");
+  harness::skip("no shared models");
   return false;
 }
 

@@ -23,7 +23,7 @@ const cases = roots
   .filter((root) => existsSync(root))
   .flatMap((root) => readdirSync(root).filter((n) => existsSync(join(root, n, `${n}.bin`))).map((name) => ({ name, base: join(root, name, name) })))
   .sort((a, b) => a.name.localeCompare(b.name));
-if (cases.length === 0) console.log(`no TMC2 streams under ${roots.join(' or ')}: nothing to check`);
+if (cases.length === 0) checks.skip(`no TMC2 streams under ${roots.join(' or ')}`);
 
 /**
  * What a GPU reconstruction path reads: as many patches as TMC2 decoded, a block-to-patch map

@@ -31,7 +31,7 @@ function smallestStream(): string | undefined {
 
 const stream = streamArg ?? smallestStream();
 if (!stream) {
-  console.log('no stream to decode: nothing to check');
+  checks.skip('no stream to decode');
   checks.finish();
 } else {
   const bytes = readFileSync(stream);

@@ -15,7 +15,7 @@ const [buildDir, dumpTool, sharedDir] = process.argv.slice(2);
 const checks = new Checks();
 const base = join(sharedDir, 'vpcc/synth_ai_r4/synth_ai_r4');
 if (!existsSync(`${base}.bin`)) {
-  console.log(`${base}.bin absent: nothing to check`);
+  checks.skip(`${base}.bin absent`);
   checks.finish();
 }
 const module = await loadModule(buildDir);
