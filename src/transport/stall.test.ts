@@ -1,30 +1,52 @@
 import { describe, expect, it } from 'vitest';
-import { StallWatch } from './stall';
+import { PAGE_PAUSE_MS, StallWatch } from './stall';
+
+/** Checks every 250 ms, as the session does, over (fromMs, toMs]; the first time found stalled. */
+function firstStall(w: StallWatch, fromMs: number, toMs: number): number | undefined {
+  for (let t = fromMs + 250; t <= toMs; t += 250) if (w.stalled(t)) return t;
+  return undefined;
+}
 
 describe('StallWatch', () => {
   it('is stalled only while requests wait and no byte has come for the timeout', () => {
     const w = new StallWatch(2000);
-    expect(w.stalled(10_000)).toBe(false); // nothing waiting: an idle session is not a stalled one
+    expect(firstStall(w, 0, 10_000)).toBeUndefined(); // nothing waiting: an idle session is not a stalled one
     w.begin(10_000);
-    expect(w.stalled(11_999)).toBe(false);
+    expect(firstStall(w, 10_000, 11_750)).toBeUndefined();
     expect(w.stalled(12_000)).toBe(true);
     w.progress(12_100);
-    expect(w.stalled(14_000)).toBe(false);
-    expect(w.stalled(14_100)).toBe(true);
+    expect(firstStall(w, 12_000, 20_000)).toBe(14_250);
     w.end();
-    expect(w.stalled(20_000)).toBe(false);
+    expect(firstStall(w, 14_250, 20_000)).toBeUndefined();
   });
 
   it('requests made during a stall do not restart its clock; a request after idle does', () => {
     const w = new StallWatch(2000);
     w.begin(0);
+    expect(firstStall(w, 0, 1500)).toBeUndefined();
     w.begin(1500); // the player asks for the next segment while the first still waits
-    expect(w.stalled(2000)).toBe(true);
+    expect(firstStall(w, 1500, 5000)).toBe(2000);
     w.end();
     w.end();
+    expect(firstStall(w, 2000, 5000)).toBeUndefined();
     w.begin(5000); // first request after an idle spell: its own clock
-    expect(w.stalled(6000)).toBe(false);
-    expect(w.stalled(7000)).toBe(true);
+    expect(firstStall(w, 5000, 10_000)).toBe(7000);
+  });
+
+  it('does not count time the page did not run: a late check is no evidence against the session', () => {
+    const w = new StallWatch(2000);
+    w.begin(0);
+    expect(firstStall(w, 0, 1000)).toBeUndefined();
+    // A 3-s long task: the next check runs at 4000, before the reads queued behind it.
+    expect(w.stalled(4000)).toBe(false);
+    w.progress(4001); // the bytes that came during the pause
+    expect(firstStall(w, 4000, 6000)).toBeUndefined();
+    // With no byte after the pause, the stall is found 2 s of running time later.
+    const v = new StallWatch(2000);
+    v.begin(0);
+    expect(firstStall(v, 0, 1000)).toBeUndefined();
+    expect(v.stalled(1000 + PAGE_PAUSE_MS + 2000)).toBe(false);
+    expect(firstStall(v, 4000, 10_000)).toBe(5000);
   });
 
   it('rejects a timeout that is not positive', () => {

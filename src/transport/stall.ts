@@ -20,9 +20,17 @@
  */
 export const DEFAULT_STALL_TIMEOUT_MS = 2000;
 
+/**
+ * A gap this long between two checks means the page itself did not run (a long task, a paused
+ * tab): bytes that came meanwhile wait in the browser behind the check, so the gap is no evidence
+ * against the session and is not counted. Four times the 250-ms check interval.
+ */
+export const PAGE_PAUSE_MS = 1000;
+
 export class StallWatch {
   private waiting = 0;
   private lastProgressMs = 0;
+  private lastCheckMs: number | undefined;
 
   /** @param timeoutMs how long requests may wait without a byte before the session counts as stalled */
   constructor(readonly timeoutMs: number) {
@@ -48,8 +56,14 @@ export class StallWatch {
     this.lastProgressMs = nowMs;
   }
 
-  /** Whether requests have waited `timeoutMs` without a byte. */
+  /**
+   * Whether requests have waited `timeoutMs` without a byte, in time the page was running: call it
+   * periodically (more often than `PAGE_PAUSE_MS`).
+   */
   stalled(nowMs: number): boolean {
+    const sinceCheckMs = this.lastCheckMs === undefined ? 0 : nowMs - this.lastCheckMs;
+    this.lastCheckMs = nowMs;
+    if (sinceCheckMs >= PAGE_PAUSE_MS) this.lastProgressMs = Math.min(nowMs, this.lastProgressMs + sinceCheckMs);
     return this.waiting > 0 && nowMs - this.lastProgressMs >= this.timeoutMs;
   }
 }
