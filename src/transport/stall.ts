@@ -21,9 +21,10 @@
 export const DEFAULT_STALL_TIMEOUT_MS = 2000;
 
 /**
- * A gap this long between two checks means the page itself did not run (a long task, a paused
- * tab): bytes that came meanwhile wait in the browser behind the check, so the gap is no evidence
- * against the session and is not counted. Four times the 250-ms check interval.
+ * A gap this long between two checks means the page did not run on time (a long task): bytes
+ * that came meanwhile may still be queued behind the check, so that check does not judge and the
+ * next one does. Four times the 250-ms check interval; a hidden tab's timers, throttled to once a
+ * second, still get every other check judged.
  */
 export const PAGE_PAUSE_MS = 1000;
 
@@ -31,6 +32,8 @@ export class StallWatch {
   private waiting = 0;
   private lastProgressMs = 0;
   private lastCheckMs: number | undefined;
+  /** The previous check came late and left the verdict to this one. */
+  private deferred = false;
 
   /** @param timeoutMs how long requests may wait without a byte before the session counts as stalled */
   constructor(readonly timeoutMs: number) {
@@ -57,13 +60,14 @@ export class StallWatch {
   }
 
   /**
-   * Whether requests have waited `timeoutMs` without a byte, in time the page was running: call it
-   * periodically (more often than `PAGE_PAUSE_MS`).
+   * Whether requests have waited `timeoutMs` without a byte. Call it periodically, more often than
+   * `PAGE_PAUSE_MS`: a check that comes later than that after the previous one answers false and
+   * leaves the verdict to the next.
    */
   stalled(nowMs: number): boolean {
-    const sinceCheckMs = this.lastCheckMs === undefined ? 0 : nowMs - this.lastCheckMs;
+    const late = this.lastCheckMs !== undefined && nowMs - this.lastCheckMs >= PAGE_PAUSE_MS && !this.deferred;
     this.lastCheckMs = nowMs;
-    if (sinceCheckMs >= PAGE_PAUSE_MS) this.lastProgressMs = Math.min(nowMs, this.lastProgressMs + sinceCheckMs);
-    return this.waiting > 0 && nowMs - this.lastProgressMs >= this.timeoutMs;
+    this.deferred = late;
+    return !late && this.waiting > 0 && nowMs - this.lastProgressMs >= this.timeoutMs;
   }
 }
