@@ -47,9 +47,10 @@ metrics! {
     counter requests_failed_total,
     /// Object payload bytes written on reliable streams.
     counter bytes_reliable_total,
-    /// Symbol bytes sent in datagrams.
+    /// Symbol bytes handed to QUIC as datagrams (a few later purged unsent, `datagrams_purged_total`).
     counter bytes_datagram_total,
-    /// RaptorQ symbols sent (source and repair).
+    /// RaptorQ symbols sent (source and repair): datagrams as they leave QUIC, symbols on streams
+    /// as they are written.
     counter symbols_sent_total,
     /// Source symbols (K, summed over blocks) of the objects answered with datagram delivery: with
     /// `symbols_sent_total`, the FEC overhead the origin actually paid, (sent − source) / source.
@@ -103,7 +104,7 @@ mod tests {
         let m = Metrics::default();
         Metrics::add(&m.symbols_sent_total, 42);
         let text = m.render_prometheus();
-        assert!(text.contains("# HELP holoquic_symbols_sent_total RaptorQ symbols sent (source and repair).\n"));
+        assert!(text.contains("# HELP holoquic_symbols_sent_total RaptorQ symbols sent (source and repair): datagrams as they leave QUIC, symbols on streams as they are written.\n"));
         assert!(text.contains("# TYPE holoquic_symbols_sent_total counter\nholoquic_symbols_sent_total 42\n"));
         assert!(text.contains("# TYPE holoquic_sessions_active gauge\n"));
         // Every sample line is `name value` with a numeric value.

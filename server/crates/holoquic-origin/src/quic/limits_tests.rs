@@ -211,6 +211,55 @@ fn more_urgent_datagrams_go_before_a_less_urgent_reliable_response() {
     assert!(at < 100_000, "the reliable response went first: {at} bytes before the datagrams were in");
 }
 
+/// `symbols_sent_total` counts what left: datagrams handed to quiche and purged from its queue
+/// when their request's deadline passed were never sent, and do not count.
+#[test]
+fn datagrams_purged_unsent_are_not_counted_as_sent() {
+    let mut h = Harness::with_session();
+    let count = |c: &std::sync::atomic::AtomicU64| c.load(std::sync::atomic::Ordering::Relaxed);
+    let mut buf = [0u8; 2048];
+    let mut received = 0u64;
+    // A small object sent whole: every symbol handed over is sent and counted.
+    h.open_request(4, 1);
+    h.turn();
+    while h.pipe.client.dgram_recv(&mut buf).is_ok() {
+        received += 1;
+    }
+    assert!(received > 0);
+    assert_eq!(count(&h.ctx.metrics.symbols_sent_total), received + count(&h.ctx.metrics.symbols_on_stream_total));
+
+    // A large one with a 100-ms deadline: the origin queues 64 KiB of its symbols in quiche, then
+    // (before the packets go out) finds the deadline passed and purges them.
+    let mut request = Vec::new();
+    holoquic_proto::varint::put(&mut request, WEBTRANSPORT_BIDI_SIGNAL);
+    holoquic_proto::varint::put(&mut request, 0);
+    Message::Request(Request {
+        request_id: 2,
+        delivery: Delivery::Datagram,
+        urgency: 3,
+        deadline_ms: 100,
+        fec_mode: FecMode::None,
+        loss_ppm: 0,
+        burst_milli: 0,
+        overhead_permille: 0,
+        path: "/content/d/big".into(),
+    })
+    .encode(&mut request);
+    h.pipe.client.stream_send(8, &request, false).unwrap();
+    h.pipe.advance().unwrap();
+    let handed_before = count(&h.ctx.metrics.bytes_datagram_total);
+    h.wt.process(&mut h.pipe.server, &h.ctx, Instant::now());
+    assert!(h.pipe.server.dgram_send_queue_len() > 0, "symbols were queued in quiche");
+    h.wt.process(&mut h.pipe.server, &h.ctx, Instant::now() + std::time::Duration::from_secs(1));
+    assert_eq!(h.pipe.server.dgram_send_queue_len(), 0, "the deadline purged them");
+    assert!(count(&h.ctx.metrics.bytes_datagram_total) > handed_before);
+    h.turn();
+    while h.pipe.client.dgram_recv(&mut buf).is_ok() {
+        received += 1;
+    }
+    assert_eq!(count(&h.ctx.metrics.symbols_sent_total), received + count(&h.ctx.metrics.symbols_on_stream_total));
+}
+
 #[test]
 fn a_datagram_flood_is_counted_and_dropped() {
     let mut h = Harness::with_session();

@@ -339,6 +339,7 @@ impl Server {
             .collect();
         for id in closed {
             if let Some(mut client) = self.clients.remove(&id) {
+                client.wt.count_sent_datagrams(&client.conn, &self.ctx);
                 client.wt.on_close(&self.ctx);
                 let stats = client.conn.stats();
                 Metrics::add(&self.ctx.metrics.quic_packets_sent_total, stats.sent as u64);

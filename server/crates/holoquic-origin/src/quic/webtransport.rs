@@ -121,6 +121,8 @@ pub struct Connection {
     /// with quiche's own sent count they tell which hand-offs have left (its queue is FIFO).
     datagrams_handed: u64,
     datagrams_dropped: u64,
+    /// quiche's count of datagrams sent, as far as it is in `symbols_sent_total`.
+    datagrams_counted: u64,
     /// quiche's count of datagrams sent when the window's tail was last filled (`fill_window`).
     filled_at: Option<usize>,
     /// Set when the connection must close (error code, reason).
@@ -143,6 +145,7 @@ impl Connection {
             sessions: HashMap::new(),
             datagrams_handed: 0,
             datagrams_dropped: 0,
+            datagrams_counted: 0,
             filled_at: None,
             close: None,
         }
@@ -189,6 +192,7 @@ impl Connection {
         self.write_streams(conn, ctx);
         self.send_datagrams(conn, ctx);
         self.report_departed(conn);
+        self.count_sent_datagrams(conn, ctx);
         self.write_streams(conn, ctx);
         self.collect(conn, ctx);
     }
@@ -607,7 +611,6 @@ impl Connection {
                 Ok(()) => {
                     self.datagrams_handed += 1;
                     r.datagram_sent(self.datagrams_handed);
-                    Metrics::inc(&ctx.metrics.symbols_sent_total);
                     Metrics::add(&ctx.metrics.bytes_datagram_total, len);
                 }
                 // Too big for the path (it shrank) or the queue is full: try again later.
@@ -648,6 +651,16 @@ impl Connection {
         Metrics::inc(&ctx.metrics.symbols_sent_total);
         self.write_streams(conn, ctx);
         true
+    }
+
+    /// Adds the datagrams quiche has sent since the last call to `symbols_sent_total` (every
+    /// datagram the origin sends is a symbol). Counted as they leave, not as they are handed to
+    /// quiche: some handed are purged from its queue at a deadline or cancel and never sent.
+    /// Called as the connection is served and once more when it is reaped.
+    pub fn count_sent_datagrams(&mut self, conn: &quiche::Connection, ctx: &QuicContext) {
+        let sent = conn.stats().dgram_sent as u64;
+        Metrics::add(&ctx.metrics.symbols_sent_total, sent - self.datagrams_counted);
+        self.datagrams_counted = sent;
     }
 
     /// Tells datagram requests how many hand-offs have left quiche (sent or purged), so SENT
