@@ -72,6 +72,18 @@ measured=$(awk -v s="$sent" -v g="$got" 'BEGIN { printf "%.3f", 100 * (1 - g / s
 check "nfqueue uniform loss A->B: measured ${measured} % vs configured 5 % (sent $sent, counters $(cat "$work/nfq.b"))" \
     "$measured >= 4 && $measured <= 6"
 
+# 3b. A burst far beyond the kernel's defaults for a netfilter queue (a netlink buffer of under a
+# hundred packets, 1024 packets awaiting a verdict), no loss configured: 40 GSO super-packets of
+# 50 segments reach the queue at once; the impairer must get and pass every one.
+hq_net_impair "$impair" 6005 --delay-ms 10 --seed 7
+ip netns exec "$HQ_NS_B" python3 "$traffic" udp-recv 6005 3 > "$work/burst.json" & receiver=$!
+hq_net_wait_listening "$HQ_NS_B" udp 6005 "$receiver"
+in_a python3 "$traffic" udp-send-gso "$HQ_ADDR_B" 6005 40 50 1200 > "$work/burst-send.json"
+wait "$receiver"
+hq_net_impair_stop
+sent=$(json "$work/burst-send.json" "['sent']"); got=$(json "$work/burst.json" "['packets']")
+check "nfqueue burst of $sent packets, no loss configured: got $got (counters $(cat "$work/nfq.b"))" "$got == $sent"
+
 # 4. tbf follows the trace 20 -> 10 -> 5 Mbit/s while UDP is offered at 40 Mbit/s.
 printf 't_seconds,mbps\n0,20\n1,10\n2,5\n' > "$work/trace.csv"
 hq_net_rate 20
