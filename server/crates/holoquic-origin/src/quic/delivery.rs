@@ -115,6 +115,17 @@ pub struct RequestStream {
     outcome: Outcome,
     /// Header of datagrams still sitting in QUIC's queue that must be dropped (request ended).
     purge: Option<Vec<u8>>,
+    /// The END at the tail of `out`, until written: what `purged_in_quic` may correct.
+    end_message: Option<EndMessage>,
+}
+
+/// An END encoded but not yet written, and its length in `out`.
+#[derive(Debug, Clone, Copy)]
+struct EndMessage {
+    reason: EndReason,
+    symbols_sent: u64,
+    purged: u64,
+    len: usize,
 }
 
 impl RequestStream {
@@ -133,6 +144,7 @@ impl RequestStream {
             state: State::AwaitRequest,
             outcome: Outcome::default(),
             purge: None,
+            end_message: None,
         }
     }
 
@@ -353,10 +365,31 @@ impl RequestStream {
             send.queue.clear();
             send.front.clear();
             self.purge = Some(std::mem::take(&mut send.header));
-            Message::End { reason, symbols_sent: send.symbols_sent, purged: send.purged }.encode(&mut self.out);
+            let end = EndMessage { reason, symbols_sent: send.symbols_sent, purged: send.purged, len: 0 };
+            self.push_end(end);
             self.ending = Ending::Fin;
             self.state = State::Ended;
         }
+    }
+
+    fn push_end(&mut self, mut end: EndMessage) {
+        let before = self.out.len();
+        Message::End { reason: end.reason, symbols_sent: end.symbols_sent, purged: end.purged }.encode(&mut self.out);
+        end.len = self.out.len() - before;
+        self.end_message = Some(end);
+    }
+
+    /// `n` of the datagrams this request handed to QUIC were dropped from its queue unsent when
+    /// the request ended (see `take_purge`): the END, if not yet written, counts them as purged
+    /// instead of sent, so the client learns what really went out.
+    pub fn purged_in_quic(&mut self, n: u64) {
+        let Some(end) = self.end_message else { return };
+        // END is the last message; once its first byte is written it can no longer change.
+        if n == 0 || self.out.len() < end.len {
+            return;
+        }
+        self.out.truncate(self.out.len() - end.len);
+        self.push_end(EndMessage { symbols_sent: end.symbols_sent.saturating_sub(n), purged: end.purged + n, ..end });
     }
 
     /// Applies the deadline: queued datagrams are purged and END sent; a reliable response still

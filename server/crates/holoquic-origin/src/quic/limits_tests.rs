@@ -248,16 +248,34 @@ fn datagrams_purged_unsent_are_not_counted_as_sent() {
     h.pipe.client.stream_send(8, &request, false).unwrap();
     h.pipe.advance().unwrap();
     let handed_before = count(&h.ctx.metrics.bytes_datagram_total);
+    let source_before = count(&h.ctx.metrics.source_symbols_total);
     h.wt.process(&mut h.pipe.server, &h.ctx, Instant::now());
     assert!(h.pipe.server.dgram_send_queue_len() > 0, "symbols were queued in quiche");
     h.wt.process(&mut h.pipe.server, &h.ctx, Instant::now() + std::time::Duration::from_secs(1));
     assert_eq!(h.pipe.server.dgram_send_queue_len(), 0, "the deadline purged them");
     assert!(count(&h.ctx.metrics.bytes_datagram_total) > handed_before);
     h.turn();
+    let mut received_late = 0u64;
     while h.pipe.client.dgram_recv(&mut buf).is_ok() {
-        received += 1;
+        received_late += 1;
     }
-    assert_eq!(count(&h.ctx.metrics.symbols_sent_total), received + count(&h.ctx.metrics.symbols_on_stream_total));
+    assert_eq!(count(&h.ctx.metrics.symbols_sent_total), received + received_late + count(&h.ctx.metrics.symbols_on_stream_total));
+    // The client is told the same: END counts the purged datagrams as purged, not sent.
+    let (bytes, fin) = h.read(8);
+    assert!(fin);
+    let mut rest = &bytes[..];
+    let mut end = None;
+    while !rest.is_empty() {
+        let (message, used) = Message::decode(rest).unwrap();
+        rest = &rest[used..];
+        if let Message::End { symbols_sent, purged, .. } = message {
+            end = Some((symbols_sent, purged));
+        }
+    }
+    let (symbols_sent, purged) = end.expect("an END");
+    assert_eq!(symbols_sent, received_late);
+    // No FEC: the object's source symbols were each either sent or purged.
+    assert_eq!(symbols_sent + purged, count(&h.ctx.metrics.source_symbols_total) - source_before);
 }
 
 #[test]

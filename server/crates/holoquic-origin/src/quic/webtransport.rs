@@ -680,7 +680,9 @@ impl Connection {
         for stream in self.bidi.values_mut() {
             if let Bidi::Request(r) = stream {
                 if let Some(header) = r.take_purge() {
-                    self.datagrams_dropped += purge_queued(conn, ctx, &header);
+                    let purged = purge_queued(conn, ctx, &header);
+                    self.datagrams_dropped += purged;
+                    r.purged_in_quic(purged);
                 }
                 if r.take_cancel() {
                     Metrics::inc(&ctx.metrics.requests_cancelled_total);
