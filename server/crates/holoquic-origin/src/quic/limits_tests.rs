@@ -124,10 +124,7 @@ impl Harness {
     }
 
     fn open(&mut self, stream: u64, request_id: u64, delivery: Delivery, urgency: u8, path: &str) {
-        let mut bytes = Vec::new();
-        holoquic_proto::varint::put(&mut bytes, WEBTRANSPORT_BIDI_SIGNAL);
-        holoquic_proto::varint::put(&mut bytes, 0);
-        Message::Request(Request {
+        let request = Request {
             request_id,
             delivery,
             urgency,
@@ -137,10 +134,19 @@ impl Harness {
             burst_milli: 0,
             overhead_permille: 0,
             path: path.into(),
-        })
-        .encode(&mut bytes);
-        self.pipe.client.stream_send(stream, &bytes, false).unwrap();
+        };
+        self.pipe.client.stream_send(stream, &request_stream_bytes(request), false).unwrap();
     }
+}
+
+/// What a client writes on a new bidirectional stream for `request`: the WebTransport stream
+/// signal, session 0, then the REQUEST message.
+fn request_stream_bytes(request: Request) -> Vec<u8> {
+    let mut bytes = Vec::new();
+    holoquic_proto::varint::put(&mut bytes, WEBTRANSPORT_BIDI_SIGNAL);
+    holoquic_proto::varint::put(&mut bytes, 0);
+    Message::Request(request).encode(&mut bytes);
+    bytes
 }
 
 fn status(bytes: &[u8]) -> u16 {
@@ -230,10 +236,7 @@ fn datagrams_purged_unsent_are_not_counted_as_sent() {
 
     // A large one with a 100-ms deadline: the origin queues 64 KiB of its symbols in quiche, then
     // (before the packets go out) finds the deadline passed and purges them.
-    let mut request = Vec::new();
-    holoquic_proto::varint::put(&mut request, WEBTRANSPORT_BIDI_SIGNAL);
-    holoquic_proto::varint::put(&mut request, 0);
-    Message::Request(Request {
+    let request = Request {
         request_id: 2,
         delivery: Delivery::Datagram,
         urgency: 3,
@@ -243,9 +246,8 @@ fn datagrams_purged_unsent_are_not_counted_as_sent() {
         burst_milli: 0,
         overhead_permille: 0,
         path: "/content/d/big".into(),
-    })
-    .encode(&mut request);
-    h.pipe.client.stream_send(8, &request, false).unwrap();
+    };
+    h.pipe.client.stream_send(8, &request_stream_bytes(request), false).unwrap();
     h.pipe.advance().unwrap();
     let handed_before = count(&h.ctx.metrics.bytes_datagram_total);
     let source_before = count(&h.ctx.metrics.source_symbols_total);
@@ -468,10 +470,7 @@ enum PeerOp {
 
 fn peer_op() -> impl proptest::strategy::Strategy<Value = PeerOp> {
     use proptest::prelude::*;
-    let mut request = Vec::new();
-    holoquic_proto::varint::put(&mut request, WEBTRANSPORT_BIDI_SIGNAL);
-    holoquic_proto::varint::put(&mut request, 0);
-    Message::Request(Request {
+    let request = request_stream_bytes(Request {
         request_id: 1,
         delivery: Delivery::Datagram,
         urgency: 3,
@@ -481,8 +480,7 @@ fn peer_op() -> impl proptest::strategy::Strategy<Value = PeerOp> {
         burst_milli: 2000,
         overhead_permille: 0,
         path: "/content/d/obj".into(),
-    })
-    .encode(&mut request);
+    });
     let mut capsule = Vec::new();
     CloseSession { code: 7, reason: "bye".into() }.encode_capsule(&mut capsule);
     let close = data_framed(&capsule);
