@@ -9,7 +9,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { measuredLossPct, type RunRecord, unusableReason } from '../src/qoe/aggregate';
+import { measuredLossPct, type RunRecord, unusableReason } from '../scripts/qoe/lib/aggregate';
 import { validateQoeLog } from '../src/qoe/schema';
 import { demoContentRoot } from './lib/content';
 import { ROOT } from './lib/processes';

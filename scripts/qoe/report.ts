@@ -13,8 +13,8 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { aggregate, combineSources, markdownSummary, type RunRecord, type RunSource, runsCsv, takenFrom, toRow } from '../../src/qoe/aggregate';
-import { renderReport } from '../../src/qoe/report';
+import { aggregate, combineSources, markdownSummary, type RunRecord, type RunSource, runsCsv, takenFrom, toRow } from './lib/aggregate';
+import { renderReport } from './lib/report';
 
 /** The run records of an experiment directory; a record without its commit takes the directory's. */
 export function loadRecords(dir: string): RunRecord[] {

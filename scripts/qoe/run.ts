@@ -24,9 +24,9 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { parseManifest } from '../../src/player/mpd';
-import { type ImpairerDirection, parsePrometheusText, parseQdiscStats, parseTcpCounters, parseUdpSnmp, type RunConfig, type RunRecord, sameSettings } from '../../src/qoe/aggregate';
-import { autoTraceScale, expandMatrix, geForLoss, parseBandwidthTrace } from '../../src/qoe/matrix';
-import type { QoeLog } from '../../src/qoe/schema';
+import { type ImpairerDirection, parsePrometheusText, parseQdiscStats, parseTcpCounters, parseUdpSnmp, type RunConfig, type RunRecord, sameSettings } from './lib/aggregate';
+import { autoTraceScale, expandMatrix, geForLoss, parseBandwidthTrace } from './lib/matrix';
+import type { QoeLog } from '../../src/model/qoe';
 import { writeReport } from './report';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');

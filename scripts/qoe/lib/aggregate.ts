@@ -3,7 +3,8 @@
  * the runner writes it, reduced to rows a person compares (per mode × loss × trace) and to the
  * series the report plots.
  */
-import { type QoeLog, type QoeSummary, summarizeQoe } from './schema';
+import { summarizeQoe } from '../../../src/qoe/schema';
+import { type QoeLog, type QoeSummary } from '../../../src/model/qoe';
 
 /** Counters of one direction of the impairer (holoquic-impair's JSON, docs/qoe.md). */
 export interface ImpairerDirection {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { aggregate, cdf, combineSources, markdownSummary, measuredLossPct, originFecOverhead, parsePrometheusText, parseQdiscStats, parseTcpCounters, parseUdpSnmp, queueDropPct, type RunRecord, runsCsv, sameSettings, stat, toRow } from './aggregate';
-import { QOE_SCHEMA, type QoeLog, type QoeSegment } from './schema';
+import { QOE_SCHEMA, type QoeLog, type QoeSegment } from '../../../src/model/qoe';
 import { barChart, lineChart, ticks } from './svg';
 
 function qoe(freezeS: number[], quality: number): QoeLog {
