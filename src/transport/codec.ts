@@ -332,10 +332,15 @@ export function decodeObjectDatagram(payload: Uint8Array): ObjectDatagram {
   }
   const packet = payload.subarray(r.position);
   if (packet.length < 5) throw new ProtocolError('datagram shorter than payload id + 1 byte');
-  return {
-    requestId,
-    packet,
-    sourceBlock: packet[0],
-    symbolId: (packet[1] << 16) | (packet[2] << 8) | packet[3],
-  };
+  return { requestId, packet, sourceBlock: packetSourceBlock(packet), symbolId: packetSymbolId(packet) };
+}
+
+/** Source block number (SBN) of a serialized RaptorQ EncodingPacket (sbn u8 | esi u24 | symbol). */
+export function packetSourceBlock(packet: Uint8Array): number {
+  return packet[0];
+}
+
+/** Encoding symbol id (ESI) of a serialized RaptorQ EncodingPacket (sbn u8 | esi u24 | symbol). */
+export function packetSymbolId(packet: Uint8Array): number {
+  return (packet[1] << 16) | (packet[2] << 8) | packet[3];
 }

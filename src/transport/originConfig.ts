@@ -4,6 +4,8 @@
  * field: a wrong answer (a proxy's error page, another server's JSON) is an error naming the URL
  * and the field, not a TypeError deep in `new WebTransport`.
  */
+import { fetchWithRetry } from './retry';
+
 export interface OriginConfig {
   webtransportUrl: string;
   /** SHA-256 hashes of the self-signed certificate(s) served; empty with a PKI certificate. */
@@ -37,4 +39,18 @@ export function parseOriginConfig(json: unknown, url: string): OriginConfig {
       return { algorithm: 'sha-256' as const, value: bytes };
     }),
   };
+}
+
+/** Fetches and checks `originBase`'s `/config.json`; network hiccups are retried (retry.ts). */
+export async function fetchOriginConfig(originBase: string, signal?: AbortSignal): Promise<OriginConfig> {
+  const url = new URL('/config.json', originBase).href;
+  const response = await fetchWithRetry(url, { signal, cache: 'no-store' });
+  if (!response.ok) throw new Error(`${url}: HTTP ${response.status}`);
+  let json: unknown;
+  try {
+    json = await response.json();
+  } catch {
+    throw new Error(`${url}: not JSON`);
+  }
+  return parseOriginConfig(json, url);
 }

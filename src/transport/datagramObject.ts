@@ -1,0 +1,171 @@
+/**
+ * `receiveDatagramObject`: one object delivered as RaptorQ datagrams (docs/protocol.md §3) — its
+ * symbols, from the demux (datagramDemux.ts) or as SYMBOL on its stream, fed to the FEC decoder
+ * until the object decodes, the deadline passes, the request is cancelled or the origin ends it;
+ * repair asked for on demand (REPAIR) once everything planned has left the origin; and the
+ * delivery's datagram losses measured for the session's loss estimate (loss.ts).
+ *
+ * It does no I/O of its own: the session, the request stream's messages and writer, and the
+ * decoder come in as the small interfaces below, so it is tested without a browser.
+ */
+import type { FecWorkerClient } from '../fec/client';
+import { encodeMessage, type Message, packetSourceBlock, packetSymbolId, type ResponseMessage } from './codec';
+import type { DatagramDemux } from './datagramDemux';
+import { countLosses, datagramObservation, type LossEstimator, sendingIndex } from './loss';
+import type { DeliveryStats, ObjectRequest, ObjectResult } from './types';
+
+/** Extra repair symbols asked for beyond the measured shortfall. */
+export const REPAIR_MARGIN = 2;
+
+/** The RaptorQ decoder as the receiver uses it (the worker's client, fec/client.ts). */
+export type FecDecoder = Pick<FecWorkerClient, 'open' | 'push' | 'close'>;
+
+/** What receiving an object takes from its WebTransport session. */
+export interface DatagramSession {
+  /** Where the session's datagrams are sorted by request. */
+  readonly demux: DatagramDemux;
+  /** The session's decoder, taken when the RESPONSE comes. */
+  fec(): FecDecoder;
+  /** Round-trip time: symbols still in flight arrive within about one (rtt.ts). */
+  readonly rtt: { readonly ms: number };
+  /** Takes what this delivery saw of datagram loss. */
+  readonly loss: Pick<LossEstimator, 'observe'>;
+}
+
+/** The request stream while symbols come: messages in (SENT, SYMBOL, END), REPAIR, CANCEL and FIN out. */
+export interface DatagramRequestStream {
+  messages: { next(): Promise<Message | null> };
+  writer: Pick<WritableStreamDefaultWriter<Uint8Array>, 'write' | 'close'>;
+}
+
+/** A datagram RESPONSE: the object's FEC parameters and how many symbols the origin plans to send. */
+export type DatagramResponse = Extract<ResponseMessage, { delivery: 'datagram' }>;
+
+/**
+ * Receives request `requestId`'s object after its datagram RESPONSE; fills in `stats`' symbol and
+ * loss fields. Resolves (never rejects for the network's sake) with the object or the reason it
+ * did not come: 408 for a passed deadline, 0 for a cancelled request.
+ */
+export async function receiveDatagramObject(
+  session: DatagramSession,
+  requestId: number,
+  response: DatagramResponse,
+  request: ObjectRequest,
+  stats: DeliveryStats,
+  { messages, writer }: DatagramRequestStream,
+): Promise<ObjectResult> {
+  const fec = session.fec();
+  const symbolSize = (response.oti[6] << 8) | response.oti[7];
+  const blocks = Math.max(1, response.oti[8]);
+  stats.symbolSize = symbolSize;
+  stats.sourceSymbols = response.sourceSymbols;
+  stats.symbolsReceived = 0;
+  stats.symbolsOnStream = 0;
+  stats.repairRequests = 0;
+  // Block 0's symbols that arrived, by position in sending order: the gaps are the losses. A
+  // SYMBOL on the stream was taken from ahead of the datagrams still queued at the origin, so
+  // only datagrams say how far sending has got (`lastDatagram`) and stream ones leave the count.
+  const arrivedBlock0 = new Set<number>();
+  const streamBlock0: number[] = [];
+  let lastDatagram = -1;
+  const decoded = fec.open(requestId, response.oti);
+  decoded.catch(() => undefined);
+  const onPacket = (packet: Uint8Array, block: number, esi: number, byStream = false) => {
+    stats.symbolsReceived!++;
+    if (byStream) stats.symbolsOnStream!++;
+    stats.receivedBytes += packet.length;
+    const index = block === 0 ? sendingIndex(esi, response.sourceSymbols, response.firstRepairEsi) : null;
+    if (index !== null && byStream) streamBlock0.push(index);
+    else if (index !== null) {
+      arrivedBlock0.add(index);
+      lastDatagram = Math.max(lastDatagram, index);
+    }
+    request.onProgress?.(Math.min(stats.receivedBytes, response.objectLength), response.objectLength);
+    fec.push(requestId, packet);
+  };
+  const early = session.demux.attach(requestId, { onPacket: (p, b, e) => onPacket(p, b, e) });
+  for (const packet of early) onPacket(packet, packetSourceBlock(packet), packetSymbolId(packet));
+
+  const deadlineAt = request.deadlineMs ? stats.requestedAt + request.deadlineMs : Infinity;
+  let symbolsSent = 0;
+  // What the origin will send unprompted, then what we asked for: repair is asked for only once
+  // all of it has left the origin (SENT comes per batch; asking after an early batch would
+  // request symbols that are already on their way).
+  let expectedSymbols = response.sourceSymbols + response.plannedRepair * blocks;
+  let outcome: 'decoded' | 'deadline' | 'cancelled' | 'ended' | null = null;
+  let object: Uint8Array | null = null;
+  let repairTimer: ReturnType<typeof setTimeout> | null = null;
+  const settle = new Promise<void>((resolve) => {
+    const finish = (o: typeof outcome) => {
+      if (outcome === null) outcome = o;
+      resolve();
+    };
+    decoded.then((bytes) => {
+      object = bytes;
+      finish('decoded');
+    }, () => finish('ended'));
+    if (Number.isFinite(deadlineAt)) setTimeout(() => finish('deadline'), Math.max(0, deadlineAt - performance.now()));
+    request.signal?.addEventListener('abort', () => finish('cancelled'), { once: true });
+    // Messages: SENT drives repair on demand, SYMBOL is one more symbol; END or FIN ends the request.
+    void (async () => {
+      for (;;) {
+        const m = await messages.next().catch(() => null);
+        if (!m) return finish('ended');
+        if (m.type === 'sent') {
+          symbolsSent = m.symbolsSent;
+          stats.symbolsSent = symbolsSent;
+          if (repairTimer) clearTimeout(repairTimer);
+          if (symbolsSent < expectedSymbols) continue;
+          // Symbols still in flight arrive within about one RTT; ask for what is missing then.
+          repairTimer = setTimeout(() => {
+            if (outcome !== null) return;
+            const timeLeft = deadlineAt - performance.now();
+            if (timeLeft < 1.5 * session.rtt.ms) return;
+            const shortfall = response.sourceSymbols + REPAIR_MARGIN * blocks - stats.symbolsReceived!;
+            const perBlock = Math.min(65_535, Math.max(1, Math.ceil(Math.max(shortfall, blocks) / blocks) + REPAIR_MARGIN));
+            stats.repairRequests!++;
+            expectedSymbols = symbolsSent + perBlock * blocks;
+            writer.write(encodeMessage({ type: 'repair', symbols: perBlock })).catch(() => undefined);
+          }, Math.max(30, 1.5 * session.rtt.ms));
+        } else if (m.type === 'symbol') {
+          onPacket(m.packet, packetSourceBlock(m.packet), packetSymbolId(m.packet), true);
+        } else if (m.type === 'end') {
+          symbolsSent = m.symbolsSent;
+          stats.symbolsSent = symbolsSent;
+          return finish('ended');
+        }
+      }
+    })();
+  });
+  await settle;
+  if (repairTimer) clearTimeout(repairTimer);
+  stats.lastByteAt = performance.now();
+  if (outcome === 'decoded') {
+    // Our FIN tells the origin to stop and purge; it answers END.
+    writer.close().catch(() => undefined);
+  } else {
+    fec.close(requestId);
+    writer.write(encodeMessage({ type: 'cancel' })).then(() => writer.close()).catch(() => undefined);
+  }
+  if (blocks === 1 && lastDatagram >= 0) {
+    // Symbols after the last datagram received are still in flight or were purged when we
+    // stopped: only the span up to it says anything about loss. It is observed whether or not
+    // SENT has come (objects decoded before it are the loss-free ones; leaving them out made
+    // every estimate a pessimistic one).
+    const last = lastDatagram;
+    const observed = symbolsSent > 0 ? Math.min(symbolsSent, last + 1) : last + 1;
+    const observation = datagramObservation(observed, arrivedBlock0, streamBlock0);
+    session.loss.observe(observation);
+    const losses = countLosses(observation);
+    stats.symbolsObserved = observed;
+    stats.symbolsLost = losses.lost;
+    stats.lossBursts = losses.runs;
+  }
+  if (object) {
+    stats.recovered = true;
+    return { status: 200, bytes: object, stats };
+  }
+  const error = outcome === 'deadline' ? 'deadline passed before the object could be decoded'
+    : outcome === 'cancelled' ? 'cancelled' : 'the origin ended the request before the object could be decoded';
+  return { status: outcome === 'deadline' ? 408 : outcome === 'cancelled' ? 0 : 200, bytes: null, stats, error };
+}
