@@ -7,8 +7,9 @@
  */
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { PlayerMode } from '../src/player/policy';
-import { type QoeLog, type QoeSegment, validateQoeLog } from '../src/qoe/schema';
+import type { PlayerMode } from '../src/model/modes';
+import { validateQoeLog } from '../src/qoe/schema';
+import { type QoeLog, type QoeSegment } from '../src/model/qoe';
 import { type Browser, launch } from './lib/browser';
 import { demoContentRoot } from './lib/content';
 import { type Origin, spkiHash, startOrigin, startRelay } from './lib/processes';

@@ -7,9 +7,10 @@
  *   npx tsx scripts/bench/abandon.ts
  */
 import { VirtualClock } from '../../src/player/clock';
-import type { SegmentDecoder } from '../../src/player/decoder';
+import type { SegmentDecoder } from '../../src/model/decoder';
 import { AdaptivePolicy } from '../../src/player/adaptive';
-import { type DeliveryPolicy, FixedModePolicy, type PlayerMode } from '../../src/player/policy';
+import { type DeliveryPolicy, FixedModePolicy } from '../../src/player/policy';
+import { type PlayerMode } from '../../src/model/modes';
 import { knapsackRule } from '../../src/player/rules';
 import { playOn, scene, ScriptedLink } from '../../src/testing/scriptedLink';
 

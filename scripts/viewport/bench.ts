@@ -7,7 +7,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { parseManifest } from '../../src/player/mpd';
-import { rankObjects } from '../../src/player/ranking';
+import { rankObjects } from '../../src/viewport/ranking';
 import { createDefaultPredictor } from '../../src/viewport/predictors';
 import { createViewportModel } from '../../src/viewport/visibility';
 import { loadTraces } from './traces';

@@ -9,8 +9,9 @@
  * object stands; the other objects of the demo circle are then around and behind it, as when a
  * viewer walks up to one figure of the group.
  */
-import type { SceneModel } from '../../src/player/mpd';
-import type { Pose, Vec3 } from '../../src/viewport/pose';
+import type { SceneModel } from '../../src/model/scene';
+import type { Pose } from '../../src/model/pose';
+import type { Vec3 } from '../../src/model/vectors';
 import { conjugate, multiply } from '../../src/viewport/quaternion';
 import type { Dataset } from './traces';
 

@@ -1,7 +1,7 @@
 /** Loads the head-pose traces of ../shared/data/pose (both datasets, Unity frame → WebXR frame). */
 import { readFileSync, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { Pose } from '../../src/viewport/pose';
+import type { Pose } from '../../src/model/pose';
 import { parseTrace } from '../../src/viewport/trace';
 
 /** The traces beside the repository (`../shared`, as in CI), or where HOLOQUIC_POSE_DIR says. */

@@ -3,11 +3,10 @@
  * configure a player, and `window.holoquic` through which the QoE runner and the end-to-end tests
  * watch it. The demo app and the headless experiment mode (`render=0`) share it.
  */
-import type { Player, PlayerOptions } from '../player/player';
-import { PLAYER_MODES, type PlayerMode } from '../player/policy';
-import type { QoeLog } from '../qoe/schema';
+import type { Player, PlayerOptions, PlayerStats } from '../player/player';
+import { PLAYER_MODES, type PlayerMode } from '../model/modes';
+import type { QoeLog } from '../model/qoe';
 import { fetchWithRetry } from '../transport/retry';
-import type { PlayerStats } from '../player/player';
 import { parseTrace } from '../viewport/trace';
 import { TracePoseSource } from '../viewport/traceSource';
 

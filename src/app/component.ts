@@ -21,14 +21,14 @@
  * `error`, `modechange`, …) are re-dispatched on the element as the same `CustomEvent`s.
  */
 import { createDecoderPool, type DecoderPoolStats } from '../decoder';
-import type { SceneModel } from '../player/mpd';
+import type { SceneModel } from '../model/scene';
 import { Player, type PlayerOptions, type PlayerStats, type PlayerState } from '../player/player';
-import { PLAYER_MODES, type PlayerMode } from '../player/policy';
-import type { QoeLog } from '../qoe/schema';
+import { PLAYER_MODES, type PlayerMode } from '../model/modes';
+import type { QoeLog } from '../model/qoe';
 import { SPLAT_SHAPES, type SplatShape } from '../render/pointMaterial';
 import { type RenderStats, SceneRenderer } from '../render/sceneRenderer';
 import type { XRMode } from '../render/xr';
-import type { PoseSource } from '../viewport/source';
+import type { PoseSource } from '../model/pose';
 import { createViewportModel } from '../viewport/visibility';
 
 /** Player options an embedding page may set in code (attributes cover the common ones). */

@@ -4,7 +4,7 @@
  * docs/qoe.md ("Headless player page"): URL parameters configure the player and
  * `window.holoquic` reports state, error and the QoE log; `render=0` plays without drawing.
  */
-import { PLAYER_MODES, type PlayerMode } from '../player/policy';
+import { PLAYER_MODES, type PlayerMode } from '../model/modes';
 import { exposeAutomation, type PageParams, playerOptionsFrom, readPageParams, tracePoseSource } from './automation';
 import { defineHoloquicPlayer, type HoloquicPlayerElement } from './component';
 import { StatsOverlay } from './statsOverlay';

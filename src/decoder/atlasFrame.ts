@@ -4,47 +4,9 @@
  * (src/render/atlasReconstruction.ts) turns into points in a vertex shader, so the worker does no
  * per-point work and the main thread uploads pictures instead of point arrays.
  */
-import type { ReconstructionParams, VideoStream, VpccDecoder } from './vpcc';
+import type { AtlasAttribute, AtlasFrame, AtlasPlane, ReconstructionParams } from '../model/frames';
+import type { VideoStream, VpccDecoder } from './vpcc';
 
-/**
- * One picture plane at the stream's nominal bit depth, row-major, no padding: one byte per sample
- * up to 8 bits (the usual case: half the memory and upload), else two.
- */
-export interface AtlasPlane {
-  width: number;
-  height: number;
-  samples: Uint8Array | Uint16Array;
-}
-
-export interface AtlasAttribute {
-  y: AtlasPlane;
-  u: AtlasPlane;
-  v: AtlasPlane;
-  /** Nominal bit depth (8-bit pictures are normalised by 255, deeper ones by 1023, as TMC2 does). */
-  bitDepth: number;
-}
-
-export interface AtlasFrame {
-  kind: 'atlas';
-  params: ReconstructionParams;
-  /**
-   * Points the frame reconstructs to, at most: occupied pixels inside patches × maps (map-1
-   * duplicates are only known on the GPU). For stats and point sizing.
-   */
-  maxPoints: number;
-  occupancy: AtlasPlane;
-  /** Per map. */
-  geometry: AtlasPlane[];
-  /** Per map; empty without an attribute. */
-  attribute: AtlasAttribute[];
-  /** 20 int32 per patch (vpcc::PatchRecord). */
-  patches: Int32Array;
-  /** Per packing block over the atlas: 0 or 1 + patch index. */
-  blockToPatch: Uint32Array;
-  blocksWide: number;
-}
-
-export const PATCH_RECORD_INTS = 20;
 
 function copyPlane(decoder: VpccDecoder, streams: VideoStream[], stream: number, index: number, plane: number): AtlasPlane {
   const p = decoder.plane(stream, index, plane);
@@ -101,10 +63,6 @@ function occupiedPixels(params: ReconstructionParams, occupancy: AtlasPlane, blo
     }
   }
   return count * precision * precision;
-}
-
-export function isAtlasFrame(frame: object): frame is AtlasFrame {
-  return (frame as Partial<AtlasFrame>).kind === 'atlas';
 }
 
 /** The buffers of a frame, to transfer it between threads without copies. */

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { framePoints } from '../player/decoder';
+import { framePoints } from '../model/frames';
 import type { FromWorker, ToWorker } from './protocol';
 import { DecoderPool, defaultPoolSize } from './pool';
 

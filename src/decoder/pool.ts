@@ -6,8 +6,8 @@
  * never holds up the segments still to come. The queue bound is a guard against a caller that
  * never withdraws anything; a full queue rejects at once rather than growing without bound.
  */
-import type { DecodedSegment, DecodeJob, SegmentDecoder } from '../player/decoder';
-import type { AtlasFrame } from './atlasFrame';
+import type { DecodedSegment, DecodeJob, SegmentDecoder } from '../model/decoder';
+import type { AtlasFrame } from '../model/frames';
 import type { DecodeResult, FromWorker, SegmentTiming, ToWorker } from './protocol';
 import type { DecodeOutput } from './segment';
 

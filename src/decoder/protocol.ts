@@ -1,6 +1,5 @@
 /** Messages between the decoder pool (main thread) and a decode worker. */
-import type { DecodedFrame } from '../player/decoder';
-import type { AtlasFrame } from './atlasFrame';
+import type { DecodedFrame, AtlasFrame } from '../model/frames';
 import type { DecodeOutput } from './segment';
 
 export interface DecodeRequest {

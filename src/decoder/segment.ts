@@ -7,8 +7,8 @@
  * no decoder is decoded by the module itself (libde265), a frame's pictures of every stream at
  * a time, with the same frame-by-frame reconstruction.
  */
-import type { DecodedFrame, PointFrame } from '../player/decoder';
-import { type AtlasFrame, exportAtlasFrame } from './atlasFrame';
+import type { DecodedFrame, PointFrame, AtlasFrame } from '../model/frames';
+import { exportAtlasFrame } from './atlasFrame';
 import type { SegmentTiming } from './protocol';
 import { CodecUnavailableError, decodeVideoStream, webCodecsDecodes } from './video';
 import type { VideoStream, VpccDecoder } from './vpcc';

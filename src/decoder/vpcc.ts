@@ -6,6 +6,7 @@
  * Views returned by `reconstruct` and the atlas getters point into wasm memory: they stay valid
  * until the next call on the same decoder (a call may grow the memory, which detaches them).
  */
+import type { ReconstructionParams } from '../model/frames';
 
 /** The exports of `vpcc.mjs` this file uses (emscripten names them with a leading underscore). */
 export interface VpccModule {
@@ -108,34 +109,6 @@ export interface PictureInWasm {
   planes: [{ ptr: number; stride: number }, { ptr: number; stride: number }, { ptr: number; stride: number }];
 }
 
-/** vpcc::ReconstructionParams (api_session.h). */
-export interface ReconstructionParams {
-  atlasWidth: number;
-  atlasHeight: number;
-  blockSize: number;
-  /** Geometry (and attribute) maps, 1 or 2. */
-  mapCount: number;
-  /** Map 1 holds absolute depths (else a delta to map 0). */
-  absoluteD1: boolean;
-  /** A map-1 point equal to its map-0 point is dropped. */
-  removeDuplicates: boolean;
-  /** Patches carry their exact size in pixels. */
-  sizeQuantizer: boolean;
-  /** An occupancy sample above it is occupied. */
-  lossyThreshold: number;
-  /** Geometry coordinate bit depth. */
-  bitDepth3d: number;
-  hasAttribute: boolean;
-  /** Bits of RECONSTRUCTION_UNSUPPORTED: tools only the CPU path could ever handle. */
-  unsupported: number;
-  /** Bits of POST_PROCESSING: what the stream asks for that only the CPU path applies. */
-  postProcessing: number;
-}
-
-/** `ReconstructionParams.unsupported` bits. */
-export const RECONSTRUCTION_UNSUPPORTED = { pointLocalReconstruction: 1, pixelDeinterleaving: 2, eom: 4, rawPatches: 8 } as const;
-/** `ReconstructionParams.postProcessing` bits. */
-export const POST_PROCESSING = { geometrySmoothing: 1, attributeSmoothing: 2, occupancySynthesis: 4 } as const;
 
 /** A reconstructed frame as views into wasm memory (copy before the next decoder call). */
 export interface FrameViews {

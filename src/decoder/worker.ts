@@ -3,7 +3,8 @@
  * pool sends, one at a time.
  */
 import type { FromWorker, ToWorker } from './protocol';
-import { atlasFrameBuffers, isAtlasFrame } from './atlasFrame';
+import { atlasFrameBuffers } from './atlasFrame';
+import { isAtlasFrame } from '../model/frames';
 import { decodeSegment } from './segment';
 import { VpccDecoder, type VpccModuleFactory } from './vpcc';
 

@@ -6,6 +6,7 @@
  * raises each object as far as the remaining throughput budget allows, so the most visible
  * objects get the budget first.
  */
+import type { FixedMode } from '../model/modes';
 
 /** One object to allocate: its visibility and the bit rate (bits/s) of each quality, low → high. */
 export interface AllocationInput {
@@ -54,8 +55,6 @@ export function priorityGreedy(objects: AllocationInput[], budgetBps: number): A
 }
 
 /** Delivery modes of docs/player.md; `qpr` keeps the top k objects reliable. */
-export type DeliveryMode = 'h2' | 'qr' | 'qpr' | 'qpr-fec' | 'q100-fec';
-
 export interface DeliveryChoice {
   delivery: 'reliable' | 'datagram';
   fec: boolean;
@@ -66,7 +65,7 @@ export interface DeliveryChoice {
  * the objects (rounded up) for the partially reliable modes.
  */
 export function assignDelivery(
-  mode: DeliveryMode,
+  mode: FixedMode,
   rankedIds: string[],
   k: number = Math.ceil(rankedIds.length / 2),
 ): Map<string, DeliveryChoice> {

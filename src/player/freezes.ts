@@ -4,7 +4,7 @@
  * ends when playback resumes; each freeze is counted once with its duration and cause, so a
  * reconnect shows up in the same metric as a stall.
  */
-import type { FreezeCause } from '../qoe/schema';
+import type { FreezeCause } from '../model/qoe';
 
 export type { FreezeCause };
 

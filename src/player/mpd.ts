@@ -2,54 +2,13 @@
  * The holoquic MPD profile (docs/mpd.md) read into a scene model: objects, their placement and
  * bounding boxes, quality ladders, and how a timeline segment maps to a file path.
  */
+import type { SceneModel, SceneObject } from '../model/scene';
 import { parseXml, XmlError, type XmlElement } from './xml';
 
 export class ManifestError extends Error {
   override name = 'ManifestError';
 }
 
-export type Vec3 = [number, number, number];
-export type Quat = [number, number, number, number];
-
-export interface Representation {
-  /** Directory name and template `$RepresentationID$`. */
-  id: string;
-  /** 0 = lowest quality. */
-  rank: number;
-  /** Peak bits/s over the distinct segments. */
-  bandwidth: number;
-  /** Average bits/s (falls back to `bandwidth`). */
-  avgBandwidth: number;
-  pointsPerFrame: number;
-}
-
-export interface SceneObject {
-  id: string;
-  codecs: string;
-  position: Vec3;
-  rotation: Quat;
-  /** Metres per voxel unit. */
-  scale: number;
-  /** Bounding box in scene metres over the whole loop: min then max. */
-  bbox: { min: Vec3; max: Vec3 };
-  /** Increasing quality. */
-  representations: Representation[];
-  /** Distinct segment files. */
-  loopSegments: number;
-  playMode: 'loop' | 'pingpong';
-  startNumber: number;
-  /** Template relative to the manifest's directory, with `$RepresentationID$`/`$Number…$`. */
-  mediaTemplate: string;
-}
-
-export interface SceneModel {
-  scene: string;
-  /** Segment duration in seconds (1 in packager output). */
-  segmentDuration: number;
-  /** Length of one pass of the content, seconds. */
-  passDuration: number;
-  objects: SceneObject[];
-}
 
 /** Parses an ISO 8601 duration of the form PnDTnHnMnS (the forms MPDs use). */
 export function parseDuration(text: string): number {
@@ -133,7 +92,7 @@ export function parseManifest(xml: string): SceneModel {
     }
     segmentDuration = seconds;
     const bbox = numbers(required(set, 'hq:bbox', id), 6, `${id} hq:bbox`);
-    const rotation = numbers(required(set, 'hq:rotation', id), 4, `${id} hq:rotation`) as Quat;
+    const rotation = numbers(required(set, 'hq:rotation', id), 4, `${id} hq:rotation`) as [number, number, number, number];
     if (Math.abs(Math.hypot(...rotation) - 1) > 1e-3) throw new ManifestError(`${id}: hq:rotation is not a unit quaternion`);
     const playMode = set.attributes['hq:playMode'] ?? 'loop';
     if (playMode !== 'loop' && playMode !== 'pingpong') throw new ManifestError(`${id}: unknown hq:playMode "${playMode}"`);
@@ -167,10 +126,10 @@ export function parseManifest(xml: string): SceneModel {
     return {
       id,
       codecs: set.attributes.codecs ?? '',
-      position: numbers(required(set, 'hq:position', id), 3, `${id} hq:position`) as Vec3,
+      position: numbers(required(set, 'hq:position', id), 3, `${id} hq:position`) as [number, number, number],
       rotation,
       scale,
-      bbox: { min: bbox.slice(0, 3) as Vec3, max: bbox.slice(3) as Vec3 },
+      bbox: { min: bbox.slice(0, 3) as [number, number, number], max: bbox.slice(3) as [number, number, number] },
       representations,
       loopSegments,
       playMode,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { SegmentDecoder } from './decoder';
+import type { SegmentDecoder } from '../model/decoder';
 import { Player } from './player';
 
 const decoder = { decode: () => Promise.reject(new Error('not used')) } as unknown as SegmentDecoder;

@@ -8,30 +8,25 @@
  * answer is derived from the playout loop's played-seconds clock, which stands still during
  * freezes and pauses, so objects stand still too.
  */
-import { QOE_SCHEMA, type QoeLog, type QoeSegment } from '../qoe/schema';
+import { QOE_SCHEMA, type QoeLog, type QoeSegment } from '../model/qoe';
 import { connectTransports, type Transports } from '../transport/connect';
 import { DEFAULT_STALL_TIMEOUT_MS } from '../transport/stall';
 import type { TransportState } from '../transport/types';
 import { fetchWithRetry } from '../transport/retry';
-import type { PoseSource } from '../viewport/source';
 import { AdaptivePolicy } from './adaptive';
 import { checkBufferTargets, volatileTargetS } from './bufferTarget';
 import { realClock } from './clock';
-import { type DecodedFrame, type DecodedSegment, framePoints, type SegmentDecoder } from './decoder';
-import { parseManifest, type SceneModel } from './mpd';
+import { type DecodedFrame, framePoints } from '../model/frames';
+import { type DecodedSegment, type SegmentDecoder } from '../model/decoder';
+import { parseManifest } from './mpd';
+import { type SceneModel } from '../model/scene';
 import { DEFAULT_BUFFER_TARGET_S, PlayoutSession, type PlayoutEvent, type ShownObject } from './playout';
-import { type DeliveryPolicy, fecTargetFor, FixedModePolicy, PLAYER_MODES, type PlanDelivery, type PlayerMode, reliableCountFromDegree } from './policy';
-import type { ViewportModel } from './ranking';
+import { type DeliveryPolicy, fecTargetFor, FixedModePolicy, reliableCountFromDegree } from './policy';
+import { PLAYER_MODES, type PlanDelivery, type PlayerMode } from '../model/modes';
+import type { PoseDrivenViewport, PoseSource, ViewportModel } from '../model/pose';
 import { abrRule, knapsackRule } from './rules';
 
 export type PlayerState = 'idle' | 'loading' | 'ready' | 'playing' | 'paused' | 'ended' | 'failed';
-
-/** A viewport model the player can feed: poses in, visible areas out (src/viewport/visibility.ts). */
-export interface PoseDrivenViewport extends ViewportModel {
-  observe(pose: import('../viewport/pose').Pose): void;
-  setProjection(projection: { fovYDeg: number; aspect: number }): void;
-  readonly predictorName: string;
-}
 
 export interface PlayerOptions {
   /** URL of the scene's manifest.mpd (absolute, or relative to the page). */

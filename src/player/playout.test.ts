@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { ObjectRequest } from '../transport/types';
 import { decoder, playOn, scene, ScriptedLink, viewport } from '../testing/scriptedLink';
 import { VirtualClock } from './clock';
-import type { SegmentDecoder } from './decoder';
+import type { SegmentDecoder } from '../model/decoder';
 import { FixedModePolicy } from './policy';
 import { DEFAULT_BUFFER_TARGET_S, PlayoutSession, requestUrgency } from './playout';
 import { knapsackRule } from './rules';

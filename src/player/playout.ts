@@ -12,18 +12,21 @@
  * The buffer target grows on a volatile link (`BufferTarget`).
  */
 import type { ObjectResult, ObjectTransport, TransportState } from '../transport/types';
-import type { QoeSegment } from '../qoe/schema';
+import type { QoeSegment } from '../model/qoe';
 import type { Clock } from './clock';
 import { type InFlightObject, objectsToAbandon } from './abandon';
 import { BufferTarget, volatileTargetS } from './bufferTarget';
 import { LinkWatch } from './linkWatch';
 import { DECODE_HEADROOM, DecodeCostModel, fitDecodeBudget } from './decodeBudget';
-import type { DecodedSegment, SegmentDecoder } from './decoder';
+import type { DecodedSegment, SegmentDecoder } from '../model/decoder';
 import type { LossModel } from './fecModel';
 import { type FreezeCause, FreezeTracker } from './freezes';
-import { type SceneModel, type SceneObject, segmentPath } from './mpd';
-import type { DeliveryPolicy, ObjectPlan, PlanDelivery, PlanObject } from './policy';
-import { rankObjects, type ViewportModel } from './ranking';
+import { segmentPath } from './mpd';
+import { type SceneModel, type SceneObject } from '../model/scene';
+import type { DeliveryPolicy, ObjectPlan, PlanObject } from './policy';
+import type { PlanDelivery } from '../model/modes';
+import { rankObjects } from '../viewport/ranking';
+import { type ViewportModel } from '../model/pose';
 import { RttEstimator } from '../transport/rtt';
 import { ThroughputEstimator } from './throughput';
 

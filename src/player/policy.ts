@@ -4,13 +4,11 @@
  * with a degree of reliability Qn = share of objects sent reliably); `adaptive` chooses all of it
  * jointly (adaptive.ts).
  */
-import type { Delivery, FecRequest } from '../transport/types';
+import type { PlanDelivery, PlayerMode } from '../model/modes';
+import type { FecRequest } from '../transport/types';
 import { assignDelivery } from './abr';
 import { planningLoss, planRepair, type LossModel } from './fecModel';
 import type { AbrRule } from './rules';
-
-export type PlayerMode = 'h2' | 'qr' | 'qpr' | 'qpr-fec' | 'q100-fec' | 'adaptive';
-export const PLAYER_MODES: readonly PlayerMode[] = ['h2', 'qr', 'qpr', 'qpr-fec', 'q100-fec', 'adaptive'];
 
 /** Typical RaptorQ symbol payload on a 1350-byte QUIC path (docs/protocol.md §3). */
 export const SYMBOL_BYTES = 1200;
@@ -40,13 +38,6 @@ export interface PlanInput {
   bufferS: number;
   bufferTargetS: number;
 }
-
-/**
- * How an object of a segment is fetched: reliably, as datagrams, or not at all (`skip`: the
- * previous frame is held — what `adaptive` chooses for the least valuable objects when even the
- * lowest qualities exceed what the link carries before the deadline).
- */
-export type PlanDelivery = Delivery | 'skip';
 
 export interface ObjectPlan {
   objectId: string;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { busyGoodput, QOE_SCHEMA, type QoeLog, type QoeSegment, segmentThroughput, summarizeQoe, validateQoeLog } from './schema';
+import { busyGoodput, segmentThroughput, summarizeQoe, validateQoeLog } from './schema';
+import { QOE_SCHEMA, type QoeLog, type QoeSegment } from '../model/qoe';
 
 function segment(over: Partial<QoeSegment>): QoeSegment {
   return {

@@ -8,7 +8,7 @@
  * a different size (another quality's atlas) replaces them.
  */
 import * as THREE from 'three';
-import type { AtlasFrame } from '../decoder/atlasFrame';
+import type { AtlasFrame } from '../model/frames';
 import { type AtlasTextureData, atlasTextures, atlasUniforms, RECONSTRUCT_GLSL } from './atlasReconstruction';
 import { POINT_FRAGMENT } from './pointMaterial';
 

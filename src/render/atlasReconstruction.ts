@@ -15,7 +15,7 @@
  * `GlAtlasReconstructor` runs the shader with transform feedback to read the points back (tests
  * and benchmarks compare it with the CPU path); the renderer uses the same GLSL in its material.
  */
-import type { AtlasFrame, AtlasPlane } from '../decoder/atlasFrame';
+import type { AtlasFrame, AtlasPlane } from '../model/frames';
 
 /** Texels per patch in the patch texture (RGBA32I): the 20 int32 of vpcc::PatchRecord. */
 const PATCH_TEXELS = 5;

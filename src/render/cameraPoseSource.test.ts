@@ -1,6 +1,6 @@
 import * as THREE from 'three';
 import { describe, expect, it } from 'vitest';
-import type { Pose } from '../viewport/pose';
+import type { Pose } from '../model/pose';
 import { CameraPoseSource } from './cameraPoseSource';
 import { RateMeter } from './rateMeter';
 

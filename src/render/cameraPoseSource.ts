@@ -4,8 +4,7 @@
  * into the user camera while rendering). The renderer publishes once per animation frame.
  */
 import * as THREE from 'three';
-import type { Pose } from '../viewport/pose';
-import type { PoseSource } from '../viewport/source';
+import type { Pose, PoseSource } from '../model/pose';
 
 export class CameraPoseSource implements PoseSource {
   private readonly listeners = new Set<(pose: Pose) => void>();

@@ -1,6 +1,6 @@
 import * as THREE from 'three';
 import { describe, expect, it } from 'vitest';
-import type { SceneModel, SceneObject } from '../player/mpd';
+import type { SceneModel, SceneObject } from '../model/scene';
 import { defaultFraming } from './framing';
 
 const box = (id: string, min: [number, number, number], max: [number, number, number]): SceneObject => ({

@@ -3,7 +3,7 @@
  * the scene, far enough back that the whole scene fits the vertical field of view.
  */
 import * as THREE from 'three';
-import type { SceneModel } from '../player/mpd';
+import type { SceneModel } from '../model/scene';
 
 export interface Framing {
   /** Centre of the union of the objects' bounding boxes (the orbit target). */

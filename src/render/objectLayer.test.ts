@@ -1,8 +1,7 @@
 import * as THREE from 'three';
 import { describe, expect, it } from 'vitest';
-import type { AtlasFrame } from '../decoder/atlasFrame';
-import type { PointFrame } from '../player/decoder';
-import type { SceneObject } from '../player/mpd';
+import type { AtlasFrame, PointFrame } from '../model/frames';
+import type { SceneObject } from '../model/scene';
 import { grownCapacity, localBoundingSphere, ObjectLayer, sparseness } from './objectLayer';
 import { createPointMaterial } from './pointMaterial';
 

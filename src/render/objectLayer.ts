@@ -15,11 +15,10 @@
  * (atlasMaterial.ts) and no vertex buffers at all.
  */
 import * as THREE from 'three';
-import { type AtlasFrame, isAtlasFrame } from '../decoder/atlasFrame';
-import type { DecodedFrame, PointFrame } from '../player/decoder';
+import { type AtlasFrame, isAtlasFrame, type DecodedFrame, type PointFrame } from '../model/frames';
 import { AtlasPointMaterial } from './atlasMaterial';
 import { atlasVertexCount } from './atlasReconstruction';
-import type { SceneObject } from '../player/mpd';
+import type { SceneObject } from '../model/scene';
 
 /** Smallest pool, in points, so tiny first frames do not trigger a chain of doublings. */
 const MIN_CAPACITY = 4096;

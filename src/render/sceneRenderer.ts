@@ -10,8 +10,8 @@
 import * as THREE from 'three';
 import { FlyControls } from 'three/examples/jsm/controls/FlyControls.js';
 import { OrbitControls } from 'three/examples/jsm/controls/OrbitControls.js';
-import type { DecodedFrame } from '../player/decoder';
-import type { SceneModel } from '../player/mpd';
+import type { DecodedFrame } from '../model/frames';
+import type { SceneModel } from '../model/scene';
 import { CameraPoseSource } from './cameraPoseSource';
 import { defaultFraming } from './framing';
 import { ObjectLayer } from './objectLayer';

@@ -5,8 +5,8 @@
  */
 import type { ObjectRequest, ObjectResult, ObjectTransport } from '../transport/types';
 import type { VirtualClock } from '../player/clock';
-import type { SegmentDecoder } from '../player/decoder';
-import type { SceneModel } from '../player/mpd';
+import type { SegmentDecoder } from '../model/decoder';
+import type { SceneModel } from '../model/scene';
 import { type PlayoutConfig, PlayoutSession } from '../player/playout';
 import { FixedModePolicy } from '../player/policy';
 import { knapsackRule } from '../player/rules';

@@ -3,8 +3,7 @@
  * core never cares which one carries a segment. Wire details: docs/protocol.md.
  */
 
-/** How an object travels: on a reliable stream, or as RaptorQ-coded datagrams. */
-export type Delivery = 'reliable' | 'datagram';
+import type { Delivery } from '../model/modes';
 
 /** FEC settings of a datagram request (docs/protocol.md §3, REQUEST fec_mode). */
 export type FecRequest =

@@ -2,7 +2,7 @@
  * Unit-quaternion maths for head orientation, scalar last: `[x, y, z, w]` (the WebXR / three.js /
  * trace-file order). Rotations compose like matrices: `multiply(a, b)` applies `b` first, then `a`.
  */
-export type Quat = readonly [number, number, number, number];
+import type { Quat } from '../model/vectors';
 
 export const IDENTITY: Quat = [0, 0, 0, 1];
 

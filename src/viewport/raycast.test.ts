@@ -1,8 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { parseManifest, type SceneModel, type SceneObject } from '../player/mpd';
-import { rankObjects } from '../player/ranking';
-import type { Pose, Vec3 } from './pose';
+import { parseManifest } from '../player/mpd';
+import { type SceneModel, type SceneObject } from '../model/scene';
+import { rankObjects } from './ranking';
+import type { Pose } from '../model/pose';
+import type { Vec3 } from '../model/vectors';
 import { fromRotationVector } from './quaternion';
 import { proxiesFromScene, visibleFractions, type ObjectProxy } from './raycast';
 

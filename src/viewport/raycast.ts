@@ -1,6 +1,7 @@
-import type { SceneModel } from '../player/mpd';
-import type { Pose, Vec3 } from './pose';
-import { conjugate, multiply, type Quat } from './quaternion';
+import type { SceneModel } from '../model/scene';
+import type { Pose } from '../model/pose';
+import type { Vec3, Quat } from '../model/vectors';
+import { conjugate, multiply } from './quaternion';
 
 /**
  * A stand-in for an object's shape when computing what is visible: the ellipsoid inscribed in its

@@ -1,4 +1,4 @@
-import type { Pose } from './pose';
+import type { Pose } from '../model/pose';
 import { normalize } from './quaternion';
 
 /**

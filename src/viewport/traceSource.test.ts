@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import type { Pose } from './pose';
+import type { Pose } from '../model/pose';
 import { TracePoseSource, type ReplayClock } from './traceSource';
 import { POSE_DIR } from '../../scripts/viewport/traces';
 

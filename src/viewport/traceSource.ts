@@ -1,5 +1,4 @@
-import type { Pose } from './pose';
-import type { PoseSource } from './source';
+import type { Pose, PoseSource } from '../model/pose';
 import { parseTrace, type TraceConvention } from './trace';
 
 /** The wall clock and timer a replay runs on; injectable so tests can drive time by hand. */

@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parseManifest } from '../player/mpd';
-import { rankObjects } from '../player/ranking';
+import { rankObjects } from './ranking';
 import { SetAccuracy, topVisible } from './objectAccuracy';
-import type { Pose } from './pose';
+import type { Pose } from '../model/pose';
 import { LastValuePredictor, type Predictor } from './predictors';
 import { fromRotationVector } from './quaternion';
 import { visibleFractions, proxiesFromScene } from './raycast';

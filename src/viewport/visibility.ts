@@ -28,9 +28,8 @@
  * at one time costs one pass; about 2k rays against a handful of ellipsoids is well under 1 ms
  * (measured in docs/benchmarks.md, "Viewport model").
  */
-import type { SceneModel } from '../player/mpd';
-import type { ViewportModel } from '../player/ranking';
-import type { Pose } from './pose';
+import type { SceneModel } from '../model/scene';
+import type { ViewportModel, Pose } from '../model/pose';
 import { createDefaultPredictor, type Predictor } from './predictors';
 import { checkProjection, proxiesFromScene, visibleFractions, type ObjectProxy, type Projection, type RaycastOptions } from './raycast';
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { rankObjects, type ViewportModel } from './ranking';
+import type { ViewportModel } from '../model/pose';
+import { rankObjects } from './ranking';
 
 const areas: Record<string, number> = { a: 0.1, b: 0.5, c: 0.1, d: 0 };
 const model: ViewportModel = { visibleArea: (id) => areas[id] };

@@ -1,12 +1,8 @@
 /**
- * The narrow viewport interface the player needs, and ranking of objects by it. The viewport
- * engineer's predictors (src/viewport/) plug in by implementing `ViewportModel`.
+ * Ranking of objects by the viewport model's predicted visible area: the first step of planning
+ * a segment (src/player/plan.ts), and how the viewport experiments order objects too.
  */
-
-export interface ViewportModel {
-  /** Predicted fraction of the screen covered by `objectId` at `timeMs` (0 = not visible). */
-  visibleArea(objectId: string, timeMs: number): number;
-}
+import type { ViewportModel } from '../model/pose';
 
 export interface RankedObject {
   objectId: string;

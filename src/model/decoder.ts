@@ -1,0 +1,31 @@
+/**
+ * What the playout loop needs from the V-PCC decoder: bytes of one object's segment in, decoded
+ * frames out (or a clear error). The decode worker pool (src/decoder/) implements it on the wasm
+ * `vpcc` library; the loop never knows how.
+ */
+
+import type { DecodedFrame } from './frames';
+
+export interface DecodeJob {
+  objectId: string;
+  /** Timeline segment number. */
+  segment: number;
+  quality: number;
+  bytes: Uint8Array;
+  /** Withdraws the job if it has not started (the segment was shown meanwhile). */
+  signal?: AbortSignal;
+}
+
+export interface DecodedSegment {
+  /** Decoded point-cloud frames (30 for a 1-s segment), in presentation order. */
+  frames: DecodedFrame[];
+  /** Wall time the decode took, in milliseconds. */
+  decodeMs: number;
+}
+
+export interface SegmentDecoder {
+  /** Segments it decodes at the same time (its workers); the playout loop budgets decode time by it. */
+  readonly parallelism?: number;
+  /** Rejects with an Error whose message says what was wrong with the bytes. */
+  decode(job: DecodeJob): Promise<DecodedSegment>;
+}

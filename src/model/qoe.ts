@@ -1,0 +1,131 @@
+/**
+ * The QoE log a player run produces (`holoquic-qoe/1`): the record types the player writes, the
+ * QoE experiment runner collects from the page and the report aggregates. One definition for
+ * every side; the prose version is docs/qoe.md → "QoE log". Summaries and validation of a log:
+ * src/qoe/schema.ts.
+ *
+ * Times are seconds since the player's `load()` (performance clock), so a log is self-contained
+ * and two runs compare without wall-clock alignment.
+ */
+import type { PlayerMode } from './modes';
+
+export const QOE_SCHEMA = 'holoquic-qoe/1';
+
+export interface QoeConfig {
+  mode: PlayerMode;
+  /** ABR rule name, e.g. `priority-greedy`, `hybrid`, `knapsack`. */
+  abr: string;
+  /** Buffer target on a steady link, in seconds (default 2). */
+  bufferTargetS: number;
+  /** Buffer target after the link starved (docs/player.md → "Buffer target"); absent in older logs. */
+  volatileBufferTargetS?: number;
+  /** Seconds without a byte before a stalled WebTransport session is replaced (0 = never; absent in older logs). */
+  stallTimeoutS?: number;
+  /** Recovery probability of the FEC sent up front, when the player planned it (absent: the origin's 99 %; `qpr-fec` logs before 2026-11-25 too). */
+  fecTarget?: number;
+  /** Number of objects sent reliably in `qpr` / `qpr-fec`. */
+  reliableCount?: number;
+  manifest: string;
+  transport: 'webtransport' | 'http2';
+  predictor: string;
+  segmentDurationS: number;
+}
+
+/**
+ * Why playback stopped: `underrun` — bytes of a reliable object had not arrived; `outage` — the
+ * session was down or what playback waited for was lost with it; `decode` — every object it waited
+ * for had arrived and was still being decoded (the CPU, not the network; absent in older logs).
+ */
+export type FreezeCause = 'underrun' | 'outage' | 'decode';
+
+export interface QoeFreeze {
+  /** When playback stopped. */
+  atS: number;
+  durationS: number;
+  cause: FreezeCause;
+}
+
+/** One object of one segment: what was asked for, how it travelled, and what the viewer got. */
+export interface QoeSegment {
+  object: string;
+  /** Segment number on the playout timeline (0 = first). */
+  index: number;
+  /** Quality index, 0 = lowest, of `qualityCount`. */
+  quality: number;
+  qualityCount: number;
+  /** Declared bitrate of the representation (bit/s). */
+  bitrateBps: number;
+  /** `skip`: not requested (`adaptive` short of capacity); the previous frame was held. */
+  delivery: 'reliable' | 'datagram' | 'skip';
+  fec: 'none' | 'planned' | 'fixed';
+  transport: 'webtransport' | 'http2';
+  /** Predicted visible area share (0…1) and rank (0 = most visible) when the request was made. */
+  visibleArea: number;
+  rank: number;
+  requestedAtS: number;
+  /** Playout deadline of the segment. */
+  deadlineS: number;
+  /** The player's buffer target when the request was made (absent in older logs). */
+  bufferTargetS?: number;
+  firstByteAtS?: number;
+  /** When the bytes were complete (reliable) or decoded by FEC (datagram); absent if never. */
+  completedAtS?: number;
+  objectBytes: number;
+  /** Payload bytes received, including redundant FEC symbols. */
+  receivedBytes: number;
+  /** Datagram delivery only. */
+  symbolSize?: number;
+  sourceSymbols?: number;
+  symbolsSent?: number;
+  symbolsReceived?: number;
+  /** Of those, the ones carried on the request stream (SYMBOL, docs/protocol.md §3). */
+  symbolsOnStream?: number;
+  /** Of the symbols up to the last one received (the span that says anything about loss), those missing. */
+  symbolsObserved?: number;
+  symbolsLost?: number;
+  repairRequests?: number;
+  /** Object bytes complete and exact. */
+  recovered: boolean;
+  /** Given up by the abandonment rule (a lower quality was fetched instead). */
+  abandoned: boolean;
+  /** The V-PCC decoder produced frames from it. */
+  decoded: boolean;
+  /** Why it was not decoded although its bytes arrived (decoder error or decoder busy). */
+  decodeError?: string;
+  /**
+   * Its bytes arrived, but its segment was shown before a decoder was free for it: it could never
+   * be seen, so it was not decoded (a late object, not a decode failure).
+   */
+  decodeLate?: boolean;
+  decodeMs?: number;
+  /**
+   * Its frames were shown at their playout time: recovered and decoded before it, without
+   * playback freezing to wait for it.
+   */
+  onTime: boolean;
+  /**
+   * Shown, but only after playback froze waiting for it (a reliable object that was late). Logs
+   * from before this field counted such objects as `onTime`.
+   */
+  shownLate?: boolean;
+}
+
+export interface QoeLog {
+  schema: typeof QOE_SCHEMA;
+  config: QoeConfig;
+  /** ISO 8601 wall-clock time of `load()`. */
+  startedAt: string;
+  userAgent: string;
+  playback: {
+    /** Seconds from load() to the first rendered frame. */
+    startupS: number;
+    /** Seconds of content played (excluding freezes). */
+    playedS: number;
+    /** Seconds from load() to the end of the log. */
+    wallS: number;
+    /** WebTransport sessions replaced because they stalled (docs/player.md → "Stalled sessions"; absent in older logs). */
+    sessionsReplaced?: number;
+  };
+  freezes: QoeFreeze[];
+  segments: QoeSegment[];
+}
