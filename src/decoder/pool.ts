@@ -8,8 +8,8 @@
  */
 import type { DecodedSegment, DecodeJob, SegmentDecoder } from '../model/decoder';
 import type { AtlasFrame } from '../model/frames';
-import type { DecodeResult, FromWorker, SegmentTiming, ToWorker } from './protocol';
-import type { DecodeOutput } from './segment';
+import type { DecodeResult, FromWorker, ToWorker } from './protocol';
+import type { SegmentTiming, DecodeOutput } from './segment';
 
 export interface DecoderPoolOptions {
   /** Workers (default `defaultPoolSize(navigator.hardwareConcurrency)`). */

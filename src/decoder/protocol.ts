@@ -1,6 +1,6 @@
 /** Messages between the decoder pool (main thread) and a decode worker. */
 import type { DecodedFrame, AtlasFrame } from '../model/frames';
-import type { DecodeOutput } from './segment';
+import type { DecodeOutput, SegmentTiming } from './segment';
 
 export interface DecodeRequest {
   type: 'decode';
@@ -16,26 +16,6 @@ export interface DecodeRequest {
 }
 
 export type ToWorker = DecodeRequest;
-
-/** Where a segment's decode time went, in milliseconds. */
-export interface SegmentTiming {
-  /** Wall time in the worker, from the bytes to the last frame. */
-  totalMs: number;
-  /** Parsing + atlas decoding (wasm). */
-  parseMs: number;
-  /**
-   * Per frame: reconstruction + post-processing + copy out of wasm memory, or the copy of the
-   * pictures and atlas for the GPU (output 'both': the CPU reconstruction alone).
-   */
-  frameMs: number[];
-  /**
-   * All decoded pictures: VideoFrame.copyTo into wasm memory + bit-depth conversion; with the
-   * module's own decoder, the decoding itself too.
-   */
-  pictureMs: number;
-  /** Who decoded the video: the browser's WebCodecs, or the wasm module (HEVC without WebCodecs). */
-  videoDecoder: 'webcodecs' | 'wasm';
-}
 
 export interface DecodeResult {
   type: 'decoded';

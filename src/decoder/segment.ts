@@ -9,7 +9,6 @@
  */
 import type { DecodedFrame, PointFrame, AtlasFrame } from '../model/frames';
 import { exportAtlasFrame } from './atlasFrame';
-import type { SegmentTiming } from './protocol';
 import { CodecUnavailableError, decodeVideoStream, webCodecsDecodes } from './video';
 import type { VideoStream, VpccDecoder } from './vpcc';
 
@@ -20,6 +19,26 @@ import type { VideoStream, VpccDecoder } from './vpcc';
  * — else points (`auto`, what a renderer with GPU reconstruction asks for); or points in `frames`
  * and the atlas in `atlasFrames` (`both`, for comparing the two).
  */
+/** Where a segment's decode time went, in milliseconds. */
+export interface SegmentTiming {
+  /** Wall time in the worker, from the bytes to the last frame. */
+  totalMs: number;
+  /** Parsing + atlas decoding (wasm). */
+  parseMs: number;
+  /**
+   * Per frame: reconstruction + post-processing + copy out of wasm memory, or the copy of the
+   * pictures and atlas for the GPU (output 'both': the CPU reconstruction alone).
+   */
+  frameMs: number[];
+  /**
+   * All decoded pictures: VideoFrame.copyTo into wasm memory + bit-depth conversion; with the
+   * module's own decoder, the decoding itself too.
+   */
+  pictureMs: number;
+  /** Who decoded the video: the browser's WebCodecs, or the wasm module (HEVC without WebCodecs). */
+  videoDecoder: 'webcodecs' | 'wasm';
+}
+
 export type DecodeOutput = 'points' | 'atlas' | 'auto' | 'both';
 
 export interface DecodeOptions {
