@@ -1,6 +1,26 @@
 /**
  * The one interface every object transport implements (WebTransport and HTTP/2), so the player
  * core never cares which one carries a segment. Wire details: docs/protocol.md.
+ *
+ * What else is in src/transport/, one job a file:
+ *   connect.ts         choosing the transport: WebTransport when it opens, else HTTP/2 and why
+ *   http2.ts           `Http2Transport`: objects over fetch() (the h2 baseline and the fallback)
+ *   webtransport.ts    `WebTransportSession`: the session's lifecycle — open with pinned
+ *                      certificates, stall watch and replacement, reconnection, close, state
+ *   requestStream.ts   one request on its own stream: REQUEST out, RESPONSE and the object in
+ *   messageReader.ts   framed messages and raw bytes read off a request stream
+ *   datagramDemux.ts   the session's datagrams sorted by request id (early ones held)
+ *   datagramObject.ts  one object's RaptorQ symbols to the decoder (fec/): repair on demand,
+ *                      the delivery's datagram loss measured
+ *   codec.ts           the protocol's messages and datagrams as bytes, no I/O
+ *   loss.ts, rtt.ts    the session's datagram loss and round-trip estimates
+ *   stall.ts           when an open session counts as stalled
+ *   originConfig.ts    the origin's /config.json, fetched and checked
+ *   retry.ts           fetch with backoff for the few requests playback cannot start without
+ *   state.ts           a transport's state and who listens to it
+ *
+ * An object's way over WebTransport: `fetchObject` → requestStream → on the stream
+ * (messageReader) or as datagrams (datagramDemux → datagramObject → fec/) → `ObjectResult`.
  */
 
 import type { Delivery } from '../model/modes';
