@@ -15,13 +15,15 @@
 import { readFileSync } from 'node:fs';
 import { parseManifest } from '../../src/player/mpd';
 import { DEFAULT_HORIZON_GAINS, GAIN_HORIZONS_MS } from '../../src/viewport/defaultGains';
-import { evaluateHorizons, meanAndP95, poseAt } from '../../src/viewport/evaluate';
-import { HorizonGainPredictor, fitHorizonGains, type HorizonGain } from '../../src/viewport/horizonGains';
+import { HorizonGainPredictor, type HorizonGain } from '../../src/viewport/horizonGains';
 import { KalmanPredictor } from '../../src/viewport/kalman';
 import { SetAccuracy, topVisible } from '../../src/viewport/objectAccuracy';
-import { ConstantVelocityPredictor, LastValuePredictor, type Predictor } from '../../src/viewport/predictors';
+import type { Predictor } from '../../src/viewport/predictor';
+import { ConstantVelocityPredictor, LastValuePredictor } from '../../src/viewport/predictors';
 import { proxiesFromScene, visibleFractions, type Projection } from '../../src/viewport/raycast';
+import { fitHorizonGains } from './fitGains';
 import { placeTrace } from './placement';
+import { evaluateHorizons, meanAndP95, poseAt } from './predictionError';
 import { loadTraces, type Dataset, type LoadedTrace } from './traces';
 
 const HORIZONS_MS = [100, 200, 300, 500, 1000];

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { KalmanPredictor } from './kalman';
-import type { Pose } from './pose';
+import type { Pose } from '../model/pose';
 import { ConstantVelocityPredictor } from './predictors';
-import { angleBetween, fromAngularVelocity, fromRotationVector, multiply, type Quat } from './quaternion';
+import { angleBetween, fromAngularVelocity, fromRotationVector, multiply } from './quaternion';
+import { type Quat } from '../model/vectors';
 
 const START: Quat = [0.1, 0.2, -0.1, Math.sqrt(1 - 0.06)];
 const OMEGA: [number, number, number] = [0.4, -1.2, 0.3]; // rad/s

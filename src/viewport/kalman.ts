@@ -1,7 +1,8 @@
 import { KinematicFilter, type KinematicNoise, type KinematicOrder } from './kinematics';
-import type { Pose, Vec3 } from './pose';
-import type { Predictor } from './predictors';
-import { conjugate, fromRotationVector, multiply, normalize, toRotationVector, type Quat } from './quaternion';
+import type { Pose } from '../model/pose';
+import type { Vec3, Quat } from '../model/vectors';
+import type { Predictor } from './predictor';
+import { conjugate, fromRotationVector, multiply, normalize, toRotationVector } from './quaternion';
 
 /** What the filter believes about the head at the time of its latest sample. */
 export interface KinematicState {

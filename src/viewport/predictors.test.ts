@@ -1,13 +1,8 @@
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { evaluatePredictor } from './evaluate';
-import type { Pose } from './pose';
-import { ConstantVelocityPredictor, LastValuePredictor, createDefaultPredictor } from './predictors';
-import { angleBetween, fromAngularVelocity, multiply, type Quat } from './quaternion';
-import { parseTrace } from './trace';
-import { POSE_DIR } from '../../scripts/viewport/traces';
-
-const HHI_FILE = POSE_DIR + '/hhi_hololens/hololens_trace_01.csv';
+import type { Pose } from '../model/pose';
+import { ConstantVelocityPredictor, LastValuePredictor } from './predictors';
+import { angleBetween, fromAngularVelocity, multiply } from './quaternion';
+import { type Quat } from '../model/vectors';
 
 const START: Quat = [0.1, 0.2, -0.1, Math.sqrt(1 - 0.06)];
 const OMEGA: [number, number, number] = [0.4, -1.2, 0.3]; // rad/s
@@ -70,19 +65,5 @@ describe('predictors', () => {
     expect(() => p.observe(syntheticPose(1))).toThrow(/not after/);
     // One sample: no velocity yet, so it falls back to holding the pose.
     expect(p.predict(100).position).toEqual(syntheticPose(1).position);
-  });
-
-  it('constant velocity, and the default predictor, beat last value at 300 ms on a real HHI trace', () => {
-    const trace = parseTrace(readFileSync(HHI_FILE, 'utf8'), { convention: 'unity-left-handed', source: HHI_FILE });
-    const last = evaluatePredictor(trace, new LastValuePredictor(), 300);
-    const cv = evaluatePredictor(trace, new ConstantVelocityPredictor({ windowMs: 100 }), 300);
-    const best = evaluatePredictor(trace, createDefaultPredictor(), 300);
-    const show = (name: string, e: typeof last) =>
-      `${name} ${e.orientationMaeDeg.toFixed(2)}° / ${(e.positionMae * 100).toFixed(2)} cm`;
-    console.log(`HHI trace 01 @300 ms (n=${best.samples}): ${show('last value', last)}, ${show('constant velocity', cv)}, ${show('default', best)}`);
-    expect(cv.orientationMaeDeg).toBeLessThan(last.orientationMaeDeg);
-    expect(best.samples).toBeGreaterThan(4000);
-    expect(best.orientationMaeDeg).toBeLessThan(last.orientationMaeDeg);
-    expect(best.positionMae).toBeLessThan(last.positionMae);
   });
 });

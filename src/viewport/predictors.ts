@@ -1,18 +1,18 @@
-import type { Pose, Vec3 } from './pose';
+/**
+ * The head-pose predictors the viewport model can run: the baselines every other predictor must
+ * beat (last value, constant velocity) and the default one the player runs ({@link
+ * createDefaultPredictor}: the Kalman filter with fitted horizon gains).
+ */
+import type { Pose } from '../model/pose';
+import type { Vec3 } from '../model/vectors';
 import { DEFAULT_HORIZON_GAINS } from './defaultGains';
+import type { Predictor } from './predictor';
 import { HorizonGainPredictor } from './horizonGains';
 import { conjugate, fromAngularVelocity, multiply, normalize, toRotationVector } from './quaternion';
 
-/**
- * A head-pose predictor: feed it every pose sample in time order with `observe`, then ask where the
- * head will be `horizonMs` after the latest sample (the player sets the horizon per call to the
- * playout time of the segment it is about to request).
- */
-export interface Predictor {
-  observe(pose: Pose): void;
-  /** Predicted pose at `latest.t + horizonMs / 1000`; throws if nothing was observed yet. */
-  predict(horizonMs: number): Pose;
-}
+// The interface lives in predictor.ts (so horizonGains.ts and kalman.ts need not import this
+// file, which imports them); named here too for the viewport model that picks a predictor.
+export type { Predictor } from './predictor';
 
 /** Predicts that the head stays where it was last seen. The baseline every other predictor must beat. */
 export class LastValuePredictor implements Predictor {

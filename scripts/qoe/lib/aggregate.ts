@@ -3,8 +3,8 @@
  * the runner writes it, reduced to rows a person compares (per mode × loss × trace) and to the
  * series the report plots.
  */
-import { summarizeQoe } from '../../../src/qoe/schema';
-import { type QoeLog, type QoeSummary } from '../../../src/model/qoe';
+import type { QoeLog } from '../../../src/model/qoe';
+import { type QoeSummary, summarizeQoe } from '../../../src/qoe/schema';
 
 /** Counters of one direction of the impairer (holoquic-impair's JSON, docs/qoe.md). */
 export interface ImpairerDirection {

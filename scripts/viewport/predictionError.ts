@@ -1,6 +1,11 @@
-import type { Pose } from './pose';
-import type { Predictor } from './predictors';
-import { angleBetween, slerp } from './quaternion';
+/**
+ * How wrong a head-pose predictor is on a recorded trace: replays the trace, predicts ahead at
+ * each sample and measures the error against the true (interpolated) pose at that time. The
+ * measurement behind scripts/viewport/evaluate.ts and the gain fitting.
+ */
+import type { Pose } from '../../src/model/pose';
+import type { Predictor } from '../../src/viewport/predictor';
+import { angleBetween, slerp } from '../../src/viewport/quaternion';
 
 /** The true pose at time `t`, interpolated between the two samples around it (undefined outside). */
 export function poseAt(trace: readonly Pose[], t: number, fromIndex = 0): Pose | undefined {
