@@ -30,7 +30,8 @@
  * yet, every object starts at the lowest quality, the most visible half reliably.
  */
 import { logUtility } from './knapsack';
-import { type LossModel, planningLoss, recoveryProbability } from './fecModel';
+import { planningLoss, recoveryProbability } from './fecModel';
+import { type LossModel } from '../model/link';
 import { solveMultipleChoice } from './mck';
 import { type DeliveryPolicy, type ObjectPlan, type PlanInput, SYMBOL_BYTES } from './policy';
 import { SAFETY } from './rules';

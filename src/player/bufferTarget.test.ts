@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { BufferTarget, STARVED_SHARE, VOLATILE_MEMORY_S } from './bufferTarget';
-import { LinkWatch } from './linkWatch';
+import { LinkWatch } from '../link/linkWatch';
 
 const FLOOR = 4e6;
 const target = () => new BufferTarget({ baseS: 2, volatileS: 4, sceneFloorBps: FLOOR });

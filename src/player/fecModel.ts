@@ -8,6 +8,7 @@
  * length), each lost whole with the mean loss rate: same mean as independent losses, variance
  * b times larger, as on a Gilbert–Elliott channel.
  */
+import type { LossModel } from '../model/link';
 
 /** Probability with which the planned symbols must suffice. */
 export const TARGET_SUCCESS = 0.99;
@@ -34,13 +35,6 @@ export function planningLoss(loss: LossModel): LossModel {
     rate: Math.min(PLANNING_LOSS_CAP, Math.max(loss.rate, PLANNING_LOSS_FLOOR)),
     meanBurst: Math.min(PLANNING_BURST_CAP, Math.max(1, loss.meanBurst)),
   };
-}
-
-export interface LossModel {
-  /** Mean datagram loss rate, 0 … 1. */
-  rate: number;
-  /** Mean loss-burst length in datagrams (≥ 1). */
-  meanBurst: number;
 }
 
 /** P[X ≤ x] for X ~ Binomial(n, p), in log space so large n does not underflow. */

@@ -7,7 +7,8 @@
 import type { PlanDelivery, PlayerMode } from '../model/modes';
 import type { FecRequest } from '../transport/types';
 import { assignDelivery } from './abr';
-import { planningLoss, planRepair, type LossModel } from './fecModel';
+import { planningLoss, planRepair } from './fecModel';
+import { type LossModel } from '../model/link';
 import type { AbrRule } from './rules';
 
 /** Typical RaptorQ symbol payload on a 1350-byte QUIC path (docs/protocol.md §3). */

@@ -2,7 +2,7 @@
  * Reading a QoE log (`holoquic-qoe/1`, record types in src/model/qoe.ts): validation of a log
  * collected from a page, and the summary numbers a person compares between runs.
  */
-import { segmentGoodput } from '../player/throughput';
+import { segmentGoodput } from '../link/throughput';
 import { QOE_SCHEMA, type QoeLog, type QoeSegment } from '../model/qoe';
 
 /** Numbers a person compares between runs; derived from a log by `summarizeQoe`. */

@@ -1,0 +1,20 @@
+/**
+ * What the player knows about the network path, as the planner reads it: one snapshot of the
+ * link estimates (src/link/estimates.ts owns them) per planned segment.
+ */
+
+/** Datagram loss as FEC planning models it (src/player/fecModel.ts). */
+export interface LossModel {
+  /** Mean datagram loss rate, 0 … 1. */
+  rate: number;
+  /** Mean loss-burst length in datagrams (≥ 1). */
+  meanBurst: number;
+}
+
+export interface LinkSnapshot {
+  /** Application goodput of recent segments (bit/s), null before the first one was measured. */
+  throughputBps: number | null;
+  loss: LossModel;
+  /** Round-trip time (seconds). */
+  rttS: number;
+}

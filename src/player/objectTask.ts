@@ -1,0 +1,213 @@
+/**
+ * One request of one object for one segment, from plan to decode: fetch it on its transport, ask
+ * for it again at the lowest quality if it was lost with the session, decode what arrived, and
+ * write its QoE record once its segment was shown. The playout loop starts tasks and reads them;
+ * a task never touches the loop.
+ */
+import type { InFlightObject } from './abandon';
+import type { Clock } from './clock';
+import type { DecodeCostModel } from './decodeBudget';
+import type { LinkEstimates } from '../link/estimates';
+import type { DecodedSegment, SegmentDecoder } from '../model/decoder';
+import type { QoeSegment } from '../model/qoe';
+import type { SceneModel, SceneObject } from '../model/scene';
+import { segmentPath } from './mpd';
+import type { PlannedRequest } from './plan';
+import type { ObjectPlan } from './policy';
+import { reRequestPlan } from './quality';
+import type { ObjectResult, ObjectTransport, TransportState } from '../transport/types';
+
+export interface ObjectTask {
+  /** Its request was lost with the session and asked for again after the reconnect. */
+  lostWithSession: boolean;
+  object: SceneObject;
+  index: number;
+  plan: ObjectPlan;
+  visibleArea: number;
+  rank: number;
+  requestedAt: number;
+  deadline: number;
+  /** The buffer target when it was requested. */
+  bufferTargetS: number;
+  abort: AbortController;
+  receivedBytes: number;
+  objectBytes: number;
+  result?: ObjectResult;
+  completedAt?: number;
+  decoded?: DecodedSegment;
+  decodeError?: string;
+  /**
+   * Aborted when the segment is shown: an object whose decode has not started by then can never
+   * be seen, so it is not decoded (`decodeLate`) and the decoder goes on with what is still to come.
+   */
+  decodeWithdraw: AbortController;
+  decodeLate: boolean;
+  abandoned: boolean;
+  /** Playback froze waiting for it: whenever it is shown, it was not on time. */
+  heldPlayback: boolean;
+  /** Its frames were handed to the renderer when its segment played. */
+  shown: boolean;
+  recorded: boolean;
+  /** Settles when the bytes arrived (or failed) and were decoded (or failed); never rejects. */
+  done: Promise<void>;
+  settled: boolean;
+  /** Order of creation: equal urgencies are served in request order. */
+  sequence: number;
+  /** What carries it. */
+  transport: ObjectTransport;
+}
+
+/** What every task of a playout session shares. */
+export interface TaskEnv {
+  clock: Clock;
+  decoder: SegmentDecoder;
+  decodeCost: DecodeCostModel;
+  link: LinkEstimates;
+  /** Origin path of the manifest's directory (segment paths are relative to it). */
+  contentBase: string;
+  /** Aborted when playback stops. */
+  stopped: AbortSignal;
+}
+
+/** Whether the task's bytes are still expected from the link (decoding is not the link's time). */
+export function inFlight(t: ObjectTask): boolean {
+  return !t.settled && !t.abandoned && t.completedAt === undefined && t.plan.delivery !== 'skip';
+}
+
+/** Starts fetching (and then decoding) one planned request of segment `index`, due at `deadline`. */
+export function startObjectTask(
+  env: TaskEnv, request: PlannedRequest, transport: ObjectTransport,
+  index: number, deadline: number, bufferTargetS: number, sequence: number,
+): ObjectTask {
+  const { clock } = env;
+  const { object, plan } = request;
+  let quality = plan.quality;
+  const pathOf = (q: number) => env.contentBase + segmentPath(object, object.representations[q].id, index);
+  let path = pathOf(quality);
+  const task: ObjectTask = {
+    object, index, plan, visibleArea: request.visibleArea, rank: request.rank, lostWithSession: false,
+    requestedAt: clock.now(), deadline, bufferTargetS, abort: new AbortController(),
+    decodeWithdraw: new AbortController(), decodeLate: false,
+    receivedBytes: 0, objectBytes: 0, abandoned: false, heldPlayback: false, shown: false, recorded: false,
+    settled: false, done: Promise.resolve(), sequence, transport,
+  };
+  if (plan.delivery === 'skip') {
+    task.settled = true;
+    return task;
+  }
+  const delivery = plan.delivery;
+  const timeLeftMs = Math.max(1, (deadline - clock.now()) * 1000);
+  task.done = (async () => {
+    try {
+      for (;;) {
+        task.result = await transport.fetchObject({
+          path, delivery, urgency: plan.urgency, fec: plan.fec, signal: task.abort.signal,
+          // Reliable objects may stall playback, so the origin keeps sending them past the deadline.
+          deadlineMs: delivery === 'datagram' ? Math.round(timeLeftMs) : undefined,
+          onProgress: (received, total) => {
+            env.link.addBytes(received - task.receivedBytes);
+            task.receivedBytes = received;
+            task.objectBytes = total;
+          },
+        });
+        // A reliable object lost with the session is asked for again once the session is back,
+        // so playback waits for it (an outage freeze) instead of skipping it, at the quality the
+        // session-restore rule says (quality.ts: the lowest).
+        if (task.result.bytes || delivery !== 'reliable' || task.result.status !== 0) break;
+        if (!(await sessionRestored(env, transport, task.abort.signal))) break;
+        task.lostWithSession = true;
+        task.plan = reRequestPlan(task.plan);
+        quality = task.plan.quality;
+        path = pathOf(quality);
+        task.receivedBytes = 0;
+        task.objectBytes = 0;
+      }
+      task.completedAt = clock.now();
+      env.link.learn(task.result);
+      if (task.result.bytes && !task.abandoned) {
+        const signal = task.decodeWithdraw.signal;
+        try {
+          if (signal.aborted) throw signal.reason;
+          task.decoded = await env.decoder.decode({ objectId: object.id, segment: index, quality, bytes: task.result.bytes, signal });
+          env.decodeCost.observe(object.representations[quality].pointsPerFrame, task.decoded.decodeMs);
+        } catch (e) {
+          if (signal.aborted) task.decodeLate = true;
+          else task.decodeError = e instanceof Error ? e.message : String(e);
+        }
+      }
+    } catch (e) {
+      task.result = { status: 0, bytes: null, stats: { delivery, transport: transport.kind, objectBytes: 0, receivedBytes: 0, requestedAt: 0, recovered: false }, error: e instanceof Error ? e.message : String(e) };
+    } finally {
+      task.settled = true;
+    }
+  })();
+  return task;
+}
+
+/**
+ * After a request failed without a status: resolves true once `transport` is connected again
+ * if the failure was the session being lost (it is reconnecting), false if it was not (still
+ * connected, failed for good, or the request was cancelled).
+ */
+async function sessionRestored(env: TaskEnv, transport: ObjectTransport, signal: AbortSignal): Promise<boolean> {
+  const { clock } = env;
+  // The request's stream may fail a moment before the session reports its loss.
+  try {
+    await clock.sleep(0.1, signal);
+  } catch {
+    return false;
+  }
+  const state = (): TransportState => transport.state; // changes while we wait
+  if (state() !== 'reconnecting' && state() !== 'connecting') return false;
+  while (!signal.aborted && !env.stopped.aborted) {
+    if (state() === 'connected') return true;
+    if (state() === 'failed' || state() === 'closed') return false;
+    try {
+      await clock.sleep(0.05, signal);
+    } catch {
+      return false;
+    }
+  }
+  return false;
+}
+
+/** The task's QoE record (`originS`: when the session began, the records' time base). */
+export function segmentRecord(t: ObjectTask, originS: number): QoeSegment {
+  const s = t.result?.stats;
+  const rel = (ms: number | undefined) => (ms === undefined ? undefined : ms / 1000 - originS);
+  return {
+    object: t.object.id, index: t.index, quality: t.plan.quality, qualityCount: t.object.representations.length,
+    bitrateBps: t.object.representations[t.plan.quality].bandwidth, delivery: t.plan.delivery,
+    fec: t.plan.fec.kind, transport: s?.transport ?? 'webtransport', visibleArea: t.visibleArea, rank: t.rank,
+    requestedAtS: t.requestedAt - originS, deadlineS: t.deadline - originS, bufferTargetS: t.bufferTargetS,
+    firstByteAtS: rel(s?.firstByteAt), completedAtS: t.result?.bytes ? t.completedAt! - originS : undefined,
+    objectBytes: s?.objectBytes ?? 0, receivedBytes: s?.receivedBytes ?? 0,
+    symbolSize: s?.symbolSize, sourceSymbols: s?.sourceSymbols, symbolsSent: s?.symbolsSent,
+    symbolsReceived: s?.symbolsReceived, symbolsOnStream: s?.symbolsOnStream, symbolsObserved: s?.symbolsObserved, symbolsLost: s?.symbolsLost,
+    repairRequests: s?.repairRequests, recovered: !!t.result?.bytes, abandoned: t.abandoned, decoded: !!t.decoded, decodeMs: t.decoded?.decodeMs,
+    decodeError: t.decodeError, decodeLate: t.decodeLate || undefined,
+    onTime: t.shown && !t.heldPlayback,
+    shownLate: (t.shown && t.heldPlayback) || undefined,
+  };
+}
+
+/**
+ * Reliable tasks whose bytes are still arriving, as the abandonment rule sees them (abandon.ts);
+ * `key` is the index into `tasks`, which are in the order the origin serves them.
+ */
+export function owedObjects(
+  tasks: readonly ObjectTask[], scene: SceneModel, decodeCost: DecodeCostModel, deadlineOf: (t: ObjectTask) => number,
+): InFlightObject[] {
+  const bytesOf = (o: SceneObject, q: number) => (o.representations[q].avgBandwidth * scene.segmentDuration) / 8;
+  const decodeS = (o: SceneObject, q: number) => (decodeCost.estimateMs(o.representations[q].pointsPerFrame) ?? 0) / 1000;
+  return tasks.map((t, key) => ({
+    key,
+    deadlineS: deadlineOf(t),
+    quality: t.plan.quality,
+    remainingBytes: t.objectBytes > 0 ? t.objectBytes - t.receivedBytes : bytesOf(t.object, t.plan.quality),
+    lowestBytes: bytesOf(t.object, 0),
+    decodeS: decodeS(t.object, t.plan.quality),
+    lowestDecodeS: decodeS(t.object, 0),
+    visibleArea: t.visibleArea,
+  }));
+}

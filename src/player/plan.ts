@@ -1,0 +1,122 @@
+/**
+ * Planning one segment, as a pure function of what the player knows. Each decision is taken once,
+ * here, in this order (docs/architecture.md → "The player's data path"):
+ *
+ *   1. rank     — objects by predicted visible area at the segment's playout time (viewport);
+ *   2. policy   — quality, delivery and FEC per object (the mode's `DeliveryPolicy`, whose ABR
+ *                 rule allocates the throughput);
+ *   3. urgency  — RFC 9218 bands from delivery, rank and whether an earlier segment is behind;
+ *   4. rules    — the planning-time quality rules (quality.ts: the decode budget);
+ *   5. carrier  — the transport of each request (`transportKind`: HTTP/2 for `h2` or when
+ *                 WebTransport is absent, which also makes every request reliable).
+ *
+ * What later changes a request in flight — abandonment, and the re-request after a lost session —
+ * is in the same list of quality rules (quality.ts).
+ */
+import type { DecodeCostModel } from './decodeBudget';
+import type { LinkSnapshot } from '../model/link';
+import type { PlanDelivery, PlayerMode } from '../model/modes';
+import type { ViewportModel } from '../model/pose';
+import type { SceneModel, SceneObject } from '../model/scene';
+import type { ObjectTransport } from '../transport/types';
+import { rankObjects } from '../viewport/ranking';
+import type { DeliveryPolicy, ObjectPlan, PlanObject } from './policy';
+import { applyPlanningRules } from './quality';
+
+export type TransportKind = ObjectTransport['kind'];
+
+/**
+ * The transport a mode's requests travel on: HTTP/2 for `h2`, and for every mode when the browser
+ * has no WebTransport (the fallback); WebTransport otherwise. The one place this rule is written.
+ */
+export function transportKind(mode: PlayerMode, hasWebTransport: boolean): TransportKind {
+  return mode === 'h2' || !hasWebTransport ? 'http2' : 'webtransport';
+}
+
+/**
+ * RFC 9218 urgency of a request, from its delivery, its rank (the policy's urgency) and whether
+ * an earlier segment is still arriving ("behind"). Four bands, most urgent first:
+ *   0–2 reliable objects of the earliest segment in flight, by rank;
+ *   3   reliable objects of a segment requested behind an unfinished one;
+ *   4–6 datagram objects of the earliest segment in flight, by rank;
+ *   7   datagram objects of a segment requested behind.
+ * A later segment must not overtake an earlier one (its most visible object would take the link
+ * from the earlier segment's last ones: the startup freezes of the first QoE runs), except that
+ * a reliable object always goes before a datagram object: a missing reliable object freezes
+ * playback, a missing datagram object only keeps its last frame. (With one band for a whole
+ * segment behind, the next segment's visible objects waited for the earlier segment's datagram
+ * objects still being sent until their deadline, and froze on a dip of the 5G trace.)
+ * Equal urgencies are served in request order, which is rank order.
+ */
+export function requestUrgency(delivery: PlanDelivery, rank: number, behind: boolean): number {
+  const inBand = Math.min(2, Math.max(0, rank));
+  if (delivery === 'reliable') return behind ? 3 : inBand;
+  return behind ? 7 : 4 + inBand;
+}
+
+/** Everything planning a segment reads; nothing in it is changed. */
+export interface PlanContext {
+  scene: SceneModel;
+  viewport: ViewportModel;
+  policy: DeliveryPolicy;
+  segment: number;
+  /** The segment's playout time and now, on the session clock (seconds). */
+  deadlineS: number;
+  nowS: number;
+  link: LinkSnapshot;
+  /** Seconds of content ready ahead of the playhead, and the buffer target now. */
+  bufferS: number;
+  bufferTargetS: number;
+  /** Quality shown per object in the last segment played (absent: none yet). */
+  previousQuality: ReadonlyMap<string, number>;
+  /** Requests of an earlier segment are still arriving. */
+  behind: boolean;
+  /** Segments the decoder decodes at once, and what a decode costs. */
+  decodeParallelism: number;
+  decodeCost: DecodeCostModel;
+  hasWebTransport: boolean;
+}
+
+/** One request of the plan: what to fetch, how, on which transport, and why (its rank). */
+export interface PlannedRequest {
+  object: SceneObject;
+  plan: ObjectPlan;
+  transport: TransportKind;
+  visibleArea: number;
+  rank: number;
+}
+
+/** The requests of one segment, most visible first (one per object). */
+export function planSegment(ctx: PlanContext): PlannedRequest[] {
+  const { scene } = ctx;
+  const ranked = rankObjects(scene.objects.map((o) => o.id), ctx.viewport, ctx.deadlineS * 1000);
+  const objects: PlanObject[] = ranked.map((r, rank) => ({
+    objectId: r.objectId, visibleArea: r.visibleArea, rank,
+    bitrates: objectById(scene, r.objectId).representations.map((rep) => rep.bandwidth),
+    previousQuality: ctx.previousQuality.get(r.objectId) ?? -1,
+  }));
+  const networkPlans = ctx.policy.plan({
+    segment: ctx.segment, segmentDurationS: scene.segmentDuration, objects,
+    throughputBps: ctx.link.throughputBps, loss: ctx.link.loss, rttS: ctx.link.rttS,
+    timeToDeadlineS: ctx.deadlineS - ctx.nowS, bufferS: ctx.bufferS, bufferTargetS: ctx.bufferTargetS,
+  });
+  for (const p of networkPlans) p.urgency = requestUrgency(p.delivery, p.urgency, ctx.behind);
+  const plans = applyPlanningRules(networkPlans, { scene, decodeParallelism: ctx.decodeParallelism, decodeCost: ctx.decodeCost });
+  const transport = transportKind(ctx.policy.mode, ctx.hasWebTransport);
+  return plans.map((plan) => {
+    const object = objectById(scene, plan.objectId);
+    const r = objects.find((o) => o.objectId === plan.objectId)!;
+    const quality = Math.min(plan.quality, object.representations.length - 1);
+    // HTTP/2 carries everything reliably; a skipped object is not fetched at all.
+    const carried = transport === 'http2' && plan.delivery !== 'skip'
+      ? { ...plan, quality, delivery: 'reliable' as const, fec: { kind: 'none' as const } }
+      : { ...plan, quality };
+    return { object, plan: carried, transport, visibleArea: r.visibleArea, rank: r.rank };
+  });
+}
+
+function objectById(scene: SceneModel, id: string): SceneObject {
+  const object = scene.objects.find((o) => o.id === id);
+  if (!object) throw new Error(`the plan names object "${id}", which the scene does not have`);
+  return object;
+}
