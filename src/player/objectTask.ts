@@ -123,7 +123,6 @@ export function startObjectTask(
         task.objectBytes = 0;
       }
       task.completedAt = clock.now();
-      env.link.learn(task.result);
       if (task.result.bytes && !task.abandoned) {
         const signal = task.decodeWithdraw.signal;
         try {

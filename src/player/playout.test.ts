@@ -53,12 +53,17 @@ describe('PlayoutSession', () => {
     expect(requestUrgency('reliable', 1, false)).toBeLessThan(requestUrgency('reliable', 2, false));
   });
 
-  it('learns no loss from symbols that were still in flight when a datagram object decoded', async () => {
+  it('plans with the loss and RTT its transport measured (one owner of those estimates)', async () => {
     const clock = new VirtualClock();
     const link = new ScriptedLink(clock, () => 40e6);
-    const session = await playOn(clock, link, 5, { policy: new FixedModePolicy('qpr-fec', knapsackRule) });
-    expect(link.requests.some((r) => r.delivery === 'datagram')).toBe(true);
-    expect(session.network().loss.rate).toBe(0);
+    link.linkEstimate = () => ({ loss: { rate: 0.03, meanBurst: 2 }, rttS: 0.08 });
+    const seen: Array<{ rate: number; rttS: number }> = [];
+    const fixed = new FixedModePolicy('qpr-fec', knapsackRule);
+    const policy = { mode: 'qpr-fec' as const, plan: (i: Parameters<typeof fixed.plan>[0]) => (seen.push({ rate: i.loss.rate, rttS: i.rttS }), fixed.plan(i)) };
+    const session = await playOn(clock, link, 5, { policy });
+    expect(seen.length).toBeGreaterThan(0);
+    expect(seen.every((s) => s.rate === 0.03 && s.rttS === 0.08)).toBe(true);
+    expect(session.network().loss).toEqual({ rate: 0.03, meanBurst: 2 });
   });
 
   it('a skipped object is not requested, never waited for, and recorded as skipped', async () => {

@@ -25,7 +25,7 @@ import type { SceneModel } from '../model/scene';
 import { type FreezeCause, FreezeTracker } from './freezes';
 import { LinkEstimates } from '../link/estimates';
 import { inFlight, type ObjectTask, owedObjects, segmentRecord, startObjectTask, type TaskEnv } from './objectTask';
-import { planSegment, type PlannedRequest } from './plan';
+import { planSegment, type PlannedRequest, transportKind } from './plan';
 import type { DeliveryPolicy } from './policy';
 import { requestsToAbandon } from './quality';
 
@@ -198,7 +198,13 @@ export class PlayoutSession {
 
   /** Current throughput estimate (bit/s) and loss/RTT measurements. */
   network(): LinkSnapshot {
-    return this.link.snapshot();
+    return this.link.snapshot(this.carrier());
+  }
+
+  /** The transport the current mode's requests travel on (plan.ts → `transportKind`). */
+  private carrier(): ObjectTransport {
+    const { webtransport, http2 } = this.cfg.transports;
+    return transportKind(this.policy.mode, webtransport !== undefined) === 'webtransport' ? webtransport! : http2;
   }
 
   private get aheadSegments(): number {
@@ -284,7 +290,7 @@ export class PlayoutSession {
     const { scene, viewport, clock, decoder, transports } = this.cfg;
     const requests = planSegment({
       scene, viewport, policy: this.policy, segment: k, deadlineS: deadline, nowS: clock.now(),
-      link: this.link.snapshot(), bufferS: this.bufferedS(), bufferTargetS: this.bufferTargetS,
+      link: this.link.snapshot(this.carrier()), bufferS: this.bufferedS(), bufferTargetS: this.bufferTargetS,
       previousQuality: this.lastQuality,
       behind: [...this.tasks.entries()].some(([j, list]) => j < k && list.some((t) => !t.settled)),
       decodeParallelism: decoder.parallelism ?? 1, decodeCost: this.decodeCost,
@@ -330,7 +336,7 @@ export class PlayoutSession {
         return;
       }
       if (!this.content.started || this.pauseGate || this.cfg.transports.webtransport?.state === 'reconnecting') continue;
-      const rateBps = this.link.busyRateBps() ?? this.link.snapshot().throughputBps;
+      const rateBps = this.link.busyRateBps() ?? this.link.throughputBps();
       if (rateBps === null) continue;
       const now = clock.now();
       const pending = [...this.tasks.values()].flat()

@@ -3,7 +3,7 @@
  * a scene whose objects have a fixed bitrate ladder, and a link that serves requests as the origin
  * does. Not the real transports: those are tested end to end in e2e/.
  */
-import type { ObjectRequest, ObjectResult, ObjectTransport } from '../transport/types';
+import type { LinkMeasurement, ObjectRequest, ObjectResult, ObjectTransport } from '../transport/types';
 import type { VirtualClock } from '../player/clock';
 import type { SegmentDecoder } from '../model/decoder';
 import type { SceneModel } from '../model/scene';
@@ -59,6 +59,8 @@ export class ScriptedLink implements ObjectTransport {
   connect(): Promise<void> { return Promise.resolve(); }
   onStateChange(): () => void { return () => {}; }
   close(): void { this.running = false; }
+  /** No loss is scripted; every response's first byte comes 20 ms after its request. */
+  linkEstimate(): LinkMeasurement { return { loss: { rate: 0, meanBurst: 1 }, rttS: 0.02 }; }
 
   fetchObject(req: ObjectRequest): Promise<ObjectResult> {
     this.requests.push(req);

@@ -4,12 +4,15 @@
  * is missing. Everything is reliable; deadlines are the player's business (abort).
  */
 import { fetchWithRetry } from './retry';
+import { RttEstimator } from './rtt';
 import { TransportStateCell } from './state';
-import type { DeliveryStats, ObjectRequest, ObjectResult, ObjectTransport, TransportState } from './types';
+import type { DeliveryStats, LinkMeasurement, ObjectRequest, ObjectResult, ObjectTransport, TransportState } from './types';
 
 export class Http2Transport implements ObjectTransport {
   readonly kind = 'http2' as const;
   private readonly stateCell = new TransportStateCell();
+  /** Round-trip time from request → response headers (windowed minimum, rtt.ts). */
+  private readonly rtt = new RttEstimator();
 
   /** @param originBase e.g. `https://origin.example:4433` (paths are appended). */
   constructor(private readonly originBase: string) {}
@@ -36,12 +39,18 @@ export class Http2Transport implements ObjectTransport {
     this.stateCell.set('closed');
   }
 
+  /** TCP hides loss from the page: only the round-trip time is measured. */
+  linkEstimate(): LinkMeasurement {
+    return { loss: { rate: 0, meanBurst: 1 }, rttS: this.rtt.ms / 1000 };
+  }
+
   async fetchObject(request: ObjectRequest): Promise<ObjectResult> {
     const requestedAt = performance.now();
     const stats: DeliveryStats = { delivery: 'reliable', transport: 'http2', objectBytes: 0, receivedBytes: 0, requestedAt, recovered: false };
     try {
       const response = await fetch(new URL(request.path, this.originBase), { signal: request.signal, cache: 'no-store' });
       stats.firstByteAt = performance.now();
+      this.rtt.add(stats.firstByteAt - requestedAt);
       if (!response.ok || !response.body) {
         await response.body?.cancel();
         return { status: response.status, bytes: null, stats, error: `HTTP ${response.status}` };

@@ -23,6 +23,7 @@
  * (messageReader) or as datagrams (datagramDemux → datagramObject → fec/) → `ObjectResult`.
  */
 
+import type { LossModel } from '../model/link';
 import type { Delivery } from '../model/modes';
 
 /** FEC settings of a datagram request (docs/protocol.md §3, REQUEST fec_mode). */
@@ -102,4 +103,15 @@ export interface ObjectTransport {
   /** Called on every state change (e.g. session lost → reconnecting → connected). */
   onStateChange(listener: (state: TransportState) => void): () => void;
   close(): void;
+  /**
+   * What this transport has measured of the link: datagram loss and round-trip time. The
+   * transport is where they are measured (every symbol and every response passes through it),
+   * so it is their one owner; the player reads them here (src/link/estimates.ts).
+   */
+  linkEstimate(): LinkMeasurement;
+}
+
+export interface LinkMeasurement {
+  loss: LossModel;
+  rttS: number;
 }

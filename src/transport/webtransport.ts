@@ -15,7 +15,7 @@ import { exchange, failure, nextRequestId, type RequestSession } from './request
 import { RttEstimator } from './rtt';
 import { TransportStateCell } from './state';
 import { DEFAULT_STALL_TIMEOUT_MS, StallWatch } from './stall';
-import type { DeliveryStats, ObjectRequest, ObjectResult, ObjectTransport, TransportState } from './types';
+import type { DeliveryStats, LinkMeasurement, ObjectRequest, ObjectResult, ObjectTransport, TransportState } from './types';
 
 export interface WebTransportSessionOptions {
   /** Origin base URL whose `/config.json` names the session URL and certificate hashes. */
@@ -159,6 +159,12 @@ export class WebTransportSession implements ObjectTransport {
     this.fec?.terminate();
     this.fec = null;
     this.stateCell.set('closed');
+  }
+
+  /** Datagram loss from the symbols of every datagram request, RTT from REQUEST → RESPONSE times. */
+  linkEstimate(): LinkMeasurement {
+    const { rate, meanBurst } = this.loss.estimate();
+    return { loss: { rate, meanBurst }, rttS: this.rtt.ms / 1000 };
   }
 
   async fetchObject(request: ObjectRequest): Promise<ObjectResult> {
