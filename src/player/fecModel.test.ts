@@ -1,15 +1,18 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { binomialCdf, planRepair, recoveryProbability } from './fecModel';
 
+/** (k, loss, burst) → r: the origin's plans (docs/vectors/fec-planning.json), which the player's model must reproduce. */
+const { plans } = JSON.parse(readFileSync(new URL('../../docs/vectors/fec-planning.json', import.meta.url), 'utf8')) as {
+  plans: { k: number; loss: number; burst: number; r: number; note?: string }[];
+};
+
 describe('FEC model (docs/protocol.md §3.3)', () => {
-  it('matches the origin on the shared vectors of holoquic-proto fec.rs', () => {
-    // Same (K, loss, burst) → R table as `shared_vectors` in server/crates/holoquic-proto/src/fec.rs.
-    expect(planRepair(1000, { rate: 0, meanBurst: 1 })).toBe(0);
-    expect(planRepair(100, { rate: 0.01, meanBurst: 1 })).toBe(SHARED[0]);
-    expect(planRepair(1000, { rate: 0.05, meanBurst: 1 })).toBe(SHARED[1]);
-    expect(planRepair(1000, { rate: 0.05, meanBurst: 2.62 })).toBe(SHARED[2]);
-    expect(planRepair(50, { rate: 0.02, meanBurst: 2.5 })).toBe(SHARED[3]);
-  });
+  for (const { k, loss, burst, r, note } of plans) {
+    it(`plans the origin's r = ${r} for k = ${k} at loss ${loss} in bursts of ${burst}${note ? ` (${note})` : ''}`, () => {
+      expect(planRepair(k, { rate: loss, meanBurst: burst })).toBe(r);
+    });
+  }
 
   it('recovery probability grows with repair and falls with burstiness', () => {
     const loss = { rate: 0.05, meanBurst: 1 };
@@ -24,5 +27,3 @@ describe('FEC model (docs/protocol.md §3.3)', () => {
     expect(binomialCdf(3, 0.1, 3)).toBe(1);
   });
 });
-
-const SHARED = [6, 73, 86, 10];

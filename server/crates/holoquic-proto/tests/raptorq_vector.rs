@@ -4,17 +4,15 @@
 //! makes for a small object to `docs/vectors/raptorq.json`, and `src/fec/objectDecoder.test.ts`
 //! decodes the same file. Regenerate with `HOLOQUIC_REGENERATE_VECTORS=1 cargo test`.
 
+mod common;
+
+use common::vector_path;
 use raptorq::{Encoder, ObjectTransmissionInformation};
 use std::fmt::Write;
-use std::path::PathBuf;
 
 const OBJECT_LENGTH: usize = 3000;
 const SYMBOL_SIZE: u16 = 64;
 const REPAIR: u32 = 16;
-
-fn vector_path() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../docs/vectors/raptorq.json")
-}
 
 fn hex(bytes: &[u8]) -> String {
     bytes.iter().fold(String::new(), |mut s, b| {
@@ -52,9 +50,9 @@ fn render_vector() -> String {
 fn encoder_matches_the_shared_vector() {
     let rendered = render_vector();
     if std::env::var_os("HOLOQUIC_REGENERATE_VECTORS").is_some() {
-        std::fs::write(vector_path(), &rendered).expect("write vector");
+        std::fs::write(vector_path("raptorq.json"), &rendered).expect("write vector");
     }
-    let stored = std::fs::read_to_string(vector_path()).expect("docs/vectors/raptorq.json exists");
+    let stored = std::fs::read_to_string(vector_path("raptorq.json")).expect("docs/vectors/raptorq.json exists");
     assert!(
         stored == rendered,
         "the origin's RaptorQ encoder no longer produces docs/vectors/raptorq.json; a raptorq upgrade \
