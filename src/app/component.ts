@@ -22,7 +22,8 @@
  */
 import { createDecoderPool, type DecoderPoolStats } from '../decoder';
 import type { SceneModel } from '../model/scene';
-import { Player, type PlayerOptions, type PlayerStats, type PlayerState } from '../player/player';
+import { Player, type PlayerOptions } from '../player/player';
+import { type PlayerStats, type PlayerState } from '../player/report';
 import { PLAYER_MODES, type PlayerMode } from '../model/modes';
 import type { QoeLog } from '../model/qoe';
 import { SPLAT_SHAPES, type SplatShape } from '../render/pointMaterial';

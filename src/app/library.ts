@@ -6,7 +6,8 @@
 import { defineHoloquicPlayer } from './component';
 
 export { defineHoloquicPlayer, HoloquicPlayerElement, PLAYER_EVENTS, type HoloquicPlayerOptions, type HoloquicStats } from './component';
-export { Player, type CurrentFrame, type ObjectStats, type PlayerOptions, type PlayerState, type PlayerStats } from '../player/player';
+export { Player, type CurrentFrame, type PlayerOptions } from '../player/player';
+export { type ObjectStats, type PlayerState, type PlayerStats } from '../player/report';
 export { PLAYER_MODES, type PlayerMode } from '../model/modes';
 export type { SceneModel, SceneObject } from '../model/scene';
 export type { PointFrame } from '../model/frames';

@@ -8,25 +8,23 @@
  * answer is derived from the playout loop's played-seconds clock, which stands still during
  * freezes and pauses, so objects stand still too.
  */
-import { QOE_SCHEMA, type QoeLog, type QoeSegment } from '../model/qoe';
+import type { DecodedFrame } from '../model/frames';
+import type { SegmentDecoder } from '../model/decoder';
+import { PLAYER_MODES, type PlanDelivery, type PlayerMode } from '../model/modes';
+import type { PoseDrivenViewport, PoseSource, ViewportModel } from '../model/pose';
+import type { QoeLog } from '../model/qoe';
+import type { SceneModel } from '../model/scene';
 import { connectTransports, type Transports } from '../transport/connect';
-import { DEFAULT_STALL_TIMEOUT_MS } from '../transport/stall';
-import type { TransportState } from '../transport/types';
 import { fetchWithRetry } from '../transport/retry';
+import type { TransportState } from '../transport/types';
 import { AdaptivePolicy } from './adaptive';
 import { checkBufferTargets, volatileTargetS } from './bufferTarget';
 import { realClock } from './clock';
-import { type DecodedFrame, framePoints } from '../model/frames';
-import { type DecodedSegment, type SegmentDecoder } from '../model/decoder';
 import { parseManifest } from './mpd';
-import { type SceneModel } from '../model/scene';
 import { DEFAULT_BUFFER_TARGET_S, PlayoutSession, type PlayoutEvent, type ShownObject } from './playout';
-import { type DeliveryPolicy, fecTargetFor, FixedModePolicy, reliableCountFromDegree } from './policy';
-import { PLAYER_MODES, type PlanDelivery, type PlayerMode } from '../model/modes';
-import type { PoseDrivenViewport, PoseSource, ViewportModel } from '../model/pose';
+import { type DeliveryPolicy, FixedModePolicy, reliableCountFromDegree } from './policy';
+import { type ObjectPlayback, playerStats, type PlayerState, type PlayerStats, qoeLog } from './report';
 import { abrRule, knapsackRule } from './rules';
-
-export type PlayerState = 'idle' | 'loading' | 'ready' | 'playing' | 'paused' | 'ended' | 'failed';
 
 export interface PlayerOptions {
   /** URL of the scene's manifest.mpd (absolute, or relative to the page). */
@@ -71,45 +69,6 @@ export interface CurrentFrame {
   /** Index of the frame within its segment. */
   frameIndex: number;
   /** True when the object's latest segment did not arrive in time and its last frame is held. */
-  stale: boolean;
-}
-
-export interface ObjectStats {
-  id: string;
-  quality: number;
-  delivery: PlanDelivery | null;
-  /** 0 = most visible at the last request. */
-  rank: number;
-  visibleArea: number;
-  points: number;
-  stale: boolean;
-}
-
-export interface PlayerStats {
-  state: PlayerState;
-  mode: PlayerMode;
-  transport: 'webtransport' | 'http2' | null;
-  fallbackReason: string | null;
-  playedS: number;
-  /** Seconds of content ready ahead of the playhead (objects decoded for coming segments). */
-  bufferS: number;
-  throughputBps: number | null;
-  lossRate: number;
-  meanLossBurst: number;
-  rttS: number;
-  /** Repair symbols sent ÷ source symbols, over the datagram objects so far. */
-  fecOverhead: number | null;
-  meanDecodeMs: number | null;
-  freezes: number;
-  freezeTotalS: number;
-  objects: ObjectStats[];
-}
-
-interface ObjectPlayback {
-  decoded: DecodedSegment;
-  quality: number;
-  /** Played seconds at which the segment started showing. */
-  startedAt: number;
   stale: boolean;
 }
 
@@ -288,82 +247,20 @@ export class Player extends EventTarget {
   }
 
   getStats(): PlayerStats {
-    const session = this.session;
-    const network = session?.network();
-    const records = session?.segmentRecords() ?? [];
-    const datagrams = records.filter((r) => r.delivery === 'datagram' && (r.sourceSymbols ?? 0) > 0 && r.symbolsSent !== undefined);
-    const source = datagrams.reduce((a, r) => a + (r.sourceSymbols ?? 0), 0);
-    const sent = datagrams.reduce((a, r) => a + (r.symbolsSent ?? 0), 0);
-    const decodeTimes = records.filter((r) => r.decodeMs !== undefined).slice(-40).map((r) => r.decodeMs!);
-    const freezes = session?.freezeSummary();
-    return {
-      state: this.currentState,
-      mode: this.mode,
-      transport: this.transports ? (this.transports.webtransport && this.mode !== 'h2' ? 'webtransport' : 'http2') : null,
-      fallbackReason: this.transports?.fallbackReason ?? null,
-      playedS: session?.playedS() ?? 0,
-      bufferS: session?.bufferedS() ?? 0,
-      throughputBps: network?.throughputBps ?? null,
-      lossRate: network?.loss.rate ?? 0,
-      meanLossBurst: network?.loss.meanBurst ?? 1,
-      rttS: network?.rttS ?? 0,
-      fecOverhead: source > 0 ? (sent - source) / source : null,
-      meanDecodeMs: decodeTimes.length ? decodeTimes.reduce((a, b) => a + b, 0) / decodeTimes.length : null,
-      freezes: freezes?.count ?? 0,
-      freezeTotalS: (freezes?.totalMs ?? 0) / 1000,
-      objects: (this.sceneModel?.objects ?? []).map((o, i) => {
-        const p = this.playback.get(o.id);
-        const plan = this.lastPlan.get(o.id);
-        return {
-          id: o.id, quality: p?.quality ?? -1, delivery: plan?.delivery ?? null,
-          rank: plan?.rank ?? i, visibleArea: plan?.visibleArea ?? 0,
-          points: p && p.decoded.frames.length ? framePoints(p.decoded.frames[0]) : 0, stale: p?.stale ?? false,
-        };
-      }),
-    };
+    return playerStats({
+      state: this.currentState, mode: this.mode, session: this.session, transports: this.transports,
+      objects: this.sceneModel?.objects ?? [], playback: this.playback, lastPlan: this.lastPlan,
+    });
   }
 
   /** The `holoquic-qoe/1` log of this run (complete once the state is `ended`). */
   qoe(): QoeLog {
-    const session = this.session;
-    const origin = this.loadedAt;
-    const now = Number.isFinite(this.endedAtS) ? this.endedAtS : realClock.now();
-    const freezes = session?.freezeSummary().freezes ?? [];
-    // Segment records are on the session's time base (seconds since play()); the log's is load().
-    const shift = session ? session.originS - origin : 0;
-    const segments: QoeSegment[] = (session?.segmentRecords() ?? []).map((r) => ({
-      ...r,
-      requestedAtS: r.requestedAtS + shift, deadlineS: r.deadlineS + shift,
-      firstByteAtS: r.firstByteAtS === undefined ? undefined : r.firstByteAtS + shift,
-      completedAtS: r.completedAtS === undefined ? undefined : r.completedAtS + shift,
-    }));
-    const fecTarget = fecTargetFor(this.mode, this.options.fecTarget);
-    return {
-      schema: QOE_SCHEMA,
-      config: {
-        mode: this.mode,
-        abr: this.mode === 'adaptive' ? 'adaptive' : (this.options.abr ?? knapsackRule.name),
-        bufferTargetS: this.options.bufferTargetS ?? DEFAULT_BUFFER_TARGET_S,
-        volatileBufferTargetS: volatileTargetS(this.options.bufferTargetS ?? DEFAULT_BUFFER_TARGET_S, this.options.volatileBufferTargetS),
-        stallTimeoutS: this.options.stallTimeoutS ?? DEFAULT_STALL_TIMEOUT_MS / 1000,
-        ...(fecTarget !== undefined ? { fecTarget } : {}),
-        reliableCount: this.reliableCount(),
-        manifest: this.options.manifestUrl,
-        transport: this.transports?.webtransport && this.mode !== 'h2' ? 'webtransport' : 'http2',
-        predictor: this.viewport?.predictorName ?? 'none',
-        segmentDurationS: this.sceneModel?.segmentDuration ?? 1,
-      },
-      startedAt: this.startedAtIso,
-      userAgent: globalThis.navigator?.userAgent ?? 'unknown',
-      playback: {
-        startupS: session && Number.isFinite(session.startup) ? session.startup + shift : NaN,
-        playedS: session?.playedS() ?? 0,
-        wallS: Number.isFinite(origin) ? now - origin : 0,
-        sessionsReplaced: this.transports?.webtransport?.stallReplacements ?? 0,
-      },
-      freezes: freezes.map((f) => ({ atS: f.startMs / 1000 - origin, durationS: f.durationMs / 1000, cause: f.cause })),
-      segments,
-    };
+    return qoeLog({
+      options: this.options, mode: this.mode, session: this.session, transports: this.transports,
+      loadedAt: this.loadedAt, endedAt: Number.isFinite(this.endedAtS) ? this.endedAtS : realClock.now(),
+      startedAtIso: this.startedAtIso, reliableCount: this.reliableCount(),
+      predictor: this.viewport?.predictorName ?? 'none', segmentDurationS: this.sceneModel?.segmentDuration ?? 1,
+    });
   }
 
   private policy(): DeliveryPolicy {

@@ -1,0 +1,174 @@
+/**
+ * What the player reports, assembled from the playout session's state: its lifecycle state, the
+ * live statistics (`getStats()`, the demo's overlay) and the QoE log of a run (`qoe()`,
+ * `holoquic-qoe/1`, src/model/qoe.ts). Reading only: nothing here changes playback.
+ */
+import type { DecodedSegment } from '../model/decoder';
+import { framePoints } from '../model/frames';
+import type { PlanDelivery, PlayerMode } from '../model/modes';
+import { QOE_SCHEMA, type QoeLog, type QoeSegment } from '../model/qoe';
+import type { SceneObject } from '../model/scene';
+import type { Transports } from '../transport/connect';
+import { DEFAULT_STALL_TIMEOUT_MS } from '../transport/stall';
+import { volatileTargetS } from './bufferTarget';
+import { transportKind } from './plan';
+import { DEFAULT_BUFFER_TARGET_S, type PlayoutSession } from './playout';
+import { fecTargetFor } from './policy';
+import { knapsackRule } from './rules';
+
+export type PlayerState = 'idle' | 'loading' | 'ready' | 'playing' | 'paused' | 'ended' | 'failed';
+
+export interface ObjectStats {
+  id: string;
+  quality: number;
+  delivery: PlanDelivery | null;
+  /** 0 = most visible at the last request. */
+  rank: number;
+  visibleArea: number;
+  points: number;
+  stale: boolean;
+}
+
+export interface PlayerStats {
+  state: PlayerState;
+  mode: PlayerMode;
+  transport: 'webtransport' | 'http2' | null;
+  fallbackReason: string | null;
+  playedS: number;
+  /** Seconds of content ready ahead of the playhead (objects decoded for coming segments). */
+  bufferS: number;
+  throughputBps: number | null;
+  lossRate: number;
+  meanLossBurst: number;
+  rttS: number;
+  /** Repair symbols sent ÷ source symbols, over the datagram objects so far. */
+  fecOverhead: number | null;
+  meanDecodeMs: number | null;
+  freezes: number;
+  freezeTotalS: number;
+  objects: ObjectStats[];
+}
+
+/** What the player shows of one object now. */
+export interface ObjectPlayback {
+  decoded: DecodedSegment;
+  quality: number;
+  /** Played seconds at which the segment started showing. */
+  startedAt: number;
+  stale: boolean;
+}
+
+/** What `playerStats` reads. */
+export interface StatsSource {
+  state: PlayerState;
+  mode: PlayerMode;
+  session: PlayoutSession | null;
+  transports: Transports | null;
+  objects: readonly SceneObject[];
+  playback: ReadonlyMap<string, ObjectPlayback>;
+  lastPlan: ReadonlyMap<string, { rank: number; visibleArea: number; delivery: PlanDelivery }>;
+}
+
+/** The player options a QoE log records (`PlayerOptions`' fields of the same names). */
+export interface QoeOptions {
+  manifestUrl: string;
+  abr?: string;
+  bufferTargetS?: number;
+  volatileBufferTargetS?: number;
+  stallTimeoutS?: number;
+  fecTarget?: number;
+}
+
+/** What `qoeLog` reads. */
+export interface QoeSource {
+  options: QoeOptions;
+  mode: PlayerMode;
+  session: PlayoutSession | null;
+  transports: Transports | null;
+  /** Session-clock seconds of `load()` and of the end of the run (now, while it runs). */
+  loadedAt: number;
+  endedAt: number;
+  startedAtIso: string;
+  reliableCount: number | undefined;
+  predictor: string;
+  segmentDurationS: number;
+}
+
+export function playerStats(src: StatsSource): PlayerStats {
+  const session = src.session;
+  const network = session?.network();
+  const records = session?.segmentRecords() ?? [];
+  const datagrams = records.filter((r) => r.delivery === 'datagram' && (r.sourceSymbols ?? 0) > 0 && r.symbolsSent !== undefined);
+  const source = datagrams.reduce((a, r) => a + (r.sourceSymbols ?? 0), 0);
+  const sent = datagrams.reduce((a, r) => a + (r.symbolsSent ?? 0), 0);
+  const decodeTimes = records.filter((r) => r.decodeMs !== undefined).slice(-40).map((r) => r.decodeMs!);
+  const freezes = session?.freezeSummary();
+  return {
+    state: src.state,
+    mode: src.mode,
+    transport: src.transports ? transportKind(src.mode, src.transports.webtransport !== undefined) : null,
+    fallbackReason: src.transports?.fallbackReason ?? null,
+    playedS: session?.playedS() ?? 0,
+    bufferS: session?.bufferedS() ?? 0,
+    throughputBps: network?.throughputBps ?? null,
+    lossRate: network?.loss.rate ?? 0,
+    meanLossBurst: network?.loss.meanBurst ?? 1,
+    rttS: network?.rttS ?? 0,
+    fecOverhead: source > 0 ? (sent - source) / source : null,
+    meanDecodeMs: decodeTimes.length ? decodeTimes.reduce((a, b) => a + b, 0) / decodeTimes.length : null,
+    freezes: freezes?.count ?? 0,
+    freezeTotalS: (freezes?.totalMs ?? 0) / 1000,
+    objects: src.objects.map((o, i) => {
+      const p = src.playback.get(o.id);
+      const plan = src.lastPlan.get(o.id);
+      return {
+        id: o.id, quality: p?.quality ?? -1, delivery: plan?.delivery ?? null,
+        rank: plan?.rank ?? i, visibleArea: plan?.visibleArea ?? 0,
+        points: p && p.decoded.frames.length ? framePoints(p.decoded.frames[0]) : 0, stale: p?.stale ?? false,
+      };
+    }),
+  };
+}
+
+/** The `holoquic-qoe/1` log of a run (complete once the player has ended). */
+export function qoeLog(p: QoeSource): QoeLog {
+  const session = p.session;
+  const origin = p.loadedAt;
+  const now = p.endedAt;
+  const freezes = session?.freezeSummary().freezes ?? [];
+  // Segment records are on the session's time base (seconds since play()); the log's is load().
+  const shift = session ? session.originS - origin : 0;
+  const segments: QoeSegment[] = (session?.segmentRecords() ?? []).map((r) => ({
+    ...r,
+    requestedAtS: r.requestedAtS + shift, deadlineS: r.deadlineS + shift,
+    firstByteAtS: r.firstByteAtS === undefined ? undefined : r.firstByteAtS + shift,
+    completedAtS: r.completedAtS === undefined ? undefined : r.completedAtS + shift,
+  }));
+  const fecTarget = fecTargetFor(p.mode, p.options.fecTarget);
+  return {
+    schema: QOE_SCHEMA,
+    config: {
+      mode: p.mode,
+      abr: p.mode === 'adaptive' ? 'adaptive' : (p.options.abr ?? knapsackRule.name),
+      bufferTargetS: p.options.bufferTargetS ?? DEFAULT_BUFFER_TARGET_S,
+      volatileBufferTargetS: volatileTargetS(p.options.bufferTargetS ?? DEFAULT_BUFFER_TARGET_S, p.options.volatileBufferTargetS),
+      stallTimeoutS: p.options.stallTimeoutS ?? DEFAULT_STALL_TIMEOUT_MS / 1000,
+      ...(fecTarget !== undefined ? { fecTarget } : {}),
+      reliableCount: p.reliableCount,
+      manifest: p.options.manifestUrl,
+      transport: p.transports?.webtransport && p.mode !== 'h2' ? 'webtransport' : 'http2',
+      predictor: p.predictor,
+      segmentDurationS: p.segmentDurationS,
+    },
+    startedAt: p.startedAtIso,
+    userAgent: globalThis.navigator?.userAgent ?? 'unknown',
+    playback: {
+      startupS: session && Number.isFinite(session.startup) ? session.startup + shift : NaN,
+      playedS: session?.playedS() ?? 0,
+      wallS: Number.isFinite(origin) ? now - origin : 0,
+      sessionsReplaced: p.transports?.webtransport?.stallReplacements ?? 0,
+    },
+    freezes: freezes.map((f) => ({ atS: f.startMs / 1000 - origin, durationS: f.durationMs / 1000, cause: f.cause })),
+    segments,
+  };
+}
