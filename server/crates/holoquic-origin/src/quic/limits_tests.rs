@@ -93,7 +93,7 @@ impl Harness {
         for _ in 0..4 {
             self.pipe.advance().unwrap();
             self.wt.process(&mut self.pipe.server, &self.ctx, Instant::now());
-            if let Some((code, reason)) = self.wt.close.take() {
+            if let Some((code, reason)) = self.wt.take_close() {
                 let _ = self.pipe.server.close(true, code, reason.as_bytes());
             }
         }

@@ -1,10 +1,26 @@
 //! The UDP side: one thread runs every QUIC connection (quiche is sans-IO, so the loop owns the
-//! socket, the timers and pacing), with the WebTransport layer of `webtransport.rs` and the
-//! object delivery of `delivery.rs` on each connection.
+//! socket, the timers and pacing), with the WebTransport layer on each connection. The files:
+//! - `mod.rs` (here): the loop — accepting connections, timers, pacing, reaping; `udp.rs` sends
+//!   in GSO batches, `retry.rs` mints and checks Retry tokens, `congestion.rs` tunes congestion
+//!   control.
+//! - `webtransport.rs`: per connection, feeds quiche's events to the session machine, performs
+//!   its actions and runs the scheduler.
+//! - `session.rs` (with `control.rs` for the peer's unidirectional streams and `headers.rs` for
+//!   HTTP/3 field sections): the session state machine, no I/O.
+//! - `scheduler.rs`: the order object bytes leave — urgency, stream writing, datagram window
+//!   filling, purging, departures.
+//! - `delivery.rs`: one object request on its stream (reliable or RaptorQ datagrams, repair);
+//!   `symbols.rs`: an object's RaptorQ symbols.
+//! - tests: `handshake_tests.rs` (the loop over UDP), `limits_tests.rs` (the layer against a
+//!   misbehaving client, over quiche's test pipe), `session_tests.rs` (the machine, bytes alone).
 
 pub mod congestion;
+mod control;
 pub mod delivery;
+mod headers;
 pub mod retry;
+mod scheduler;
+mod session;
 pub mod symbols;
 pub mod udp;
 pub mod webtransport;
@@ -13,6 +29,8 @@ pub mod webtransport;
 mod handshake_tests;
 #[cfg(test)]
 mod limits_tests;
+#[cfg(test)]
+mod session_tests;
 
 use std::collections::{HashMap, VecDeque};
 use std::net::{SocketAddr, UdpSocket};
@@ -125,7 +143,7 @@ impl Server {
                     client.conn.on_timeout();
                 }
                 client.wt.process(&mut client.conn, &self.ctx, now);
-                if let Some((code, reason)) = client.wt.close.take() {
+                if let Some((code, reason)) = client.wt.take_close() {
                     Metrics::inc(&self.ctx.metrics.protocol_errors_total);
                     let _ = client.conn.close(true, code, reason.as_bytes());
                 }
