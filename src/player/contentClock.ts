@@ -1,6 +1,6 @@
 /**
  * The content clock: seconds of content played, which stand still while playback is paused or
- * frozen, and the playout time of each segment. Segment k plays at
+ * frozen, the pause itself, and the playout time of each segment. Segment k plays at
  * P(k) = start + k·D + (time spent frozen or paused before it).
  */
 import type { Clock } from './clock';
@@ -17,6 +17,8 @@ export class ContentClock {
    */
   private readonly halts = new Set<HaltReason>();
   private haltedSince = NaN;
+  /** While paused: settles on resume. */
+  private pauseGate: { promise: Promise<void>; release: () => void } | null = null;
 
   constructor(private readonly clock: Clock, private readonly segmentDurationS: number) {}
 
@@ -34,6 +36,33 @@ export class ContentClock {
     return this.startS;
   }
 
+  get paused(): boolean {
+    return this.pauseGate !== null;
+  }
+
+  /** Stops the content clock until `resume()`. */
+  pause(): void {
+    if (this.pauseGate) return;
+    let release!: () => void;
+    const promise = new Promise<void>((r) => (release = r));
+    this.pauseGate = { promise, release };
+    this.halt('pause');
+  }
+
+  resume(): void {
+    const gate = this.pauseGate;
+    if (!gate) return;
+    this.pauseGate = null;
+    this.unhalt('pause');
+    gate.release();
+  }
+
+  /** Resolves at once when playing, else on resume. */
+  async whilePaused(): Promise<void> {
+    if (this.pauseGate) await this.pauseGate.promise;
+  }
+
+  /** The clock stands still for `reason` (a freeze; a pause goes through `pause()`). */
   halt(reason: HaltReason): void {
     if (this.halts.size === 0) this.haltedSince = this.clock.now();
     this.halts.add(reason);

@@ -4,7 +4,8 @@ import { decoder, playOn, scene, ScriptedLink, viewport } from '../testing/scrip
 import { VirtualClock } from './clock';
 import type { SegmentDecoder } from '../model/decoder';
 import { FixedModePolicy } from './policy';
-import { DEFAULT_BUFFER_TARGET_S, PlayoutSession, requestUrgency } from './playout';
+import { DEFAULT_BUFFER_TARGET_S, PlayoutSession } from './playout';
+import { requestUrgency } from './plan';
 import { knapsackRule } from './rules';
 
 async function play(rate: (t: number) => number, durationS: number, objects = 2) {

@@ -29,8 +29,6 @@ import { planSegment, type PlannedRequest, transportKind } from './plan';
 import type { DeliveryPolicy } from './policy';
 import { requestsToAbandon } from './quality';
 
-export { requestUrgency } from './plan';
-
 export interface PlayoutConfig {
   scene: SceneModel;
   /** Origin path of the manifest's directory, e.g. `/content/demo/` (segment paths are relative to it). */
@@ -98,7 +96,6 @@ export class PlayoutSession {
   private policy: DeliveryPolicy;
   private origin = 0;
   private readonly content: ContentClock;
-  private pauseGate: { promise: Promise<void>; release: () => void } | null = null;
   private readonly stop = new AbortController();
   private startupS = NaN;
   private readonly taskEnv: TaskEnv;
@@ -123,20 +120,11 @@ export class PlayoutSession {
   }
 
   pause(): void {
-    if (!this.pauseGate) {
-      let release!: () => void;
-      const promise = new Promise<void>((r) => (release = r));
-      this.pauseGate = { promise, release };
-      this.content.halt('pause');
-    }
+    this.content.pause();
   }
 
   resume(): void {
-    const gate = this.pauseGate;
-    if (!gate) return;
-    this.pauseGate = null;
-    this.content.unhalt('pause');
-    gate.release();
+    this.content.resume();
   }
 
   /** Ends playback at the next opportunity; `run()` then resolves. */
@@ -228,7 +216,7 @@ export class PlayoutSession {
       this.startupS = this.content.startedAtS - this.origin;
       this.cfg.onEvent?.({ type: 'started', startupS: this.startupS });
       for (let k = 0; ; k++) {
-        if (this.pauseGate) await this.pauseGate.promise;
+        await this.content.whilePaused();
         for (let ahead = 1; ahead <= this.aheadSegments; ahead++) {
           if (!this.tasks.has(k + ahead)) this.request(k + ahead, this.content.playoutTime(k + ahead));
         }
@@ -277,11 +265,11 @@ export class PlayoutSession {
   private async untilPlayoutTime(k: number, end: number): Promise<boolean> {
     const { clock } = this.cfg;
     for (;;) {
-      if (this.pauseGate) await this.pauseGate.promise;
+      await this.content.whilePaused();
       const at = this.content.playoutTime(k);
       if (at >= end) return false;
       await clock.sleep(at - clock.now(), this.stop.signal);
-      if (!this.pauseGate) return true;
+      if (!this.content.paused) return true;
     }
   }
 
@@ -335,7 +323,7 @@ export class PlayoutSession {
       } catch {
         return;
       }
-      if (!this.content.started || this.pauseGate || this.cfg.transports.webtransport?.state === 'reconnecting') continue;
+      if (!this.content.started || this.content.paused || this.cfg.transports.webtransport?.state === 'reconnecting') continue;
       const rateBps = this.link.busyRateBps() ?? this.link.throughputBps();
       if (rateBps === null) continue;
       const now = clock.now();
