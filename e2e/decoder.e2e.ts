@@ -9,7 +9,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DecoderTestResult, GpuCompareResult } from '../src/decoder/checkPage';
+import type { DecoderTestResult, GpuCompareResult } from './pages/decoder';
 import { type Browser, launch } from './lib/browser';
 import { demoContentRoot } from './lib/content';
 import { type Origin, requireBuilt, ROOT, startOrigin } from './lib/processes';
@@ -45,7 +45,7 @@ beforeAll(async () => {
   content = demoContentRoot();
   origin = await startOrigin(content);
   browser = await launch();
-  await browser.page.goto(`${origin.httpBase}/decoder.html`);
+  await browser.page.goto(`${origin.httpBase}/e2e/pages/decoder.html`);
   await browser.page.waitForFunction(() => 'holoquicDecoderTest' in window);
 });
 

@@ -10,7 +10,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TransportTestResult } from '../src/app/transport-page';
+import type { TransportTestResult } from './pages/transport';
 import { type Browser, launch } from './lib/browser';
 import { type Origin, originMetric, spkiHash, startOrigin, startRelay } from './lib/processes';
 
@@ -36,7 +36,7 @@ beforeAll(async () => {
   }
   origin = await startOrigin(content);
   browser = await launch({ spki: await spkiHash('127.0.0.1', origin.quicPort) });
-  await browser.page.goto(`${origin.httpBase}/transport.html?https=${encodeURIComponent(origin.httpsBase)}`);
+  await browser.page.goto(`${origin.httpBase}/e2e/pages/transport.html?https=${encodeURIComponent(origin.httpsBase)}`);
   const connected = await browser.page.evaluate(() => window.holoquicTransportTest.connect());
   expect(connected, browser.log.join('\n')).toEqual({ webtransport: true });
 });
@@ -102,7 +102,7 @@ describe('datagrams through a lossy relay (Gilbert–Elliott, ~5 % loss in burst
     relay = await startRelay(origin.quicPort, ['--ge', '0.7538,10,70,0.1', '--delay-ms', '5', '--seed', '3']);
     lossy = await launch();
     const wt = `https://127.0.0.1:${relay.port}/holoquic`;
-    await lossy.page.goto(`${origin.httpBase}/transport.html?wt=${encodeURIComponent(wt)}`);
+    await lossy.page.goto(`${origin.httpBase}/e2e/pages/transport.html?wt=${encodeURIComponent(wt)}`);
     const connected = await lossy.page.evaluate(() => window.holoquicTransportTest.connect());
     expect(connected, lossy.log.join('\n')).toEqual({ webtransport: true });
   });

@@ -25,7 +25,7 @@ cat >&2 <<MSG
   Open in Chrome:   http://127.0.0.1:$HTTP_PORT$OPEN_PATH
                     (WebTransport to :$PORT with the origin's certificate hash; nothing to accept)
   HTTP/2 baseline:  https://localhost:$PORT/?mode=h2&autoplay=1  (self-signed: accept the certificate once)
-  Transport check:  http://127.0.0.1:$HTTP_PORT/transport.html
+  Transport check:  http://127.0.0.1:$HTTP_PORT/e2e/pages/transport.html
   Stop with Ctrl-C.
 
 MSG

@@ -10,7 +10,7 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import type { GpuCompareResult } from '../../src/decoder/checkPage';
+import type { GpuCompareResult } from '../pages/decoder';
 import { launch } from '../lib/browser';
 import { demoContentRoot } from '../lib/content';
 import { startOrigin } from '../lib/processes';
@@ -21,7 +21,7 @@ const qualities = readdirSync(join(content, 'demo', values.object!)).filter((q) 
 const origin = await startOrigin(content);
 const browser = await launch();
 try {
-  await browser.page.goto(`${origin.httpBase}/decoder.html`);
+  await browser.page.goto(`${origin.httpBase}/e2e/pages/decoder.html`);
   await browser.page.waitForFunction(() => 'holoquicDecoderTest' in window);
   console.log('| quality | points / frame | atlas (maps) | CPU reconstruction ms / frame | GPU upload + shader + readback ms / frame | positions identical | colours identical |');
   console.log('|---|---|---|---|---|---|---|');

@@ -1,12 +1,13 @@
 /**
  * Renderer frame time at 0.5 / 1 / 2 M points in headless Chromium (docs/benchmarks.md
- * "Renderer"). Serves the app with Vite's dev server, opens render-bench.html and prints a table.
+ * "Renderer"). Serves the app with Vite's dev server, opens e2e/pages/render-bench.html and prints
+ * a table.
  *
  *   npx tsx e2e/bench/render-frame-time.ts [--size 1280x720] [--splat round|square|sphere] [--screenshot out.png]
  */
 import { parseArgs } from 'node:util';
 import { createServer } from 'vite';
-import type { RenderBenchResult } from '../../src/app/render-bench';
+import type { RenderBenchResult } from '../pages/render-bench';
 import { launch } from '../lib/browser';
 import { ROOT } from '../lib/processes';
 
@@ -20,7 +21,7 @@ const port = typeof address === 'object' && address ? address.port : 0;
 const browser = await launch();
 try {
   await browser.page.setViewportSize({ width, height });
-  await browser.page.goto(`http://127.0.0.1:${port}/render-bench.html`);
+  await browser.page.goto(`http://127.0.0.1:${port}/e2e/pages/render-bench.html`);
   await browser.page.waitForFunction(() => 'holoquicRenderBench' in window);
   const rows: RenderBenchResult[] = [];
   for (const points of values.points!.split(',').map(Number)) {

@@ -1,6 +1,6 @@
 /**
  * Origin benchmarks (docs/benchmarks.md → "Origin"), with the real origin binary and real headless
- * Chromium driving the transport check page (transport.html):
+ * Chromium driving the transport check page (e2e/pages/transport.html):
  *
  *   npx tsx scripts/bench/origin.ts loopback [--mb 8] [--runs 10] [--cc bbr2] [--paths reliable,datagram,http2]
  *       [--fec-loss 0]
@@ -25,7 +25,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import type { TransportTestResult } from '../../src/app/transport-page';
+import type { TransportTestResult } from '../../e2e/pages/transport';
 import { type Browser, launch } from '../../e2e/lib/browser';
 import { DIST, IMPAIR_BIN, ORIGIN_BIN, type Running, spkiHash, start } from '../../e2e/lib/processes';
 
@@ -98,7 +98,7 @@ async function startOrigin(content: string, cc: string, qlog?: string): Promise<
 async function openPage(origin: Origin, wtUrl?: string): Promise<Browser> {
   const browser = await launch({ spki: await spkiHash('127.0.0.1', origin.quicPort) });
   const query = new URLSearchParams({ https: origin.httpsBase, ...(wtUrl ? { wt: wtUrl } : {}) });
-  await browser.page.goto(`${origin.httpBase}/transport.html?${query}`);
+  await browser.page.goto(`${origin.httpBase}/e2e/pages/transport.html?${query}`);
   const connected = await browser.page.evaluate(() => window.holoquicTransportTest.connect());
   if (!connected.webtransport) throw new Error(`no WebTransport session: ${JSON.stringify(connected)}\n${browser.log.join('\n')}`);
   return browser;

@@ -3,10 +3,10 @@
  * decoder pool and shows what came out. The end-to-end tests drive it via
  * `window.holoquicDecoderTest`.
  */
-import { GlAtlasReconstructor } from '../render/atlasReconstruction';
-import { comparePointSets, type PointSetDifference } from '../render/pointCompare';
-import { pointsOf } from '../player/decoder';
-import { createDecoderPool } from './index';
+import { GlAtlasReconstructor } from '../../src/render/atlasReconstruction';
+import { comparePointSets, type PointSetDifference } from '../../src/render/pointCompare';
+import { pointsOf } from '../../src/model/frames';
+import { createDecoderPool } from '../../src/decoder/index';
 
 export interface DecoderTestResult {
   error?: string;

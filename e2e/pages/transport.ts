@@ -6,8 +6,8 @@
  * the HTTPS listener for HTTP/2, default `origin`), `wt` (session URL override), `path` (the object
  * path the form starts with).
  */
-import { connectTransports, type Transports } from '../transport/connect';
-import type { FecRequest } from '../transport/types';
+import { connectTransports, type Transports } from '../../src/transport/connect';
+import type { FecRequest } from '../../src/transport/types';
 
 export interface TransportTestResult {
   status: number;

@@ -4,10 +4,10 @@
  * points on the voxel grid — so frame time can be measured at 0.5 / 1 / 2 M points without a
  * decoder in the loop. Driven by e2e/bench/render-frame-time.ts through `window.holoquicRenderBench`.
  */
-import type { PointFrame } from '../player/decoder';
-import type { SceneModel, SceneObject } from '../player/mpd';
-import { SceneRenderer } from '../render/sceneRenderer';
-import type { SplatShape } from '../render/pointMaterial';
+import type { PointFrame } from '../../src/model/frames';
+import type { SceneModel, SceneObject } from '../../src/model/scene';
+import { SceneRenderer } from '../../src/render/sceneRenderer';
+import type { SplatShape } from '../../src/render/pointMaterial';
 
 const OBJECTS = 4;
 const SCALE = 0.002;
