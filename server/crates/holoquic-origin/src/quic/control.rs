@@ -8,7 +8,7 @@ use holoquic_proto::h3::{error_code, frame_type, stream_type, Frame, Settings};
 use holoquic_proto::varint::Reader;
 use holoquic_proto::DecodeError;
 
-use super::session::Action;
+use super::action::Action;
 
 /// The error code and reason a connection closes with.
 pub type ConnectionClose = (u64, &'static str);

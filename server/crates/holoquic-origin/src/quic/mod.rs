@@ -6,7 +6,8 @@
 //! - `webtransport.rs`: per connection, feeds quiche's events to the session machine, performs
 //!   its actions and runs the scheduler.
 //! - `session.rs` (with `control.rs` for the peer's unidirectional streams and `headers.rs` for
-//!   HTTP/3 field sections): the session state machine, no I/O.
+//!   HTTP/3 field sections): the session state machine, no I/O; `action.rs`: what it asks the
+//!   driver to do.
 //! - `scheduler.rs`: the order object bytes leave — urgency, stream writing, datagram window
 //!   filling, purging, departures.
 //! - `delivery.rs`: one object request on its stream (reliable or RaptorQ datagrams, repair);
@@ -14,6 +15,7 @@
 //! - tests: `handshake_tests.rs` (the loop over UDP), `limits_tests.rs` (the layer against a
 //!   misbehaving client, over quiche's test pipe), `session_tests.rs` (the machine, bytes alone).
 
+mod action;
 pub mod congestion;
 mod control;
 pub mod delivery;

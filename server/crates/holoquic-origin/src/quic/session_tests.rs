@@ -8,8 +8,9 @@ use quiche::h3::qpack;
 use quiche::h3::Header;
 use std::sync::atomic::Ordering;
 
+use super::action::Action;
 use super::headers::MAX_HEADERS;
-use super::session::{Action, SessionEnv, SessionMachine};
+use super::session::{SessionEnv, SessionMachine};
 use crate::metrics::Metrics;
 
 /// The client's control stream and the session's CONNECT stream, as a browser opens them.

@@ -8,9 +8,10 @@ use std::time::Instant;
 
 use holoquic_proto::h3::{frame_type, stream_type, CloseSession, Frame, Settings};
 
+use super::action::Action;
 use super::headers;
 use super::scheduler::Scheduler;
-use super::session::{Action, SessionEnv, SessionMachine};
+use super::session::{SessionEnv, SessionMachine};
 use super::QuicContext;
 
 /// Server-initiated unidirectional stream id of our control stream (the first one).
