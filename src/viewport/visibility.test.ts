@@ -2,7 +2,6 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parseManifest } from '../player/mpd';
 import { rankObjects } from './ranking';
-import { SetAccuracy, topVisible } from './objectAccuracy';
 import type { Pose } from '../model/pose';
 import { LastValuePredictor, type Predictor } from './predictors';
 import { fromRotationVector } from './quaternion';
@@ -124,22 +123,5 @@ describe('createViewportModel', () => {
     model.visibleArea('figure-0', 100_310);
     expect(made[1].horizons).toEqual([300]);
     expect(made[0].horizons).toEqual([]);
-  });
-});
-
-describe('object-level accuracy', () => {
-  it('top-k takes the largest visible fractions only', () => {
-    expect(topVisible([0.1, 0, 0.3, 0.2], 2)).toEqual([2, 3]);
-    expect(topVisible([0.1, 0, 0.3, 0.2], 4)).toEqual([2, 3, 0]);
-    expect(topVisible([0, 0], 1)).toEqual([]);
-  });
-
-  it('pools precision and recall over samples', () => {
-    const acc = new SetAccuracy();
-    acc.add([0, 1], [0, 2]); // one of two right
-    acc.add([3], [3, 1]); // the one predicted is right, one missed
-    expect(acc.precision).toBeCloseTo(2 / 3, 12);
-    expect(acc.recall).toBeCloseTo(2 / 4, 12);
-    expect(new SetAccuracy().precision).toBe(1);
   });
 });
