@@ -23,6 +23,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { PLAYER_MODES } from '../../src/model/modes';
 import { parseManifest } from '../../src/player/mpd';
 import { type ImpairerDirection, parsePrometheusText, parseQdiscStats, parseTcpCounters, parseUdpSnmp, type RunConfig, type RunRecord, sameSettings } from './lib/aggregate';
 import { autoTraceScale, expandMatrix, geForLoss, parseBandwidthTrace } from './lib/matrix';
@@ -72,7 +73,7 @@ async function main(): Promise<void> {
   });
   if (process.getuid?.() !== 0) throw new Error('the QoE runner needs root (network namespaces, tc, iptables)');
   const smoke = values.smoke;
-  const modes = list(values.modes, smoke ? ['qr', 'qpr-fec'] : ['h2', 'qr', 'qpr', 'qpr-fec', 'q100-fec', 'adaptive']);
+  const modes = list(values.modes, smoke ? ['qr', 'qpr-fec'] : [...PLAYER_MODES]);
   const losses = list(values.loss, smoke ? ['2'] : ['0', '0.5', '1', '2', '5']).map(Number);
   const traces = list(values.traces, smoke ? ['5g_driving_lumos5g_103'] : ['5g_walking_lumos5g_100', '5g_driving_lumos5g_103']).map(resolveTrace);
   const poses = list(values.poses, [join(SHARED, 'pose/hhi_hololens/hololens_trace_01.csv')]).map((p) => resolve(p));

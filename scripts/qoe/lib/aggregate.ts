@@ -3,6 +3,7 @@
  * the runner writes it, reduced to rows a person compares (per mode × loss × trace) and to the
  * series the report plots.
  */
+import { PLAYER_MODES } from '../../../src/model/modes';
 import type { QoeLog } from '../../../src/model/qoe';
 import { type QoeSummary, summarizeQoe } from '../../../src/qoe/schema';
 
@@ -340,7 +341,7 @@ export function aggregate(rows: readonly RunRow[]): Cell[] {
   return cells.sort((a, b) => a.trace.localeCompare(b.trace) || a.lossPct - b.lossPct || compareModes(a.mode, b.mode));
 }
 
-const MODE_ORDER = ['h2', 'qr', 'qpr', 'qpr-fec', 'q100-fec', 'adaptive'];
+const MODE_ORDER: readonly string[] = PLAYER_MODES;
 
 /** The delivery modes in the order tables show them: baseline first, then by how much is sent unreliably. */
 export function compareModes(a: string, b: string): number {
