@@ -10,10 +10,6 @@ import type { Predictor } from './predictor';
 import { HorizonGainPredictor } from './horizonGains';
 import { conjugate, fromAngularVelocity, multiply, normalize, toRotationVector } from './quaternion';
 
-// The interface lives in predictor.ts (so horizonGains.ts and kalman.ts need not import this
-// file, which imports them); named here too for the viewport model that picks a predictor.
-export type { Predictor } from './predictor';
-
 /** Predicts that the head stays where it was last seen. The baseline every other predictor must beat. */
 export class LastValuePredictor implements Predictor {
   private last: Pose | undefined;

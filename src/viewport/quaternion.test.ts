@@ -1,15 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import type { Quat } from '../model/vectors';
 import {
-  IDENTITY,
-  angleBetween,
-  conjugate,
-  fromAngularVelocity,
-  fromRotationVector,
-  multiply,
-  normalize,
-  slerp,
-  toRotationVector,
-  type Quat,
+  IDENTITY, angleBetween, conjugate, fromAngularVelocity, fromRotationVector, multiply, normalize, slerp, toRotationVector,
 } from './quaternion';
 
 const about = (axis: [number, number, number], angle: number): Quat => {

@@ -30,7 +30,8 @@
  */
 import type { SceneModel } from '../model/scene';
 import type { ViewportModel, Pose } from '../model/pose';
-import { createDefaultPredictor, type Predictor } from './predictors';
+import type { Predictor } from './predictor';
+import { createDefaultPredictor } from './predictors';
 import { checkProjection, proxiesFromScene, visibleFractions, type ObjectProxy, type Projection, type RaycastOptions } from './raycast';
 
 export interface ViewportModelOptions {
