@@ -5,7 +5,7 @@
 #include <memory>
 #include <stdexcept>
 
-#include "../src/libav_owned.h"
+#include "../src/common/libav_owned.h"
 
 extern "C" {
 #include <libavcodec/avcodec.h>

@@ -6,8 +6,8 @@
 #include <random>
 #include <set>
 
-#include "../src/color_transfer.h"
-#include "../src/voxel_index.h"
+#include "../src/encoder/color_transfer.h"
+#include "../src/encoder/voxel_index.h"
 #include "harness.h"
 
 using namespace vpcc;

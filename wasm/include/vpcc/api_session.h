@@ -4,8 +4,8 @@
 // as soon as its pictures are in, then release them. Only the pictures of frames not yet
 // released are held, so memory follows the decoder's look-ahead, not the segment length.
 //
-// The C API of the Emscripten module (api_wasm.cpp) is a thin layer over this class; the
-// native CLI uses the same stream list to dump pictures for the wasm conformance test.
+// The C API of the Emscripten module (src/decoder/api_c.cpp) is a thin layer over this class;
+// the native CLI uses the same stream list to dump pictures for the wasm conformance test.
 #pragma once
 
 #include <cstdint>

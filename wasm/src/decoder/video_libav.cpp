@@ -6,7 +6,7 @@
 #include "vpcc/bit_reader.h"
 #include "vpcc/video.h"
 
-#include "libav_owned.h"
+#include "common/libav_owned.h"
 
 extern "C" {
 #include <libavcodec/avcodec.h>

@@ -1,6 +1,6 @@
-// V3C sample stream writer: each function mirrors its counterpart in parser.cpp field by field
-// (ISO/IEC 23090-5 §8.3), so a CodedSequence parsed from a stream and written back decodes the
-// same. Atlas NAL units get emulation prevention bytes as the spec requires.
+// V3C sample stream writer: each function mirrors its counterpart in the decoder's parser.cpp
+// field by field (ISO/IEC 23090-5 §8.3), so a CodedSequence parsed from a stream and written
+// back decodes the same. Atlas NAL units get emulation prevention bytes as the spec requires.
 #include "vpcc/writer.h"
 
 #include <algorithm>

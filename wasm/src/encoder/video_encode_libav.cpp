@@ -5,7 +5,7 @@
 
 #include "vpcc/video_encoder.h"
 
-#include "libav_owned.h"
+#include "common/libav_owned.h"
 
 extern "C" {
 #include <libavcodec/avcodec.h>
