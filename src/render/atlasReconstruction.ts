@@ -2,11 +2,11 @@
  * V-PCC reconstruction in a vertex shader: one vertex per atlas pixel and map; the shader looks up
  * the pixel's patch (block-to-patch texture), drops it when unoccupied, turns (pixel, depth) into
  * a 3D position with the patch's projection and orientation, and its colour into RGB with the same
- * 4:2:0 → 4:4:4 filter and BT.709 conversion as the CPU path (wasm/src/color.cpp). The decoder
+ * 4:2:0 → 4:4:4 filter and BT.709 conversion as the CPU path (wasm/src/decoder/color.cpp). The decoder
  * worker then does no per-point work at all, and the main thread uploads pictures (≈ 1.5 bytes per
  * atlas pixel per map) instead of point arrays — the approach of real-time mobile V-PCC players.
  *
- * What it reproduces exactly: the reconstruction of wasm/src/reconstruct.cpp without
+ * What it reproduces exactly: the reconstruction of wasm/src/decoder/reconstruct.cpp without
  * post-processing (occupancy with the lossy threshold, block-to-patch, all eight orientations,
  * level of detail, 45° planes, two maps absolute or delta, duplicate removal, patch size
  * quantizer). What it cannot do — post-processing needs neighbourhoods of reconstructed points,
