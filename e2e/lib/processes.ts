@@ -65,6 +65,8 @@ export interface Origin extends Running {
   quicPort: number;
   httpsBase: string;
   httpBase: string;
+  /** The admin listener (`/metrics`, `/healthz`), on a free port of 127.0.0.1. */
+  adminBase: string;
 }
 
 /**
@@ -75,11 +77,17 @@ export async function startOrigin(content: string, extra: string[] = [], listen 
   requireBuilt(ORIGIN_BIN, resolve(DIST, 'index.html'));
   const { running, match } = await start(
     ORIGIN_BIN,
-    ['--listen', listen, '--http-listen', httpListen, '--content', content, '--web', DIST, '--cors', ...extra],
-    /holoquic-origin: listening quic=\S+:(\d+) https=\S+ http=\S+:(\d+)/,
+    ['--listen', listen, '--http-listen', httpListen, '--admin-listen', '127.0.0.1:0', '--content', content, '--web', DIST, '--cors', ...extra],
+    /holoquic-origin: listening quic=\S+:(\d+) https=\S+ http=\S+:(\d+) admin=\S+:(\d+)/,
   );
   const quicPort = Number(match[1]);
-  return { ...running, quicPort, httpsBase: `https://127.0.0.1:${quicPort}`, httpBase: `http://127.0.0.1:${match[2]}` };
+  return {
+    ...running,
+    quicPort,
+    httpsBase: `https://127.0.0.1:${quicPort}`,
+    httpBase: `http://127.0.0.1:${match[2]}`,
+    adminBase: `http://127.0.0.1:${match[3]}`,
+  };
 }
 
 /** The UDP relay of holoquic-impair in front of `upstreamPort`, with impairment arguments. */
@@ -108,9 +116,9 @@ export function spkiHash(host: string, port: number): Promise<string> {
   });
 }
 
-/** One counter or gauge of the origin's Prometheus `/metrics` (`holoquic_<name>`). */
+/** One counter or gauge of the origin's Prometheus `/metrics` (`holoquic_<name>`), from its admin listener. */
 export async function originMetric(origin: Origin, name: string): Promise<number> {
-  const text = await (await fetch(`${origin.httpBase}/metrics`)).text();
+  const text = await (await fetch(`${origin.adminBase}/metrics`)).text();
   const m = new RegExp(`^holoquic_${name} (\\d+)$`, 'm').exec(text);
   if (!m) throw new Error(`no holoquic_${name} in /metrics`);
   return Number(m[1]);

@@ -9,7 +9,8 @@
 #               [ORIGIN_QLOG=1: the origin writes a qlog per connection into RUN_DIR/qlog]
 # Outputs in RUN_DIR: qoe.json (client result), impair.a (client→origin counters),
 #                     impair.b (origin→client counters), qdisc.a (the origin-side bottleneck
-#                     queue: `tc -s qdisc`), metrics.a (the origin's /metrics at the end),
+#                     queue: `tc -s qdisc`), metrics.a (the origin's /metrics at the end, from its admin
+#                     listener in its namespace),
 #                     snmp.b (the client namespace's /proc/net/snmp: UDP receive-buffer drops),
 #                     tcp.a (the origin namespace's /proc/net/snmp + netstat: TCP retransmissions),
 #                     origin.log, page.log, client.log
@@ -48,7 +49,7 @@ wait_ready() {
 hq_net_up
 
 # The origin and its content, on the origin side.
-ip netns exec "$HQ_NS_A" "$ORIGIN_BIN" --listen "$HQ_ADDR_A:4433" --content "$CONTENT_DIR" \
+ip netns exec "$HQ_NS_A" "$ORIGIN_BIN" --listen "$HQ_ADDR_A:4433" --admin-listen 127.0.0.1:9090 --content "$CONTENT_DIR" \
     ${ORIGIN_CC:+--cc "$ORIGIN_CC"} ${ORIGIN_QLOG:+--qlog-dir "$RUN_DIR/qlog"} --cors --allow-origin http://127.0.0.1:8080 > "$RUN_DIR/origin.log" 2>&1 & pids+=($!)
 wait_ready "$RUN_DIR/origin.log"
 
@@ -93,6 +94,6 @@ sleep 1
 ip netns exec "$HQ_NS_A" tc -s qdisc show dev hqveth-a > "$RUN_DIR/qdisc.a" 2>&1 || true
 ip netns exec "$HQ_NS_B" cat /proc/net/snmp > "$RUN_DIR/snmp.b" 2>&1 || true
 ip netns exec "$HQ_NS_A" cat /proc/net/snmp /proc/net/netstat > "$RUN_DIR/tcp.a" 2>&1 || true
-ip netns exec "$HQ_NS_A" curl -sk --max-time 5 "https://$HQ_ADDR_A:4433/metrics" > "$RUN_DIR/metrics.a" 2>/dev/null || true
+ip netns exec "$HQ_NS_A" curl -s --max-time 5 "http://127.0.0.1:9090/metrics" > "$RUN_DIR/metrics.a" 2>/dev/null || true
 
 hq_net_impair_stop

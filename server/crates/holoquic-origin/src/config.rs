@@ -1,16 +1,25 @@
-//! Origin configuration: command-line flags and an optional TOML file (`--config`); a flag given
-//! on the command line wins over the file.
+//! Origin configuration, from three sources under one naming rule: the flag `--wt-path`, the
+//! environment variable `HOLOQUIC_WT_PATH` and the TOML key `wt_path` (in the file `--config`
+//! names) set the same thing. A flag wins over its variable, the variable over the file, the file
+//! over the built-in default.
+//!
+//! The rule is applied, not repeated: each setting is declared once, as a field of [`Cli`]; its
+//! variable is derived from the field's name by [`command`], and the file's values become the
+//! flags' defaults before the command line is parsed, so clap checks every value the same way
+//! whatever its source, and a new flag gets its variable and its key without anyone writing them.
 
+use std::ffi::OsString;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 
-use anyhow::{bail, Context, Result};
-use clap::{Parser, ValueEnum};
-use serde::Deserialize;
+use anyhow::{anyhow, bail, Context, Result};
+use clap::{ArgAction, CommandFactory, FromArgMatches, Parser, ValueEnum};
+
+/// Prefix of every setting's environment variable.
+pub const ENV_PREFIX: &str = "HOLOQUIC_";
 
 /// Congestion control of QUIC connections.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Deserialize)]
-#[serde(rename_all = "lowercase")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum CongestionControl {
     Cubic,
     Bbr2,
@@ -23,6 +32,17 @@ impl CongestionControl {
             Self::Bbr2 => quiche::CongestionControlAlgorithm::Bbr2Gcongestion,
         }
     }
+}
+
+/// How access-log lines are written (see `access_log`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum AccessLogFormat {
+    /// `key=value` fields after a timestamp, for people.
+    Text,
+    /// One JSON object per line, for log collectors.
+    Json,
+    /// No access log.
+    Off,
 }
 
 /// Default of `--loss-tolerance`, chosen by measurement (docs/benchmarks.md → "Origin").
@@ -49,6 +69,8 @@ pub struct Config {
     pub listen: SocketAddr,
     /// Optional plain HTTP/1.1 listener for local use (`http://127.0.0.1` is a secure context).
     pub http_listen: Option<SocketAddr>,
+    /// Optional listener for operators: `/metrics` and `/healthz`, off the public port.
+    pub admin_listen: Option<SocketAddr>,
     /// Content root, served under `/content/`.
     pub content: PathBuf,
     /// Built web app served at `/`.
@@ -69,130 +91,145 @@ pub struct Config {
     /// covers, rather than a congestion signal (see `quic::congestion`); 0 = quiche's defaults.
     pub loss_tolerance: f32,
     pub qlog_dir: Option<PathBuf>,
+    /// Access log: None = stderr.
+    pub access_log: Option<PathBuf>,
+    pub access_log_format: AccessLogFormat,
     pub limits: Limits,
 }
 
+/// The settings as clap sees them. Field name = TOML key; `--` + the name with `-` for `_` =
+/// flag; [`ENV_PREFIX`] + the name in capitals = variable. Every field is optional here: the
+/// built-in defaults are applied in [`Config::parse_from`], after the file's values, and are
+/// written in each doc comment for `--help` and docs/origin.md.
 #[derive(Debug, Parser)]
 #[command(name = "holoquic-origin", version, about = "holoquic origin: WebTransport over HTTP/3 (quiche) and HTTPS (HTTP/2) for volumetric video objects")]
 struct Cli {
-    /// TOML file with the same keys as the long flags (e.g. `listen = "[::]:4433"`).
-    #[arg(long)]
+    /// TOML file with any of these settings, keyed by the flag name with `_` for `-` (e.g. `wt_path = "/holoquic"`); flags and variables win over it.
+    #[arg(long, value_name = "FILE")]
     config: Option<PathBuf>,
-    /// UDP + TCP address [default: [::]:4433].
-    #[arg(long)]
+    /// UDP (HTTP/3 + WebTransport) and TCP (HTTPS) address [default: [::]:4433].
+    #[arg(long, value_name = "ADDR")]
     listen: Option<SocketAddr>,
-    /// Plain HTTP/1.1 listener, e.g. 127.0.0.1:8080.
-    #[arg(long)]
+    /// Plain HTTP/1.1 listener for local use only, e.g. `127.0.0.1:8080`.
+    #[arg(long, value_name = "ADDR")]
     http_listen: Option<SocketAddr>,
-    /// Content directory (served under /content/) [default: content].
-    #[arg(long)]
+    /// Listener for operators serving `/metrics` (Prometheus text) and `/healthz` over plain HTTP, e.g. `127.0.0.1:9090`; off by default, and `/metrics` is served nowhere else.
+    #[arg(long, value_name = "ADDR")]
+    admin_listen: Option<SocketAddr>,
+    /// Content root, served under `/content/`; must exist [default: content].
+    #[arg(long, value_name = "DIR")]
     content: Option<PathBuf>,
-    /// Built web app directory served at / (e.g. dist).
-    #[arg(long)]
+    /// Built web app served at `/` (e.g. `dist`); must exist when given.
+    #[arg(long, value_name = "DIR")]
     web: Option<PathBuf>,
-    /// PEM certificate chain (PKI); with --key.
-    #[arg(long, requires = "key")]
+    /// PKI certificate chain (PEM), with `--key`; without both a certificate is generated.
+    #[arg(long, value_name = "FILE", requires = "key")]
     cert: Option<PathBuf>,
-    /// PEM private key; with --cert.
-    #[arg(long, requires = "cert")]
+    /// PKI private key (PEM), with `--cert`.
+    #[arg(long, value_name = "FILE", requires = "cert")]
     key: Option<PathBuf>,
-    /// Extra subject names for the generated certificate (repeatable).
-    #[arg(long = "cert-name")]
-    cert_names: Vec<String>,
-    /// host[:port] advertised in /config.json.
-    #[arg(long)]
+    /// Extra DNS name or IP address of the generated certificate, besides `localhost`, `127.0.0.1` and `::1` (repeatable; comma-separated in the variable).
+    #[arg(long, value_name = "NAME", value_delimiter = ',')]
+    cert_name: Vec<String>,
+    /// Host (and port) of `webtransportUrl` in `/config.json` (behind NAT or a proxy) [default: the host the page used, with the QUIC port].
+    #[arg(long, value_name = "HOST[:PORT]")]
     public_host: Option<String>,
-    /// WebTransport session path [default: /holoquic].
-    #[arg(long)]
+    /// WebTransport session path; starts with `/` [default: /holoquic].
+    #[arg(long, value_name = "PATH")]
     wt_path: Option<String>,
-    /// Origin allowed to open WebTransport sessions (repeatable; none = any).
-    #[arg(long = "allow-origin")]
-    allowed_origins: Vec<String>,
-    /// Send `Access-Control-Allow-Origin: *` on content and config (for embedding).
-    #[arg(long)]
-    cors: bool,
-    /// Congestion control [default: bbr2].
-    #[arg(long, value_enum)]
+    /// Page origin allowed to open WebTransport sessions; others get 403 (repeatable; comma-separated in the variable) [default: any].
+    #[arg(long, value_name = "ORIGIN", value_delimiter = ',')]
+    allow_origin: Vec<String>,
+    /// Send `Access-Control-Allow-Origin: *` on content and config, for pages on other origins (`--cors` alone means true) [default: false].
+    #[arg(long, value_name = "BOOL", num_args = 0..=1, default_missing_value = "true", value_parser = clap::builder::BoolishValueParser::new())]
+    cors: Option<bool>,
+    /// Congestion control of QUIC connections [default: bbr2].
+    #[arg(long, value_enum, value_name = "cubic|bbr2")]
     cc: Option<CongestionControl>,
-    /// Loss rate per round trip BBR2 tolerates as random loss (0 … 0.5; 0 = quiche's defaults)
-    /// [default: 0.5].
-    #[arg(long)]
+    /// Loss per round trip BBR2 takes as random loss (which FEC covers) rather than congestion; 0 … 0.5, 0 = quiche's own behaviour [default: 0.5].
+    #[arg(long, value_name = "X")]
     loss_tolerance: Option<f32>,
-    /// Write a qlog per QUIC connection into this directory.
-    #[arg(long)]
+    /// Write one qlog per QUIC connection (`<trace id>.sqlog`) into this directory, for debugging.
+    #[arg(long, value_name = "DIR")]
     qlog_dir: Option<PathBuf>,
-    /// Concurrent requests per WebTransport session [default: 256].
-    #[arg(long)]
-    max_requests_per_session: Option<usize>,
-    /// Largest object served, bytes [default: 67108864].
-    #[arg(long)]
-    max_object_bytes: Option<u64>,
-    /// Concurrent QUIC connections [default: 1024].
-    #[arg(long)]
+    /// Append the access log (one line per HTTPS and per object request) to this file [default: stderr].
+    #[arg(long, value_name = "FILE")]
+    access_log: Option<PathBuf>,
+    /// Access-log lines as `text` (key=value), `json` (one object per line) or `off` [default: text].
+    #[arg(long, value_enum, value_name = "text|json|off")]
+    access_log_format: Option<AccessLogFormat>,
+    /// Concurrent QUIC connections; further ones are not accepted [default: 1024].
+    #[arg(long, value_name = "N")]
     max_connections: Option<usize>,
+    /// Concurrent requests per WebTransport session; more get 429 [default: 256].
+    #[arg(long, value_name = "N")]
+    max_requests_per_session: Option<usize>,
+    /// Largest object served, in bytes; larger ones get 413 [default: 67108864].
+    #[arg(long, value_name = "N")]
+    max_object_bytes: Option<u64>,
 }
 
-/// The TOML file: every key optional.
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "kebab-case")]
-struct FileConfig {
-    listen: Option<SocketAddr>,
-    http_listen: Option<SocketAddr>,
-    content: Option<PathBuf>,
-    web: Option<PathBuf>,
-    cert: Option<PathBuf>,
-    key: Option<PathBuf>,
-    #[serde(default)]
-    cert_names: Vec<String>,
-    public_host: Option<String>,
-    wt_path: Option<String>,
-    #[serde(default)]
-    allow_origin: Vec<String>,
-    cors: Option<bool>,
-    cc: Option<CongestionControl>,
-    loss_tolerance: Option<f32>,
-    qlog_dir: Option<PathBuf>,
-    max_requests_per_session: Option<usize>,
-    max_object_bytes: Option<u64>,
-    max_connections: Option<usize>,
+/// The command line definition with every setting's environment variable attached.
+pub fn command() -> clap::Command {
+    Cli::command().mut_args(|arg| {
+        let variable = env_variable(arg.get_id().as_str());
+        arg.env(variable)
+    })
+}
+
+/// `wt_path` → `HOLOQUIC_WT_PATH`.
+pub fn env_variable(id: &str) -> String {
+    format!("{ENV_PREFIX}{}", id.to_ascii_uppercase())
 }
 
 impl Config {
-    /// From the process arguments (and the TOML file they name).
+    /// From the process arguments and environment (and the TOML file they name). `--help` and
+    /// `--version` print and exit here.
     pub fn from_args() -> Result<Self> {
-        Self::parse_from(std::env::args_os())
+        Self::parse_from(std::env::args_os()).map_err(|e| match e.downcast::<clap::Error>() {
+            Ok(clap_error) => clap_error.exit(),
+            Err(other) => other,
+        })
     }
 
+    /// From `args` (the program name first), the environment and the TOML file they name.
     pub fn parse_from<I, T>(args: I) -> Result<Self>
     where
         I: IntoIterator<Item = T>,
-        T: Into<std::ffi::OsString> + Clone,
+        T: Into<OsString> + Clone,
     {
-        let cli = Cli::try_parse_from(args).map_err(|e| anyhow::anyhow!("{e}"))?;
-        let file = match &cli.config {
-            Some(path) => load_file(path)?,
-            None => FileConfig::default(),
-        };
+        let args: Vec<OsString> = args.into_iter().map(Into::into).collect();
+        // First pass: only to learn which file to read (`--config` or HOLOQUIC_CONFIG).
+        let first = command().try_get_matches_from(&args)?;
+        let mut cmd = command();
+        if let Some(file) = first.get_one::<PathBuf>("config") {
+            cmd = with_file_defaults(cmd, file)?;
+        }
+        let matches = cmd.try_get_matches_from(&args)?;
+        let cli = Cli::from_arg_matches(&matches)?;
         let defaults = Limits::default();
         let config = Config {
-            listen: cli.listen.or(file.listen).unwrap_or_else(|| "[::]:4433".parse().expect("valid")),
-            http_listen: cli.http_listen.or(file.http_listen),
-            content: cli.content.or(file.content).unwrap_or_else(|| PathBuf::from("content")),
-            web: cli.web.or(file.web),
-            cert: cli.cert.or(file.cert),
-            key: cli.key.or(file.key),
-            cert_names: if cli.cert_names.is_empty() { file.cert_names } else { cli.cert_names },
-            public_host: cli.public_host.or(file.public_host),
-            wt_path: cli.wt_path.or(file.wt_path).unwrap_or_else(|| "/holoquic".into()),
-            allowed_origins: if cli.allowed_origins.is_empty() { file.allow_origin } else { cli.allowed_origins },
-            cors: cli.cors || file.cors.unwrap_or(false),
-            cc: cli.cc.or(file.cc).unwrap_or(CongestionControl::Bbr2),
-            loss_tolerance: cli.loss_tolerance.or(file.loss_tolerance).unwrap_or(DEFAULT_LOSS_TOLERANCE),
-            qlog_dir: cli.qlog_dir.or(file.qlog_dir),
+            listen: cli.listen.unwrap_or_else(|| "[::]:4433".parse().expect("valid")),
+            http_listen: cli.http_listen,
+            admin_listen: cli.admin_listen,
+            content: cli.content.unwrap_or_else(|| PathBuf::from("content")),
+            web: cli.web,
+            cert: cli.cert,
+            key: cli.key,
+            cert_names: cli.cert_name,
+            public_host: cli.public_host,
+            wt_path: cli.wt_path.unwrap_or_else(|| "/holoquic".into()),
+            allowed_origins: cli.allow_origin,
+            cors: cli.cors.unwrap_or(false),
+            cc: cli.cc.unwrap_or(CongestionControl::Bbr2),
+            loss_tolerance: cli.loss_tolerance.unwrap_or(DEFAULT_LOSS_TOLERANCE),
+            qlog_dir: cli.qlog_dir,
+            access_log: cli.access_log,
+            access_log_format: cli.access_log_format.unwrap_or(AccessLogFormat::Text),
             limits: Limits {
-                max_connections: cli.max_connections.or(file.max_connections).unwrap_or(defaults.max_connections),
-                max_requests_per_session: cli.max_requests_per_session.or(file.max_requests_per_session).unwrap_or(defaults.max_requests_per_session),
-                max_object_bytes: cli.max_object_bytes.or(file.max_object_bytes).unwrap_or(defaults.max_object_bytes),
+                max_connections: cli.max_connections.unwrap_or(defaults.max_connections),
+                max_requests_per_session: cli.max_requests_per_session.unwrap_or(defaults.max_requests_per_session),
+                max_object_bytes: cli.max_object_bytes.unwrap_or(defaults.max_object_bytes),
             },
         };
         config.validate()?;
@@ -224,72 +261,37 @@ impl Config {
     }
 }
 
-fn load_file(path: &Path) -> Result<FileConfig> {
+/// `cmd` with the values of the TOML file `path` as its flags' defaults: below the command line
+/// and the environment, which clap applies first.
+fn with_file_defaults(mut cmd: clap::Command, path: &Path) -> Result<clap::Command> {
     let text = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
-    toml::from_str(&text).with_context(|| format!("parsing {}", path.display()))
+    let table: toml::Table = toml::from_str(&text).with_context(|| format!("parsing {}", path.display()))?;
+    for (key, value) in table {
+        let Some(arg) = cmd.get_arguments().find(|a| a.get_id() == key.as_str() && key != "config") else {
+            bail!("{}: unknown key `{key}` (keys are the long flag names with `_` for `-`, e.g. `wt_path`)", path.display());
+        };
+        let repeatable = matches!(arg.get_action(), ArgAction::Append);
+        let values = match value {
+            toml::Value::Array(items) if repeatable => items.into_iter().map(|v| scalar(&key, v)).collect::<Result<Vec<_>>>()?,
+            toml::Value::Array(_) => bail!("{}: `{key}` takes one value, not an array", path.display()),
+            single => vec![scalar(&key, single)?],
+        };
+        cmd = cmd.mut_arg(key, |a| a.default_values(values));
+    }
+    Ok(cmd)
+}
+
+/// A TOML value as the text clap parses.
+fn scalar(key: &str, value: toml::Value) -> Result<String> {
+    match value {
+        toml::Value::String(s) => Ok(s),
+        toml::Value::Integer(i) => Ok(i.to_string()),
+        toml::Value::Float(f) => Ok(f.to_string()),
+        toml::Value::Boolean(b) => Ok(b.to_string()),
+        other => Err(anyhow!("`{key}` must be a string, number or boolean, got {}", other.type_str())),
+    }
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn dir() -> tempdir::Dir {
-        tempdir::Dir::new()
-    }
-
-    /// A temporary directory removed on drop (std only; no extra crate).
-    mod tempdir {
-        pub struct Dir(pub std::path::PathBuf);
-        impl Dir {
-            pub fn new() -> Self {
-                let p = std::env::temp_dir().join(format!("holoquic-cfg-{}-{}", std::process::id(), rand::random::<u64>()));
-                std::fs::create_dir_all(&p).unwrap();
-                Self(p)
-            }
-        }
-        impl Drop for Dir {
-            fn drop(&mut self) {
-                let _ = std::fs::remove_dir_all(&self.0);
-            }
-        }
-    }
-
-    #[test]
-    fn defaults_and_flags() {
-        let d = dir();
-        let c = Config::parse_from(["x", "--content", d.0.to_str().unwrap()]).unwrap();
-        assert_eq!(c.listen, "[::]:4433".parse().unwrap());
-        assert_eq!(c.wt_path, "/holoquic");
-        assert_eq!(c.cc, CongestionControl::Bbr2);
-        assert_eq!(c.loss_tolerance, DEFAULT_LOSS_TOLERANCE);
-        assert_eq!(c.limits, Limits::default());
-        let c = Config::parse_from(["x", "--content", d.0.to_str().unwrap(), "--cc", "cubic", "--allow-origin", "https://a", "--allow-origin", "https://b"])
-            .unwrap();
-        assert_eq!(c.cc, CongestionControl::Cubic);
-        assert_eq!(c.allowed_origins, vec!["https://a", "https://b"]);
-    }
-
-    #[test]
-    fn file_values_apply_and_flags_win() {
-        let d = dir();
-        let file = d.0.join("origin.toml");
-        std::fs::write(&file, format!("listen = \"127.0.0.1:9000\"\ncontent = {:?}\ncc = \"cubic\"\nwt-path = \"/wt\"\n", d.0)).unwrap();
-        let c = Config::parse_from(["x", "--config", file.to_str().unwrap(), "--wt-path", "/other"]).unwrap();
-        assert_eq!(c.listen, "127.0.0.1:9000".parse().unwrap());
-        assert_eq!(c.cc, CongestionControl::Cubic);
-        assert_eq!(c.wt_path, "/other");
-    }
-
-    #[test]
-    fn bad_input_is_a_clear_error() {
-        let d = dir();
-        let content = d.0.to_str().unwrap();
-        assert!(Config::parse_from(["x", "--content", "/does/not/exist"]).unwrap_err().to_string().contains("does not exist"));
-        assert!(Config::parse_from(["x", "--content", content, "--wt-path", "nope"]).unwrap_err().to_string().contains("--wt-path"));
-        assert!(Config::parse_from(["x", "--content", content, "--loss-tolerance", "0.9"]).unwrap_err().to_string().contains("--loss-tolerance"));
-        assert!(Config::parse_from(["x", "--content", content, "--loss-tolerance", "NaN"]).is_err());
-        let file = d.0.join("bad.toml");
-        std::fs::write(&file, "unknown-key = 1\n").unwrap();
-        assert!(Config::parse_from(["x", "--config", file.to_str().unwrap()]).is_err());
-    }
-}
+#[path = "config_tests.rs"]
+mod tests;

@@ -59,6 +59,12 @@ impl ContentStore {
         read_inside(&self.root, &relative, self.max_object_bytes, Some(&self.cache))
     }
 
+    /// Forgets every cached object: the next request for each reads its file again (SIGHUP,
+    /// after a scene was replaced in place).
+    pub fn invalidate_all(&self) {
+        *self.cache.lock().expect("cache lock") = Cache::default();
+    }
+
     /// The media type of a path, by extension.
     pub fn content_type(path: &str) -> &'static str {
         content_type(path)

@@ -1,22 +1,24 @@
 //! The TCP side: HTTPS (HTTP/2 and HTTP/1.1 over TLS) on the QUIC port number, and an optional
 //! plain HTTP/1.1 listener for local use. Serves the web app, manifests and segments (the `h2`
-//! baseline and the fallback when WebTransport is missing), `/cert-hash`, `/config.json`,
-//! `/metrics` and `/healthz`.
+//! baseline and the fallback when WebTransport is missing), `/cert-hash`, `/config.json` and
+//! `/healthz`, writing an access-log line per request. (`/metrics` is on the admin listener.)
 
 use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::time::Instant;
 
 use anyhow::{Context, Result};
 use bytes::Bytes;
 use http_body_util::Full;
-use hyper::body::Incoming;
+use hyper::body::{Body as _, Incoming};
 use hyper::header::{self, HeaderValue};
 use hyper::{Method, Request, Response, StatusCode};
 use hyper_util::rt::{TokioExecutor, TokioIo};
 use tokio::net::TcpListener;
 
+use crate::access_log::{self, HttpRequest};
 use crate::config::Config;
 use crate::content::{content_type, read_inside, relative_path, ContentError, ContentStore, CONTENT_PREFIX};
 use crate::metrics::Metrics;
@@ -70,7 +72,7 @@ pub async fn bind_https(ctx: Arc<HttpContext>, addr: SocketAddr) -> Result<(Sock
                     Ok(tls) => tls,
                     Err(e) => return tracing::debug!(%peer, "TLS handshake failed: {e}"),
                 };
-                serve_connection(ctx, TokioIo::new(tls), true).await;
+                serve_connection(ctx, TokioIo::new(tls), peer, true).await;
             });
         }
     };
@@ -83,15 +85,15 @@ pub async fn bind_http(ctx: Arc<HttpContext>, addr: SocketAddr) -> Result<(Socke
     let local = listener.local_addr()?;
     let serve = async move {
         loop {
-            let Ok((tcp, _)) = listener.accept().await else { continue };
+            let Ok((tcp, peer)) = listener.accept().await else { continue };
             let ctx = Arc::clone(&ctx);
-            tokio::spawn(async move { serve_connection(ctx, TokioIo::new(tcp), false).await });
+            tokio::spawn(async move { serve_connection(ctx, TokioIo::new(tcp), peer, false).await });
         }
     };
     Ok((local, serve))
 }
 
-async fn serve_connection<I>(ctx: Arc<HttpContext>, io: I, secure: bool)
+async fn serve_connection<I>(ctx: Arc<HttpContext>, io: I, peer: SocketAddr, secure: bool)
 where
     I: hyper::rt::Read + hyper::rt::Write + Unpin + Send + 'static,
 {
@@ -101,8 +103,21 @@ where
         // blocking pool, so a slow disk or a large file never holds one of the two runtime
         // workers that every other connection needs.
         async move {
+            let (started, method, path, version) = (Instant::now(), req.method().clone(), req.uri().path().to_owned(), req.version());
             let response = tokio::task::spawn_blocking(move || handle(&ctx, req, secure)).await;
-            Ok::<_, Infallible>(response.unwrap_or_else(|_| text(StatusCode::INTERNAL_SERVER_ERROR, "internal error\n")))
+            let response = response.unwrap_or_else(|_| text(StatusCode::INTERNAL_SERVER_ERROR, "internal error\n"));
+            let (status, bytes, transport) =
+                (response.status().as_u16(), response.body().size_hint().exact().unwrap_or(0), access_log::http_transport(version, secure));
+            access_log::http_request(&HttpRequest {
+                method: method.as_str(),
+                path: &path,
+                status,
+                bytes,
+                duration: started.elapsed(),
+                peer: Some(peer),
+                transport,
+            });
+            Ok::<_, Infallible>(response)
         }
     });
     if let Err(e) = hyper_util::server::conn::auto::Builder::new(TokioExecutor::new()).serve_connection(io, service).await {
@@ -167,11 +182,6 @@ pub fn handle(ctx: &HttpContext, req: Request<Incoming>, secure: bool) -> Respon
 fn route(ctx: &HttpContext, req: &Request<Incoming>, path: &str) -> Response<Body> {
     match path {
         "/healthz" => text(StatusCode::OK, "ok\n"),
-        "/metrics" => {
-            let mut r = text(StatusCode::OK, &ctx.metrics.render_prometheus());
-            r.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("text/plain; version=0.0.4"));
-            r
-        }
         "/cert-hash" => match ctx.certs.published_hashes().first() {
             Some((hash, not_after)) => json(serde_json::json!({
                 "algorithm": "sha-256", "value": hex(hash), "notAfter": rfc3339(*not_after),

@@ -1,10 +1,14 @@
 //! holoquic origin: WebTransport over HTTP/3 on quiche (object delivery on reliable streams or as
 //! RaptorQ-coded datagrams, docs/protocol.md) and HTTPS over TCP for the web app, manifests,
-//! segments and operations endpoints. See docs/origin.md for running it.
+//! segments, and a listener for operators (metrics). See docs/origin.md for running it.
 
+pub mod access_log;
+pub mod admin;
 pub mod config;
 pub mod content;
+pub mod histogram;
 pub mod https;
 pub mod metrics;
+pub mod private_dir;
 pub mod quic;
 pub mod tls;

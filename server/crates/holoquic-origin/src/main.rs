@@ -1,56 +1,68 @@
 //! The `holoquic-origin` binary: reads the configuration, starts the QUIC loop on its own thread
-//! and the HTTPS listeners on tokio, prints one ready line, and stops on SIGINT/SIGTERM.
+//! and the HTTPS and admin listeners on tokio, prints one ready line, reloads on SIGHUP and stops
+//! on SIGINT/SIGTERM.
 
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use anyhow::{anyhow, Result};
+use holoquic_origin::access_log;
+use holoquic_origin::admin::bind_admin;
 use holoquic_origin::config::Config;
 use holoquic_origin::content::ContentStore;
 use holoquic_origin::https::{bind_http, bind_https, HttpContext};
 use holoquic_origin::metrics::Metrics;
+use holoquic_origin::private_dir::PrivateDir;
 use holoquic_origin::quic::{self, QuicContext};
 use holoquic_origin::tls::CertStore;
+use tokio::signal::unix::{signal, SignalKind};
 
 fn main() {
-    tracing_subscriber::fmt()
-        .with_env_filter(tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()))
-        .with_writer(std::io::stderr)
-        .init();
-    if let Err(e) = run() {
-        eprintln!("holoquic-origin: {e:#}");
-        std::process::exit(1);
+    let config = Config::from_args().unwrap_or_else(|e| fail(e));
+    let log = access_log::init(config.access_log_format, config.access_log.as_deref()).unwrap_or_else(|e| fail(e));
+    let result = run(config);
+    drop(log); // flushes the access log's queued lines
+    if let Err(e) = result {
+        fail(e);
     }
 }
 
-fn run() -> Result<()> {
-    let config = Arc::new(Config::from_args()?);
-    let certs = Arc::new(match (&config.cert, &config.key) {
-        (Some(cert), Some(key)) => CertStore::from_files(cert, key)?,
-        _ => {
-            let dir = std::env::temp_dir().join(format!("holoquic-origin-{}", std::process::id()));
-            CertStore::generate(&dir, &config.cert_names)?
-        }
-    });
-    certs.spawn_rotation();
-    let content = Arc::new(ContentStore::open(&config.content, config.limits.max_object_bytes)?);
-    let metrics = Arc::new(Metrics::default());
-    let shutdown = Arc::new(AtomicBool::new(false));
+fn fail(e: anyhow::Error) -> ! {
+    eprintln!("holoquic-origin: {e:#}");
+    std::process::exit(1);
+}
 
-    let (quic_addr, quic_thread) = quic::spawn(
-        QuicContext { config: Arc::clone(&config), certs: Arc::clone(&certs), content: Arc::clone(&content), metrics: Arc::clone(&metrics) },
-        Arc::clone(&shutdown),
-    )?;
-
+fn run(config: Config) -> Result<()> {
+    let config = Arc::new(config);
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
-    let quic_ended = runtime.spawn_blocking(move || quic_thread.join());
     runtime.block_on(async {
+        // Signals first: from here on SIGINT/SIGTERM end `run` normally, which removes the
+        // private directory.
+        let mut interrupt = signal(SignalKind::interrupt())?;
+        let mut term = signal(SignalKind::terminate())?;
+        let mut hangup = signal(SignalKind::hangup())?;
+        let private = PrivateDir::create()?;
+        let certs = Arc::new(match (&config.cert, &config.key) {
+            (Some(cert), Some(key)) => CertStore::from_files(cert, key, private.path())?,
+            _ => CertStore::generate(private.path(), &config.cert_names)?,
+        });
+        certs.spawn_rotation();
+        let content = Arc::new(ContentStore::open(&config.content, config.limits.max_object_bytes)?);
+        let metrics = Arc::new(Metrics::default());
+        let shutdown = Arc::new(AtomicBool::new(false));
+
+        let (quic_addr, quic_thread) = quic::spawn(
+            QuicContext { config: Arc::clone(&config), certs: Arc::clone(&certs), content: Arc::clone(&content), metrics: Arc::clone(&metrics) },
+            Arc::clone(&shutdown),
+        )?;
+        let mut quic_ended = tokio::task::spawn_blocking(move || quic_thread.join());
+
         let ctx = Arc::new(HttpContext {
             config: Arc::clone(&config),
             certs: Arc::clone(&certs),
-            content,
-            metrics,
+            content: Arc::clone(&content),
+            metrics: Arc::clone(&metrics),
             quic_port: quic_addr.port(),
             web_root: match &config.web {
                 Some(w) => Some(w.canonicalize()?),
@@ -68,24 +80,50 @@ fn run() -> Result<()> {
             }
             None => None,
         };
-        let http = http_addr.map(|a| a.to_string()).unwrap_or_else(|| "-".into());
-        println!("holoquic-origin: listening quic={quic_addr} https={https_addr} http={http}");
+        let admin_addr = match config.admin_listen {
+            Some(addr) => {
+                let (local, admin) = bind_admin(Arc::clone(&metrics), addr).await?;
+                tokio::spawn(admin);
+                Some(local)
+            }
+            None => None,
+        };
+        let shown = |a: Option<std::net::SocketAddr>| a.map_or_else(|| "-".to_owned(), |a| a.to_string());
+        println!("holoquic-origin: listening quic={quic_addr} https={https_addr} http={} admin={}", shown(http_addr), shown(admin_addr));
         std::io::stdout().flush()?;
 
-        let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
-        let mut quic_ended = quic_ended;
-        tokio::select! {
-            _ = tokio::signal::ctrl_c() => {}
-            _ = term.recv() => {}
-            // The QUIC loop returns only when told to stop: ending before means it failed or
-            // panicked. Exit then (non-zero, for a supervisor to restart us) rather than go on
-            // serving HTTPS — and answering /healthz — while every WebTransport client fails.
-            ended = &mut quic_ended => return Err(quic_failure(ended).unwrap_or_else(|| anyhow!("the QUIC loop stopped unasked"))),
+        loop {
+            tokio::select! {
+                _ = interrupt.recv() => break,
+                _ = term.recv() => break,
+                _ = hangup.recv() => reload(&certs, &content),
+                // The QUIC loop returns only when told to stop: ending before means it failed or
+                // panicked. Exit then (non-zero, for a supervisor to restart us) rather than go on
+                // serving HTTPS — and answering /healthz — while every WebTransport client fails.
+                ended = &mut quic_ended => return Err(quic_failure(ended).unwrap_or_else(|| anyhow!("the QUIC loop stopped unasked"))),
+            }
         }
+        // Shutdown. This is where a graceful drain begins (issue 31: stop accepting, let in-flight
+        // objects finish, close sessions with their capsule, bounded by a grace period); today
+        // the flag makes the QUIC loop close every connection at once and return.
         tracing::info!("shutting down");
         shutdown.store(true, Ordering::Relaxed);
-        quic_failure(quic_ended.await).map_or(Ok(()), Err)
+        let ended = quic_failure(quic_ended.await).map_or(Ok(()), Err);
+        drop(private); // the certificate files go with it
+        ended
     })
+}
+
+/// SIGHUP: the PKI certificate from its files (a failure keeps the one in service) and the
+/// content read afresh (a replaced scene is served from its new files).
+fn reload(certs: &CertStore, content: &ContentStore) {
+    match certs.reload() {
+        Ok(true) => tracing::info!(generation = certs.current().generation, "SIGHUP: reloaded the certificate and key"),
+        Ok(false) => tracing::info!("SIGHUP: the certificate is generated (it rotates by itself): nothing to reload"),
+        Err(e) => tracing::error!("SIGHUP: keeping the certificate in service, the new one did not load: {e:#}"),
+    }
+    content.invalidate_all();
+    tracing::info!("SIGHUP: content cache emptied");
 }
 
 /// The error of a QUIC thread that ended, if it ended with one or panicked.

@@ -6,8 +6,13 @@
 //! most 14 days — and replaces it 2 days before it expires. During the overlap both hashes are
 //! published, so a player that fetched the old hash can still connect.
 //!
-//! quiche loads certificates from PEM files, so the current pair is also written to a private
-//! runtime directory; `generation` tells the QUIC loop when to rebuild its configuration.
+//! A PKI certificate is read again on [`CertStore::reload`] (SIGHUP, after a renewal); a pair
+//! that does not load keeps the old one in service.
+//!
+//! quiche loads certificates from PEM files, so the pair in service is also written to the
+//! private runtime directory (`private_dir`): a generated one, and a copy of the PKI files as they
+//! were validated, so quiche never reads a file that changed after rustls checked it.
+//! `generation` tells the QUIC loop when to rebuild its configuration.
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -47,8 +52,11 @@ struct State {
 /// The origin's certificate, shared by the QUIC loop and the HTTPS listener.
 pub struct CertStore {
     state: Mutex<State>,
+    /// Where the PEM files quiche loads are written.
     runtime_dir: PathBuf,
     names: Vec<String>,
+    /// The PKI certificate chain and key files, read again by `reload`; None when generated.
+    pki_files: Option<(PathBuf, PathBuf)>,
 }
 
 impl std::fmt::Debug for CertStore {
@@ -58,25 +66,26 @@ impl std::fmt::Debug for CertStore {
 }
 
 impl CertStore {
-    /// Loads a PKI certificate chain and key (PEM).
-    pub fn from_files(cert: &Path, key: &Path) -> Result<Self> {
-        let chain = read_chain(cert)?;
-        let key_der = read_key(key)?;
-        let certified = certified_key(chain.clone(), key_der)?;
-        let pair = CertPair {
-            cert_pem: cert.to_path_buf(),
-            key_pem: key.to_path_buf(),
-            der_sha256: Sha256::digest(chain[0].as_ref()).into(),
-            not_after: SystemTime::UNIX_EPOCH + Duration::from_secs(u64::from(u32::MAX)),
-            generation: 0,
-            self_signed: false,
-            certified,
-        };
+    /// Loads a PKI certificate chain and key (PEM), copied into `runtime_dir` for quiche.
+    pub fn from_files(cert: &Path, key: &Path, runtime_dir: &Path) -> Result<Self> {
+        let pair = load_pki_pair(cert, key, runtime_dir, 0)?;
         Ok(Self {
             state: Mutex::new(State { current: Arc::new(pair), previous: None }),
-            runtime_dir: cert.parent().unwrap_or(Path::new(".")).to_path_buf(),
+            runtime_dir: runtime_dir.to_path_buf(),
             names: Vec::new(),
+            pki_files: Some((cert.to_path_buf(), key.to_path_buf())),
         })
+    }
+
+    /// Reads the PKI certificate and key files again and serves them from now on: new TLS
+    /// connections, and new QUIC connections once the loop sees the new generation. On any
+    /// error the certificate in service stays. Returns false for a generated certificate, which
+    /// has no files to read (it rotates by itself).
+    pub fn reload(&self) -> Result<bool> {
+        let Some((cert, key)) = &self.pki_files else { return Ok(false) };
+        let next = load_pki_pair(cert, key, &self.runtime_dir, self.current().generation + 1)?;
+        self.state.lock().expect("cert lock").current = Arc::new(next);
+        Ok(true)
     }
 
     /// Generates a short-lived self-signed certificate for `names` (plus localhost, 127.0.0.1, ::1),
@@ -86,7 +95,7 @@ impl CertStore {
         let mut all = vec!["localhost".to_string(), "127.0.0.1".to_string(), "::1".to_string()];
         all.extend(names.iter().cloned());
         let pair = generate_pair(runtime_dir, &all, SystemTime::now(), GENERATED_VALIDITY, 1)?;
-        Ok(Self { state: Mutex::new(State { current: Arc::new(pair), previous: None }), runtime_dir: runtime_dir.to_path_buf(), names: all })
+        Ok(Self { state: Mutex::new(State { current: Arc::new(pair), previous: None }), runtime_dir: runtime_dir.to_path_buf(), names: all, pki_files: None })
     }
 
     pub fn current(&self) -> Arc<CertPair> {
@@ -181,44 +190,56 @@ fn generate_pair(dir: &Path, names: &[String], now: SystemTime, validity: Durati
     params.not_before = time::OffsetDateTime::from(start);
     params.not_after = time::OffsetDateTime::from(end);
     let cert = params.self_signed(&key)?;
-    let cert_pem = dir.join(format!("cert-{generation}.pem"));
-    let key_pem = dir.join(format!("key-{generation}.pem"));
-    std::fs::write(&cert_pem, cert.pem())?;
-    write_private(&key_pem, key.serialize_pem().as_bytes())?;
+    let (cert_pem, key_pem) = write_pair(dir, generation, cert.pem().as_bytes(), key.serialize_pem().as_bytes())?;
     let der = cert.der().clone();
     let certified = certified_key(vec![der.clone()], PrivateKeyDer::try_from(key.serialize_der()).map_err(|e| anyhow!(e))?)?;
     Ok(CertPair { cert_pem, key_pem, der_sha256: Sha256::digest(der.as_ref()).into(), not_after: end, generation, self_signed: true, certified })
 }
 
+/// A PKI pair read from its files, checked (the key signs for the certificate's chain as rustls
+/// loads it) and copied into `dir` as generation `generation`.
+fn load_pki_pair(cert: &Path, key: &Path, dir: &Path, generation: u64) -> Result<CertPair> {
+    let cert_bytes = std::fs::read(cert).with_context(|| format!("reading {}", cert.display()))?;
+    let key_bytes = std::fs::read(key).with_context(|| format!("reading {}", key.display()))?;
+    let chain = rustls_pemfile::certs(&mut &cert_bytes[..]).collect::<Result<Vec<_>, _>>().with_context(|| format!("parsing {}", cert.display()))?;
+    let Some(leaf) = chain.first() else { return Err(anyhow!("{} holds no PEM certificate", cert.display())) };
+    let der_sha256 = Sha256::digest(leaf.as_ref()).into();
+    let key_der = rustls_pemfile::private_key(&mut &key_bytes[..])
+        .with_context(|| format!("parsing {}", key.display()))?
+        .ok_or_else(|| anyhow!("{} holds no PEM private key", key.display()))?;
+    let certified = certified_key(chain, key_der)?;
+    certified.keys_match().map_err(|e| anyhow!("{} does not belong to {}: {e}", key.display(), cert.display()))?;
+    let (cert_pem, key_pem) = write_pair(dir, generation, &cert_bytes, &key_bytes)?;
+    let not_after = SystemTime::UNIX_EPOCH + Duration::from_secs(u64::from(u32::MAX));
+    Ok(CertPair { cert_pem, key_pem, der_sha256, not_after, generation, self_signed: false, certified })
+}
+
+/// Writes `cert-N.pem` and `key-N.pem` into `dir`, readable by this user only.
+fn write_pair(dir: &Path, generation: u64, cert: &[u8], key: &[u8]) -> Result<(PathBuf, PathBuf)> {
+    let cert_pem = dir.join(format!("cert-{generation}.pem"));
+    let key_pem = dir.join(format!("key-{generation}.pem"));
+    write_private(&cert_pem, cert)?;
+    write_private(&key_pem, key)?;
+    Ok((cert_pem, key_pem))
+}
+
+/// Creates `path` afresh (mode 0600), never through a symbolic link: a name left over (a retry
+/// after a failed write) is removed first, and the create refuses to follow a link or reuse a file.
 fn write_private(path: &Path, data: &[u8]) -> Result<()> {
     use std::io::Write;
-    #[cfg(unix)]
     use std::os::unix::fs::OpenOptionsExt;
+    match std::fs::remove_file(path) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e).with_context(|| format!("removing {}", path.display())),
+        _ => {}
+    }
     let mut options = std::fs::OpenOptions::new();
-    options.write(true).create(true).truncate(true);
-    #[cfg(unix)]
-    options.mode(0o600);
-    options.open(path)?.write_all(data)?;
-    Ok(())
+    options.write(true).create_new(true).mode(0o600).custom_flags(libc::O_NOFOLLOW);
+    options.open(path).and_then(|mut f| f.write_all(data)).with_context(|| format!("writing {}", path.display()))
 }
 
 fn certified_key(chain: Vec<CertificateDer<'static>>, key: PrivateKeyDer<'static>) -> Result<Arc<CertifiedKey>> {
     let signing = rustls::crypto::ring::sign::any_supported_type(&key).map_err(|e| anyhow!("unsupported private key: {e}"))?;
     Ok(Arc::new(CertifiedKey::new(chain, signing)))
-}
-
-fn read_chain(path: &Path) -> Result<Vec<CertificateDer<'static>>> {
-    let mut reader = std::io::BufReader::new(std::fs::File::open(path).with_context(|| format!("opening {}", path.display()))?);
-    let chain = rustls_pemfile::certs(&mut reader).collect::<Result<Vec<_>, _>>()?;
-    if chain.is_empty() {
-        return Err(anyhow!("{} holds no PEM certificate", path.display()));
-    }
-    Ok(chain)
-}
-
-fn read_key(path: &Path) -> Result<PrivateKeyDer<'static>> {
-    let mut reader = std::io::BufReader::new(std::fs::File::open(path).with_context(|| format!("opening {}", path.display()))?);
-    rustls_pemfile::private_key(&mut reader)?.ok_or_else(|| anyhow!("{} holds no PEM private key", path.display()))
 }
 
 #[cfg(test)]
@@ -266,11 +287,66 @@ mod tests {
 
     #[test]
     fn pki_files_load_and_publish_no_hash() {
-        let dir = tmp();
-        let generated = CertStore::generate(&dir, &[]).unwrap().current();
-        let store = CertStore::from_files(&generated.cert_pem, &generated.key_pem).unwrap();
+        let (source, runtime) = (tmp(), tmp());
+        std::fs::create_dir_all(&runtime).unwrap();
+        let generated = CertStore::generate(&source, &[]).unwrap().current();
+        let store = CertStore::from_files(&generated.cert_pem, &generated.key_pem, &runtime).unwrap();
         assert!(store.published_hashes().is_empty());
-        assert!(CertStore::from_files(&dir.join("missing.pem"), &generated.key_pem).is_err());
+        assert_eq!(store.current().der_sha256, generated.der_sha256);
+        assert!(store.current().cert_pem.starts_with(&runtime), "quiche loads the validated copy");
+        assert!(CertStore::from_files(&source.join("missing.pem"), &generated.key_pem, &runtime).is_err());
+        std::fs::remove_dir_all(source).unwrap();
+        std::fs::remove_dir_all(runtime).unwrap();
+    }
+
+    /// A renewed pair is served after `reload`; a corrupt certificate, or a key of another
+    /// certificate, leaves the pair in service (and its files) as it was.
+    #[test]
+    fn reload_takes_a_new_pair_and_keeps_the_old_one_when_the_new_one_is_bad() {
+        let (source, runtime) = (tmp(), tmp());
+        std::fs::create_dir_all(&runtime).unwrap();
+        let first = CertStore::generate(&source.join("a"), &[]).unwrap().current();
+        let second = CertStore::generate(&source.join("b"), &[]).unwrap().current();
+        let (cert, key) = (source.join("cert.pem"), source.join("key.pem"));
+        std::fs::copy(&first.cert_pem, &cert).unwrap();
+        std::fs::copy(&first.key_pem, &key).unwrap();
+        let store = CertStore::from_files(&cert, &key, &runtime).unwrap();
+        assert!(CertStore::generate(&source.join("c"), &[]).unwrap().reload().is_ok_and(|reloaded| !reloaded), "nothing to reload");
+
+        std::fs::copy(&second.cert_pem, &cert).unwrap();
+        std::fs::copy(&second.key_pem, &key).unwrap();
+        assert!(store.reload().unwrap());
+        let now = store.current();
+        assert_eq!((now.der_sha256, now.generation), (second.der_sha256, 1));
+        assert_eq!(std::fs::read(&now.cert_pem).unwrap(), std::fs::read(&second.cert_pem).unwrap());
+
+        std::fs::write(&cert, "-----BEGIN CERTIFICATE-----\nnot base64 at all\n-----END CERTIFICATE-----\n").unwrap();
+        assert!(store.reload().is_err());
+        std::fs::write(&cert, "").unwrap();
+        assert!(store.reload().unwrap_err().to_string().contains("no PEM certificate"));
+        std::fs::copy(&first.cert_pem, &cert).unwrap(); // the key is still the second's
+        assert!(store.reload().unwrap_err().to_string().contains("does not belong"));
+        let kept = store.current();
+        assert_eq!((kept.der_sha256, kept.generation), (second.der_sha256, 1));
+        assert_eq!(std::fs::read(&kept.cert_pem).unwrap(), std::fs::read(&second.cert_pem).unwrap(), "its file is untouched");
+        std::fs::remove_dir_all(source).unwrap();
+        std::fs::remove_dir_all(runtime).unwrap();
+    }
+
+    #[test]
+    fn private_files_are_never_written_through_a_link() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tmp();
+        std::fs::create_dir_all(&dir).unwrap();
+        let victim = dir.join("victim");
+        std::fs::write(&victim, "keep").unwrap();
+        let link = dir.join("key-1.pem");
+        std::os::unix::fs::symlink(&victim, &link).unwrap();
+        write_private(&link, b"secret").unwrap();
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "keep", "the link was replaced, not followed");
+        let meta = std::fs::symlink_metadata(&link).unwrap();
+        assert!(meta.is_file());
+        assert_eq!(meta.permissions().mode() & 0o777, 0o600);
         std::fs::remove_dir_all(dir).unwrap();
     }
 }

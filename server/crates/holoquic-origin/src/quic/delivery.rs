@@ -104,6 +104,8 @@ pub struct RequestStream {
     pub session_id: u64,
     received_at: Instant,
     deadline: Option<Instant>,
+    /// Path, RESPONSE status and object size, for the metrics and the access log (`end_report`).
+    log: (String, u16, u64),
     pub urgency: u8,
     /// The cancel has been counted in the metrics (see `take_cancel`).
     cancel_reported: bool,
@@ -135,6 +137,7 @@ impl RequestStream {
             session_id,
             received_at: now,
             deadline: None,
+            log: (String::new(), 0, 0),
             urgency: 3,
             cancel_reported: false,
             request_id: None,
@@ -159,6 +162,22 @@ impl RequestStream {
 
     pub fn outcome(&self) -> Outcome {
         self.outcome
+    }
+
+    /// What the metrics and the access log record of this request, ending at `now`.
+    pub fn end_report(&self, peer: Option<std::net::SocketAddr>, now: Instant) -> crate::metrics::RequestEnd<'_> {
+        use crate::metrics::RequestDelivery;
+        let o = &self.outcome;
+        let delivery = if o.reliable {
+            Some(RequestDelivery::Reliable)
+        } else if o.datagram {
+            Some(RequestDelivery::Datagram)
+        } else {
+            None
+        };
+        let (path, status, object_bytes) = (&self.log.0, self.log.1, self.log.2);
+        let (received_at, deadline, cancelled, deadline_missed) = (self.received_at, self.deadline, o.cancelled, o.deadline_missed);
+        crate::metrics::RequestEnd { path, delivery, status, object_bytes, received_at, deadline, ended_at: now, cancelled, deadline_missed, peer }
     }
 
     /// Whether the request no longer needs the connection (ended and fully written).
@@ -256,6 +275,7 @@ impl RequestStream {
         self.urgency = request.urgency.min(7);
         self.received_at = now;
         self.deadline = (request.deadline_ms > 0).then(|| now + Duration::from_millis(request.deadline_ms));
+        self.log.0.clone_from(&request.path);
         if !env.may_start {
             return self.fail(429, "too many concurrent requests in this session");
         }
@@ -266,6 +286,7 @@ impl RequestStream {
             Err(e @ ContentError::TooLarge { .. }) => return self.fail(413, &e.to_string()),
             Err(ContentError::Io(_)) => return self.fail(500, "could not read the object"),
         };
+        (self.log.1, self.log.2) = (200, object.len() as u64);
         match request.delivery {
             Delivery::Reliable => {
                 Message::Response(Response { status: 200, body: ResponseBody::Reliable { object_length: object.len() as u64 } }).encode(&mut self.out);
@@ -341,6 +362,7 @@ impl RequestStream {
     /// Answers with an error status and ends the stream.
     fn fail(&mut self, status: u16, message: &str) {
         if matches!(self.state, State::AwaitRequest) {
+            self.log.1 = status;
             self.out.clear();
             Message::Response(Response { status, body: ResponseBody::Error { message: message.to_owned() } }).encode(&mut self.out);
             self.ending = Ending::Fin;

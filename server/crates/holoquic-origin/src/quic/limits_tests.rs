@@ -527,3 +527,54 @@ proptest::proptest! {
         }
     }
 }
+
+/// A served object lands in the histograms, and their Prometheus text parses: a reliable
+/// 4000-byte object over a real quiche connection, then a datagram request with a deadline that
+/// the client finishes after reading what it needs.
+#[test]
+fn served_objects_are_counted_in_parseable_histograms() {
+    let mut h = Harness::with_session();
+    h.open(4, 1, Delivery::Reliable, 3, "/content/d/obj");
+    for _ in 0..50 {
+        h.turn();
+        if h.read(4).1 {
+            break;
+        }
+    }
+    let request = Request {
+        request_id: 2,
+        delivery: Delivery::Datagram,
+        urgency: 3,
+        deadline_ms: 5_000,
+        fec_mode: FecMode::None,
+        loss_ppm: 0,
+        burst_milli: 0,
+        overhead_permille: 0,
+        path: "/content/d/obj".into(),
+    };
+    h.pipe.client.stream_send(8, &request_stream_bytes(request), false).unwrap();
+    h.turn();
+    h.pipe.client.stream_send(8, &[], true).unwrap(); // decoded: the client's FIN ends the request
+    for _ in 0..50 {
+        h.turn();
+        if h.read(8).1 {
+            break;
+        }
+    }
+    h.turn();
+    let text = h.ctx.metrics.render_prometheus();
+    let mut samples = std::collections::HashMap::new();
+    for line in text.lines().filter(|l| !l.starts_with('#')) {
+        let (name, value) = line.rsplit_once(' ').unwrap_or_else(|| panic!("sample line {line:?}"));
+        samples.insert(name.to_owned(), value.parse::<f64>().unwrap_or_else(|e| panic!("{line:?}: {e}")));
+    }
+    let sample = |name: &str| *samples.get(name).unwrap_or_else(|| panic!("no {name} in\n{text}"));
+    assert_eq!(sample("holoquic_object_latency_seconds_count{delivery=\"reliable\"}"), 1.0);
+    assert_eq!(sample("holoquic_object_latency_seconds_count{delivery=\"datagram\"}"), 1.0);
+    assert_eq!(sample("holoquic_object_latency_seconds_bucket{delivery=\"reliable\",le=\"+Inf\"}"), 1.0);
+    assert_eq!(sample("holoquic_object_size_bytes_bucket{le=\"1024\"}"), 0.0);
+    assert_eq!(sample("holoquic_object_size_bytes_bucket{le=\"4096\"}"), 2.0, "two objects of 4000 bytes");
+    assert_eq!(sample("holoquic_object_size_bytes_sum"), 8000.0);
+    assert_eq!(sample("holoquic_deadline_slack_seconds_count"), 1.0);
+    assert!(sample("holoquic_deadline_slack_seconds_sum") > 4.0, "finished well before its 5-s deadline");
+}

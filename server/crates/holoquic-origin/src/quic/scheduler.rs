@@ -81,7 +81,7 @@ impl Scheduler {
     pub fn reset(&mut self, conn: &mut quiche::Connection, ctx: &QuicContext, id: u64) {
         if let Some(mut r) = self.requests.remove(&id) {
             r.on_stopped();
-            count_outcome(ctx, &mut r);
+            count_outcome(conn, ctx, &mut r);
             if let Some(header) = r.take_purge() {
                 self.datagrams_dropped += purge_queued(conn, ctx, &header);
             }
@@ -281,11 +281,11 @@ impl Scheduler {
     }
 
     /// Forgets finished requests, applying their outcome to the metrics; returns their streams.
-    pub fn collect(&mut self, ctx: &QuicContext) -> Vec<u64> {
+    pub fn collect(&mut self, conn: &quiche::Connection, ctx: &QuicContext) -> Vec<u64> {
         let done: Vec<u64> = self.requests.iter().filter(|(_, r)| r.is_done()).map(|(id, _)| *id).collect();
         for id in &done {
             if let Some(mut r) = self.requests.remove(id) {
-                count_outcome(ctx, &mut r);
+                count_outcome(conn, ctx, &mut r);
             }
         }
         done
@@ -293,8 +293,9 @@ impl Scheduler {
 }
 
 /// Applies a finished request's outcome to the metrics (once: the request is dropped after).
-fn count_outcome(ctx: &QuicContext, r: &mut RequestStream) {
+fn count_outcome(conn: &quiche::Connection, ctx: &QuicContext, r: &mut RequestStream) {
     let m = &ctx.metrics;
+    m.request_ended(&r.end_report(conn.path_stats().next().map(|p| p.peer_addr), Instant::now()));
     if r.take_cancel() {
         Metrics::inc(&m.requests_cancelled_total);
     }

@@ -77,7 +77,7 @@ impl Connection {
         self.scheduler.report_departed(conn);
         self.scheduler.count_sent_datagrams(conn, ctx);
         self.scheduler.write_streams(conn, ctx);
-        let finished = self.scheduler.collect(ctx);
+        let finished = self.scheduler.collect(conn, ctx);
         self.sessions.requests_finished(finished);
     }
 
