@@ -12,3 +12,4 @@ pub mod metrics;
 pub mod private_dir;
 pub mod quic;
 pub mod tls;
+pub mod web;
