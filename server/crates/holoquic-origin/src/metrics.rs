@@ -82,6 +82,8 @@ metrics! {
     counter client_datagrams_dropped_total,
     /// HTTPS (HTTP/2 and HTTP/1.1) requests served.
     counter https_requests_total,
+    /// Plain HTTP/3 requests (GET, HEAD and refused methods) answered on the QUIC side.
+    counter http3_requests_total,
     /// QUIC packets sent, counted when their connection ends.
     counter quic_packets_sent_total,
     /// QUIC packets declared lost by loss detection (queue drops and link loss alike), counted when

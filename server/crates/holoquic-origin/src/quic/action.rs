@@ -1,6 +1,8 @@
 //! What the session state machine (session.rs, control.rs) asks the driver (webtransport.rs) to
 //! do on the QUIC connection: the machine's only output, so it is testable without a connection.
 
+use super::headers::RequestHead;
+
 /// What the driver does on the QUIC connection after an event, in the order given.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Action {
@@ -13,6 +15,8 @@ pub enum Action {
     Accept { stream: u64 },
     /// Answer a request with `status`, a text/plain `body` (none if empty) and FIN.
     Refuse { stream: u64, status: &'static str, body: &'static str },
+    /// Answer a plain HTTP/3 request (any method but CONNECT) as HTTPS would (`quic/http3.rs`).
+    Serve { stream: u64, head: RequestHead },
     /// The bidi stream carries an object request of `session` (its bytes follow as `RequestData`).
     OpenRequest { stream: u64, session: u64 },
     /// Bytes, and maybe FIN, for the object request on `stream`.

@@ -1,7 +1,8 @@
-//! HTTP/3 field sections for the WebTransport layer: decoding a request's HEADERS into the few
-//! fields the origin looks at, and encoding the responses it gives (200 to a session's CONNECT,
-//! a status and a short text body to anything refused). QPACK with the static table only: our
-//! SETTINGS give the peer no dynamic table, so no QPACK stream is needed either way.
+//! HTTP/3 field sections: decoding a request's HEADERS into the few fields the origin looks at,
+//! and encoding the responses it gives (200 to a session's CONNECT, a status and a short text
+//! body to anything refused, the header fields of a GET or HEAD answer). QPACK with the static
+//! table only: our SETTINGS give the peer no dynamic table, so no QPACK stream is needed either
+//! way.
 
 use holoquic_proto::h3::{frame_type, Frame};
 use quiche::h3::qpack;
@@ -20,6 +21,12 @@ pub struct RequestHead {
     pub path: String,
     /// The page that opens the session (`origin` header), checked against `--allow-origin`.
     pub origin: String,
+    /// `:authority` (`/config.json` names the host the client used).
+    pub authority: String,
+    /// The `range` header of a GET.
+    pub range: String,
+    /// The `priority` header (RFC 9218), e.g. `u=1, i`.
+    pub priority: String,
 }
 
 /// Decodes a HEADERS frame's payload; None when it is not a valid field section.
@@ -31,6 +38,9 @@ pub fn decode_request(block: &[u8]) -> Option<RequestHead> {
         protocol: get(":protocol").unwrap_or_default(),
         path: get(":path").unwrap_or_default(),
         origin: get("origin").unwrap_or_default(),
+        authority: get(":authority").unwrap_or_default(),
+        range: get("range").unwrap_or_default(),
+        priority: get("priority").unwrap_or_default(),
     })
 }
 
@@ -52,8 +62,20 @@ pub fn refusal(status: &str, body: &str) -> Vec<u8> {
     out
 }
 
+/// The HEADERS frame of a response: `:status`, then `fields` (lower-case names) in order.
+pub fn response(status: u16, fields: &[(&str, String)]) -> Vec<u8> {
+    let status = status.to_string();
+    let mut headers = vec![Header::new(b":status", status.as_bytes())];
+    headers.extend(fields.iter().map(|(name, value)| Header::new(name.as_bytes(), value.as_bytes())));
+    let mut out = Vec::new();
+    encode(&headers, &mut out);
+    out
+}
+
 fn encode(headers: &[Header], out: &mut Vec<u8>) {
-    let mut block = vec![0u8; 1024];
-    let n = qpack::Encoder::new().encode(headers, &mut block).expect("a small field section fits 1 KiB");
+    // QPACK never makes a field longer than its literal form plus a few prefix bytes.
+    let room = headers.iter().map(|h| h.name().len() + h.value().len() + 16).sum::<usize>() + 16;
+    let mut block = vec![0u8; room];
+    let n = qpack::Encoder::new().encode(headers, &mut block).expect("the block has room for every field as a literal");
     Frame::encode(frame_type::HEADERS, &block[..n], out);
 }

@@ -20,6 +20,7 @@ pub mod congestion;
 mod control;
 pub mod delivery;
 mod headers;
+mod http3;
 pub mod retry;
 mod scheduler;
 mod session;

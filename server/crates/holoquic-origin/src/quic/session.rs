@@ -266,12 +266,16 @@ impl SessionMachine {
         }
     }
 
-    /// Where an HTTP/3 request goes by its method. Only extended CONNECT is served on QUIC; any
-    /// other request (a plain GET or HEAD would be dispatched from here) is refused with 405.
+    /// Where an HTTP/3 request goes by its method: extended CONNECT may open a session; any other
+    /// request is answered as HTTPS answers it (GET and HEAD served, the rest 405), and whatever
+    /// the peer sends after its HEADERS (a body nobody reads) is dropped.
     fn on_request(&mut self, env: &SessionEnv, id: u64, head: RequestHead, rest: Vec<u8>, fin: bool) {
         match head.method.as_str() {
             "CONNECT" => self.on_connect(env, id, head, rest, fin),
-            _ => self.refuse(env, id, "405", "this origin speaks WebTransport over HTTP/3; use HTTPS over TCP for other requests\n"),
+            _ => {
+                self.actions.push(Action::Serve { stream: id, head });
+                self.bidi.insert(id, Bidi::Done);
+            }
         }
     }
 

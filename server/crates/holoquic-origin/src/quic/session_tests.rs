@@ -9,7 +9,7 @@ use quiche::h3::Header;
 use std::sync::atomic::Ordering;
 
 use super::action::Action;
-use super::headers::MAX_HEADERS;
+use super::headers::{RequestHead, MAX_HEADERS};
 use super::session::{SessionEnv, SessionMachine};
 use crate::metrics::Metrics;
 
@@ -141,14 +141,38 @@ fn what_follows_the_connect_is_read_once_the_session_is_open() {
 }
 
 #[test]
-fn requests_other_than_our_connect_are_refused() {
+fn connects_we_do_not_serve_are_refused() {
     let mut f = Fixture { allowed_origins: vec!["https://example.org".into()], ..Fixture::default() };
-    let get = f.data(0, &connect("GET", "/holoquic"), false);
-    assert_eq!(get, refused(0, "405", "this origin speaks WebTransport over HTTP/3; use HTTPS over TCP for other requests\n"));
     assert_eq!(f.data(4, &connect("CONNECT", "/elsewhere"), false), refused(4, "404", "no WebTransport endpoint at this path\n"));
     assert_eq!(f.data(8, &connect("CONNECT", "/holoquic"), false), refused(8, "403", "origin not allowed\n"));
-    assert_eq!(f.count(|m| &m.sessions_refused_total), 3);
+    assert_eq!(f.count(|m| &m.sessions_refused_total), 2);
     assert_eq!(f.data(8, b"more", true), [], "a refused stream's bytes are dropped");
+}
+
+#[test]
+fn other_methods_go_to_the_http_side_with_the_fields_it_needs() {
+    let mut f = Fixture::default();
+    let get = headers_frame(&[
+        Header::new(b":method", b"GET"),
+        Header::new(b":scheme", b"https"),
+        Header::new(b":authority", b"127.0.0.1:4433"),
+        Header::new(b":path", b"/content/a.v3c?x=1"),
+        Header::new(b"range", b"bytes=0-9"),
+        Header::new(b"priority", b"u=1, i"),
+    ]);
+    let head = RequestHead {
+        method: "GET".into(),
+        path: "/content/a.v3c?x=1".into(),
+        authority: "127.0.0.1:4433".into(),
+        range: "bytes=0-9".into(),
+        priority: "u=1, i".into(),
+        ..RequestHead::default()
+    };
+    assert_eq!(f.data(0, &get, false), [Action::Serve { stream: 0, head }]);
+    let post = f.data(4, &connect("POST", "/holoquic"), false);
+    assert!(matches!(&post[..], [Action::Serve { stream: 4, head }] if head.method == "POST"), "{post:?}");
+    assert_eq!(f.data(4, b"a body nobody reads", true), [], "what follows the HEADERS is dropped");
+    assert_eq!(f.count(|m| &m.sessions_refused_total), 0, "no WebTransport session was asked for");
 }
 
 #[test]

@@ -2,7 +2,8 @@
 //! `quiche::Connection`: quiche's own `h3` module cannot carry WebTransport streams (findings
 //! §1). This driver opens our control stream with SETTINGS, feeds what the peer sends (stream
 //! bytes, FIN, resets, datagrams) to the session machine (`session.rs`), performs the actions it
-//! returns, and runs the scheduler (`scheduler.rs`) over the object requests (`delivery.rs`).
+//! returns, and runs the scheduler (`scheduler.rs`) over the object requests (`delivery.rs`)
+//! and the writer of plain HTTP/3 answers (`http3.rs`) over GET and HEAD requests.
 
 use std::time::Instant;
 
@@ -10,6 +11,7 @@ use holoquic_proto::h3::{frame_type, stream_type, CloseSession, Frame, Settings}
 
 use super::action::Action;
 use super::headers;
+use super::http3::Responses;
 use super::scheduler::Scheduler;
 use super::session::{SessionEnv, SessionMachine};
 use super::QuicContext;
@@ -23,6 +25,7 @@ pub struct Connection {
     control_opened: bool,
     sessions: SessionMachine,
     scheduler: Scheduler,
+    responses: Responses,
 }
 
 impl Connection {
@@ -37,6 +40,11 @@ impl Connection {
     /// Unidirectional streams of the peer we hold state for.
     pub fn uni_stream_count(&self) -> usize {
         self.sessions.uni_stream_count()
+    }
+
+    /// Plain HTTP/3 answers still being written, and their body bytes not yet taken by quiche.
+    pub fn http3_backlog(&self) -> (usize, usize) {
+        (self.responses.len(), self.responses.queued_bytes())
     }
 
     /// When the connection must close, the error code and reason to close it with (once).
@@ -70,6 +78,7 @@ impl Connection {
         while let Ok(n) = conn.dgram_recv(&mut buf) {
             self.sessions.on_datagram(&session_env(ctx), &buf[..n]);
         }
+        self.responses.write(conn);
         self.scheduler.on_time(now);
         self.scheduler.purge_ended(conn, ctx);
         self.scheduler.write_streams(conn, ctx);
@@ -139,6 +148,7 @@ impl Connection {
                 Action::Refuse { stream, status, body } => {
                     let _ = conn.stream_send(stream, &headers::refusal(status, body), true);
                 }
+                Action::Serve { stream, head } => self.responses.serve(conn, ctx, stream, &head),
                 Action::OpenRequest { stream, session } => self.scheduler.open(stream, session, now),
                 Action::RequestData { stream, data, fin } => self.scheduler.feed(conn, ctx, stream, &data, fin, now),
                 Action::RequestReset { stream } => self.scheduler.reset(conn, ctx, stream),
