@@ -1,15 +1,21 @@
 /**
- * The content clock: seconds of content played, which stand still while playback is paused or
- * frozen, the pause itself, and the playout time of each segment. Segment k plays at
- * P(k) = start + k·D + (time spent frozen or paused before it).
+ * The content clock: the played position on the scene's timeline (seconds of content), which
+ * stands still while playback is paused, frozen, seeking or at the end of a pass, the pause
+ * itself, and the playout time of each segment. Segment k plays at
+ * P(k) = start + k·D + shift, where the shift is the time spent standing still before it minus
+ * where playback started (a seek moves it: the played position jumps to the target).
  */
 import type { Clock } from './clock';
 
-export type HaltReason = 'pause' | 'freeze';
+/**
+ * Why the clock stands still: a pause, a freeze (a reliable object late), a seek (until the
+ * target's frame is ready), or the end of a pass that does not loop (until a seek).
+ */
+export type HaltReason = 'pause' | 'freeze' | 'seek' | 'end';
 
 export class ContentClock {
   private startS = NaN;
-  /** Seconds added to every later playout time by freezes and pauses. */
+  /** Seconds added to every later playout time: time stood still, minus the positions jumped to. */
   private shift = 0;
   /**
    * Why the content clock stands still (a pause, a freeze, or both at once) and since when: the
@@ -22,9 +28,29 @@ export class ContentClock {
 
   constructor(private readonly clock: Clock, private readonly segmentDurationS: number) {}
 
-  /** Playback began now (segment 0 plays from here). */
-  start(): void {
+  /** Playback began now, at `positionS` on the timeline (0: segment 0 plays from here). */
+  start(positionS = 0): void {
     this.startS = this.clock.now();
+    this.shift = -positionS;
+  }
+
+  /**
+   * A seek: the played position becomes `positionS` now and stands there until `unhalt('seek')`
+   * (the target's frame is ready). A halt under way ends here — its time is absorbed by the new
+   * shift — but its reason stays (a pause stays a pause), except the end of a pass, which a seek
+   * leaves. Only after `start()`.
+   */
+  seek(positionS: number): void {
+    const now = this.clock.now();
+    this.halts.delete('end');
+    if (this.halts.size > 0) this.haltedSince = now;
+    this.shift = now - this.startS - positionS;
+    this.halt('seek');
+  }
+
+  /** Whether the clock stands still for `reason`. */
+  haltedBy(reason: HaltReason): boolean {
+    return this.halts.has(reason);
   }
 
   get started(): boolean {
@@ -62,7 +88,7 @@ export class ContentClock {
     if (this.pauseGate) await this.pauseGate.promise;
   }
 
-  /** The clock stands still for `reason` (a freeze; a pause goes through `pause()`). */
+  /** The clock stands still for `reason` (a pause goes through `pause()`, a seek through `seek()`). */
   halt(reason: HaltReason): void {
     if (this.halts.size === 0) this.haltedSince = this.clock.now();
     this.halts.add(reason);
@@ -81,7 +107,7 @@ export class ContentClock {
     return Math.max(0, now - Math.max(this.haltedSince, this.startS));
   }
 
-  /** Seconds of content played so far (excluding freezes and pauses). */
+  /** The played position: seconds on the timeline (content played, plus where playback started or last seeked to). */
   playedS(): number {
     if (!this.started) return 0;
     const now = this.clock.now();

@@ -10,6 +10,12 @@
  * are issued when the playhead is `ceil(bufferTarget / D)` segments before it, with the deadline
  * P(k); the first segment is requested at the lowest quality and playback starts when it is ready.
  * The buffer target grows on a volatile link (`BufferTarget`).
+ *
+ * A seek (`seek()`) moves the played position: what the new position will not play is cancelled
+ * (requests and decodes, `flushFor`), the segment holding the target is fetched like the first
+ * one, and once its objects are in, the content clock restarts at the target and the segment is
+ * shown from the target's frame on. At the end of a pass (pass.ts) playback goes on into the
+ * next pass when looping, or stands at the end until a seek.
  */
 import type { ObjectTransport } from '../transport/types';
 import type { QoeSegment } from '../model/qoe';
@@ -25,6 +31,7 @@ import type { SceneModel } from '../model/scene';
 import { type FreezeCause, FreezeTracker } from './freezes';
 import { LinkEstimates } from '../link/estimates';
 import { inFlight, type ObjectTask, owedObjects, segmentRecord, startObjectTask, type TaskEnv } from './objectTask';
+import { mediaPosition, passSegments, seekLanding } from './pass';
 import { planSegment, type PlannedRequest, transportKind } from './plan';
 import type { DeliveryPolicy } from './policy';
 import { requestsToAbandon } from './quality';
@@ -45,6 +52,11 @@ export interface PlayoutConfig {
   volatileBufferTargetS?: number;
   /** Stop after this many seconds from `run()` (default: never). */
   durationS?: number;
+  /**
+   * At the end of a pass (pass.ts), go on into the next one (default) or stop there, the last
+   * frame shown, until a seek (`setLoop` changes it while playing).
+   */
+  loop?: boolean;
   /** A reliable object later than this stalls no longer: it is given up and the segment plays. */
   maxStallS?: number;
   /** Called when segment k starts playing, with the frames to show per object (null = keep the last). */
@@ -77,7 +89,16 @@ export type PlayoutEvent =
   | { type: 'freeze-end'; atS: number; durationS: number }
   | { type: 'segment'; index: number; qualities: Record<string, number> }
   | { type: 'abandoned'; objectId: string; index: number; fromQuality: number }
+  /** The latest seek's segment was shown (at `positionS` into the pass): once per seek not superseded by another. */
+  | { type: 'seeked'; positionS: number; index: number }
+  /** Playback went on from the end of a pass into the next (looping). */
+  | { type: 'looped'; index: number }
+  /** Playback reached the end of a pass without looping: it stands there until a seek. */
+  | { type: 'ended'; atS: number }
   | { type: 'error'; message: string };
+
+/** The reason a wait is interrupted by a seek (close() interrupts with its own). */
+const SEEK = new Error('seek');
 
 /** Seconds of content requested ahead of the playhead unless configured (docs/player.md → Playout). */
 export const DEFAULT_BUFFER_TARGET_S = 2;
@@ -97,11 +118,21 @@ export class PlayoutSession {
   private origin = 0;
   private readonly content: ContentClock;
   private readonly stop = new AbortController();
+  /** Aborted by a seek (and by close()): every wait of the loop ends, and playback goes on from the seek's target. */
+  private interrupt = new AbortController();
+  /** Where the latest seek lands, until its segment is shown (null: no seek pending). */
+  private seekTo: { timelineS: number; segment: number } | null = null;
+  private loop: boolean;
+  private readonly segmentsPerPass: number;
+  /** The pass being played (pass.ts): where seeks land when not looping, and whose end playback stops at. */
+  private pass = 0;
   private startupS = NaN;
   private readonly taskEnv: TaskEnv;
 
   constructor(private readonly cfg: PlayoutConfig) {
     this.policy = cfg.policy;
+    this.loop = cfg.loop ?? true;
+    this.segmentsPerPass = passSegments(cfg.scene);
     this.content = new ContentClock(cfg.clock, cfg.scene.segmentDuration);
     this.taskEnv = {
       clock: cfg.clock, decoder: cfg.decoder, decodeCost: this.decodeCost, link: this.link,
@@ -130,7 +161,73 @@ export class PlayoutSession {
   /** Ends playback at the next opportunity; `run()` then resolves. */
   close(): void {
     this.stop.abort(new Error('playback stopped'));
+    this.interrupt.abort(this.stop.signal.reason);
     for (const list of this.tasks.values()) for (const t of list) t.abort.abort();
+  }
+
+  /**
+   * Seeks to `mediaS` seconds into the pass being played (clamped to it, pass.ts → `seekLanding`).
+   * What the new position will not play is cancelled at once; the loop then fetches the target's
+   * segment, restarts the content clock there and reports `seeked` when it is shown. A seek
+   * before playback began sets where it begins. A later seek supersedes one still under way.
+   */
+  seek(mediaS: number): void {
+    if (this.stop.signal.aborted) return;
+    const d = this.cfg.scene.segmentDuration;
+    const landing = seekLanding(mediaS, this.currentPass(), this.segmentsPerPass, d, this.loop);
+    this.pass = landing.pass;
+    this.seekTo = { timelineS: landing.timelineS, segment: landing.segment };
+    this.flushFor(landing.segment);
+    if (this.content.started) this.content.seek(landing.timelineS);
+    const interrupted = this.interrupt;
+    this.interrupt = new AbortController();
+    interrupted.abort(SEEK);
+  }
+
+  /** Whether a seek is under way (its target's segment not shown yet). */
+  get seeking(): boolean {
+    return this.seekTo !== null;
+  }
+
+  /** Looping at the end of a pass on or off, from now on. */
+  setLoop(loop: boolean): void {
+    if (!loop && this.loop) this.pass = this.currentPass();
+    this.loop = loop;
+  }
+
+  /** Seconds into the pass being played (pass.ts): what a page shows as the current time. */
+  mediaPositionS(): number {
+    const timeline = this.seekTo?.timelineS ?? this.playedS();
+    return mediaPosition(timeline, this.pass, this.segmentsPerPass, this.cfg.scene.segmentDuration, this.loop);
+  }
+
+  /** Length of a pass in seconds (a whole number of segments). */
+  get passS(): number {
+    return this.segmentsPerPass * this.cfg.scene.segmentDuration;
+  }
+
+  /** The pass the played position is in (looping), or the one being played. */
+  private currentPass(): number {
+    if (!this.loop) return this.pass;
+    const timeline = this.seekTo?.timelineS ?? this.playedS();
+    return Math.floor(timeline / this.passS + 1e-9);
+  }
+
+  /**
+   * Cancels what a position whose first segment is `k` will not play: requests and decodes of
+   * every other segment, except segments after it already decoded within the buffer (they play
+   * next, unchanged). The target's own requests go on: nothing is more urgent.
+   */
+  private flushFor(k: number): void {
+    for (const [j, list] of this.tasks) {
+      const keep = j === k || (j > k && j <= k + this.aheadSegments && list.every((t) => t.settled));
+      if (keep) continue;
+      for (const t of list) {
+        t.abort.abort();
+        t.decodeWithdraw.abort();
+      }
+      this.tasks.delete(j);
+    }
   }
 
   /** The buffer target now: the base, or the volatile target after the link starved (`BufferTarget`). */
@@ -206,25 +303,19 @@ export class PlayoutSession {
     const end = this.cfg.durationS === undefined ? Infinity : this.origin + this.cfg.durationS;
     const watch = new AbortController();
     try {
-      // Startup: segment 0 at the lowest quality; playback starts once its reliable objects are in.
       void this.watchLink(watch.signal);
       void this.watchSegments(watch.signal);
-      this.request(0, this.origin + Math.max(4, 2 * this.bufferTargetS));
-      await this.waitForSegment(0, end, false);
-      if (this.stop.signal.aborted || clock.now() >= end) return;
-      this.content.start();
-      this.startupS = this.content.startedAtS - this.origin;
-      this.cfg.onEvent?.({ type: 'started', startupS: this.startupS });
-      for (let k = 0; ; k++) {
-        await this.content.whilePaused();
-        for (let ahead = 1; ahead <= this.aheadSegments; ahead++) {
-          if (!this.tasks.has(k + ahead)) this.request(k + ahead, this.content.playoutTime(k + ahead));
+      for (;;) {
+        const signal = this.interrupt.signal;
+        try {
+          if (!(await this.playFrom(end, signal))) break;
+          // The end of a pass without looping: the last frame stays, the clock stands, until a seek.
+          this.content.halt('end');
+          this.cfg.onEvent?.({ type: 'ended', atS: clock.now() - this.origin });
+          await raceAbort(new Promise<never>(() => {}), signal);
+        } catch (e) {
+          if (e !== SEEK || this.stop.signal.aborted) throw e;
         }
-        if (!(await this.untilPlayoutTime(k, end))) break;
-        await this.waitForSegment(k, end, true);
-        if (this.stop.signal.aborted || clock.now() >= end) break;
-        this.show(k);
-        this.tasks.delete(k);
       }
     } catch (e) {
       if (!this.stop.signal.aborted) this.cfg.onEvent?.({ type: 'error', message: e instanceof Error ? e.message : String(e) });
@@ -238,6 +329,55 @@ export class PlayoutSession {
       // The last shown segments' records are written when their stopped requests and running
       // decodes settle: wait for them (briefly), so the log is whole when playback has ended.
       if (this.recording.size > 0) await Promise.race([Promise.all(this.recording), clock.sleep(2)]);
+    }
+  }
+
+  /**
+   * Plays from the start, or from where the latest seek lands: its first segment is fetched and
+   * settled like startup's (lowest quality at the start, every object in or its deadline passed),
+   * then the content clock runs from the position and segments play one after another. Resolves
+   * true at the end of a pass when not looping, false when playback stops; a seek interrupts it
+   * (rejects with `SEEK`).
+   */
+  private async playFrom(end: number, signal: AbortSignal): Promise<boolean> {
+    const { clock } = this.cfg;
+    const seek = this.seekTo;
+    const first = seek?.segment ?? 0;
+    const fresh = !this.content.started;
+    if (!this.tasks.has(first)) this.request(first, (fresh ? this.origin : clock.now()) + Math.max(4, 2 * this.bufferTargetS));
+    await this.waitForSegment(first, end, false, signal);
+    if (this.stop.signal.aborted || clock.now() >= end) return false;
+    if (fresh) {
+      this.content.start(seek?.timelineS ?? 0);
+      this.startupS = this.content.startedAtS - this.origin;
+      this.cfg.onEvent?.({ type: 'started', startupS: this.startupS });
+    } else {
+      this.content.unhalt('seek');
+    }
+    const perPass = this.segmentsPerPass;
+    for (let k = first; ; k++) {
+      if (k > first && !this.loop && k % perPass === 0) return this.untilPlayoutTime(k, end, signal);
+      // The target of a seek is shown at once, paused or not: it is what the seek waits for.
+      const seekTarget = seek !== null && k === first;
+      if (!seekTarget) await raceAbort(this.content.whilePaused(), signal);
+      for (let ahead = 1; ahead <= this.aheadSegments; ahead++) {
+        const j = k + ahead;
+        if (!this.loop && Math.floor(j / perPass) !== Math.floor(k / perPass)) break;
+        if (!this.tasks.has(j)) this.request(j, this.content.playoutTime(j));
+      }
+      if (!seekTarget) {
+        if (!(await this.untilPlayoutTime(k, end, signal))) return false;
+        await this.waitForSegment(k, end, true, signal);
+      }
+      if (this.stop.signal.aborted || clock.now() >= end) return false;
+      this.show(k);
+      this.tasks.delete(k);
+      if (seekTarget) {
+        this.seekTo = null;
+        this.cfg.onEvent?.({ type: 'seeked', positionS: this.mediaPositionS(), index: k });
+      } else if (k > 0 && k % perPass === 0) {
+        this.cfg.onEvent?.({ type: 'looped', index: k });
+      }
     }
   }
 
@@ -262,13 +402,13 @@ export class PlayoutSession {
    * Sleeps until segment k's playout time; a pause meanwhile moves that time, so after a resume
    * it is computed again. False when playback ends first.
    */
-  private async untilPlayoutTime(k: number, end: number): Promise<boolean> {
+  private async untilPlayoutTime(k: number, end: number, signal: AbortSignal): Promise<boolean> {
     const { clock } = this.cfg;
     for (;;) {
-      await this.content.whilePaused();
+      await raceAbort(this.content.whilePaused(), signal);
       const at = this.content.playoutTime(k);
       if (at >= end) return false;
-      await clock.sleep(at - clock.now(), this.stop.signal);
+      await clock.sleep(at - clock.now(), signal);
       if (!this.content.paused) return true;
     }
   }
@@ -338,13 +478,14 @@ export class PlayoutSession {
 
   /**
    * Waits until segment k can play: every reliable object settled (freezing while playback waits,
-   * if `playing`), datagram objects until the playout time at most.
+   * if `playing`), datagram objects until the playout time at most. A seek ends the wait (and the
+   * freeze: the seek's own wait is not one).
    */
-  private async waitForSegment(k: number, end: number, playing: boolean): Promise<void> {
+  private async waitForSegment(k: number, end: number, playing: boolean, signal: AbortSignal): Promise<void> {
     const { clock } = this.cfg;
     const pending = () => (this.tasks.get(k) ?? []).filter((t) => t.plan.delivery === 'reliable' && !t.abandoned && !t.settled);
     if (pending().length === 0) {
-      if (!playing) await this.settleUntil(k, end);
+      if (!playing) await this.settleUntil(k, end, signal);
       return;
     }
     const began = clock.now();
@@ -360,27 +501,30 @@ export class PlayoutSession {
       this.cfg.onEvent?.({ type: 'freeze-start', atS: began - this.origin, cause });
     }
     const giveUp = Math.min(end, began + (this.cfg.maxStallS ?? 10));
-    while (pending().length > 0 && clock.now() < giveUp && !this.stop.signal.aborted) {
-      if (playing && outage()) this.freezes.setCause('outage');
-      const waits = pending().map((t) => t.done);
-      await Promise.race([Promise.all(waits), clock.sleep(Math.min(0.05, giveUp - clock.now()), this.stop.signal)]);
-    }
-    if (!playing) await this.settleUntil(k, end);
-    if (playing) {
-      const now = clock.now();
-      this.freezes.end(now * 1000);
-      this.content.unhalt('freeze');
-      this.cfg.onEvent?.({ type: 'freeze-end', atS: now - this.origin, durationS: now - began });
+    try {
+      while (pending().length > 0 && clock.now() < giveUp && !this.stop.signal.aborted) {
+        if (playing && outage()) this.freezes.setCause('outage');
+        const waits = pending().map((t) => t.done);
+        await Promise.race([Promise.all(waits), clock.sleep(Math.min(0.05, giveUp - clock.now()), signal)]);
+      }
+      if (!playing) await this.settleUntil(k, end, signal);
+    } finally {
+      if (playing) {
+        const now = clock.now();
+        this.freezes.end(now * 1000);
+        this.content.unhalt('freeze');
+        this.cfg.onEvent?.({ type: 'freeze-end', atS: now - this.origin, durationS: now - began });
+      }
     }
   }
 
-  /** Startup only: also give datagram objects of the first segment until their deadline. */
-  private async settleUntil(k: number, end: number): Promise<void> {
+  /** The first segment (startup, a seek) only: also give its datagram objects until their deadline. */
+  private async settleUntil(k: number, end: number, signal: AbortSignal): Promise<void> {
     const { clock } = this.cfg;
     const list = this.tasks.get(k) ?? [];
     const deadline = Math.min(end, ...list.map((t) => t.deadline));
     while (list.some((t) => !t.settled && !t.abandoned) && clock.now() < deadline && !this.stop.signal.aborted) {
-      await Promise.race([Promise.all(list.map((t) => t.done)), clock.sleep(Math.min(0.05, deadline - clock.now()), this.stop.signal)]);
+      await Promise.race([Promise.all(list.map((t) => t.done)), clock.sleep(Math.min(0.05, deadline - clock.now()), signal)]);
     }
   }
 
@@ -425,4 +569,15 @@ export class PlayoutSession {
     t.recorded = true;
     this.records.push(segmentRecord(t, this.origin));
   }
+}
+
+/** `promise`, or a rejection with the signal's reason once it aborts (the listener removed either way). */
+function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  let onAbort!: () => void;
+  const aborted = new Promise<never>((_, reject) => {
+    onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+  return Promise.race([promise, aborted]).finally(() => signal.removeEventListener('abort', onAbort));
 }
