@@ -1,28 +1,28 @@
 /**
- * `<holoquic-player>`: the player and its renderer as one custom element, for embedding.
+ * `<holoquic-player>`: the player and its renderer as one custom element, for embedding, with
+ * the API of a media element where one applies (docs/embedding.md).
  *
  * ```html
  * <holoquic-player src="https://origin.example:4433/content/demo/manifest.mpd" mode="qpr-fec" autoplay></holoquic-player>
  * ```
  *
- * Attributes (read when loading): `src` (manifest URL), `origin` (origin base URL, default the
- * manifest's), `mode`, `abr`, `k` (objects sent reliably), `buffer` (target seconds on a steady link),
- * `volatile-buffer` (target after the link starved, default twice `buffer`), `stall-timeout`
- * (seconds without a byte before a stalled session is replaced, default 2, 0 = never), `duration`
- * (stop after so many seconds), `autoplay`, `render="off"` (decode without drawing: experiments),
- * `splat` (`square` | `round` | `sphere`), `controls="off"` (no Enter-VR/AR buttons),
- * `when-hidden="play"` (keep playing while unseen; by default the element pauses while the page —
- * or, in WebXR, the headset's session — is hidden, and resumes when it is seen again),
- * `reconstruction="cpu"` (reconstruct points in the decode workers even where the GPU could: by
- * default a frame that needs no post-processing is reconstructed in the vertex shader).
+ * Attributes (attributes.ts: which act on the running player, which build a new one): `src`
+ * (manifest URL), `origin`, `mode`, `abr`, `k`, `reliability` (`Q0` … `Q100`), `buffer`,
+ * `volatile-buffer`, `stall-timeout`, `duration` (stop after so many seconds), `loop` (on unless
+ * `loop="false"`), `autoplay`, `render="off"` (decode without drawing: experiments), `splat`,
+ * `controls="off"` (no Enter-VR/AR buttons), `when-hidden="play"` (keep playing while unseen; by
+ * default the element pauses while the page — or, in WebXR, the headset's session — is hidden),
+ * `reconstruction="cpu"` (reconstruct points in the decode workers even where the GPU could).
  *
- * The typed API (`load`, `play`, `pause`, `setMode`, `setPoseSource`, `getStats`, `qoe`,
- * `close`) forwards to the `Player`; the player's events (`statechange`, `segment`, `freeze`,
- * `error`, `modechange`, …) are re-dispatched on the element as the same `CustomEvent`s.
+ * Media API: `currentTime` (setting it seeks), `duration` (one pass of the scene), `paused`,
+ * `ended`, `loop`, `seeking`, `buffered`, `readyState`, `error` (`MediaError`-like), `play()`
+ * returning a promise, `pause()`; media events and the player's own (mediaEvents.ts), typed by
+ * `HoloquicPlayerEventMap` (mediaTypes.ts). Also `load`, `setMode`, `setPoseSource`,
+ * `getStats`, `qoe`, `xrModes`, `enterXR`, `close`.
  */
 import { createDecoderPool, type DecoderPoolStats } from '../decoder';
 import type { SceneModel } from '../model/scene';
-import { Player, type PlayerOptions } from '../player/player';
+import { PLAYER_ERROR, Player, type PlayerOptions } from '../player/player';
 import { type PlayerStats, type PlayerState } from '../player/report';
 import { PLAYER_MODES, type PlayerMode } from '../model/modes';
 import type { QoeLog } from '../model/qoe';
@@ -31,6 +31,14 @@ import { type RenderStats, SceneRenderer } from '../render/sceneRenderer';
 import type { XRMode } from '../render/xr';
 import type { PoseSource } from '../model/pose';
 import { createViewportModel } from '../viewport/visibility';
+import { AttributeError, LIVE_ATTRIBUTES, loopAttribute, optionsFromAttributes, RELOAD_ATTRIBUTES, reliabilityAttribute } from './attributes';
+import { MediaEvents } from './mediaEvents';
+import { bufferedRanges, type HoloquicTimeRanges, type MediaSnapshot, readyStateOf } from './mediaState';
+import { HoloquicMediaError, type HoloquicPlayerEventMap, type ReadyState } from './mediaTypes';
+
+export { PLAYER_EVENTS } from './mediaEvents';
+export { HoloquicMediaError, READY_STATE, type HoloquicPlayerEventMap, type ReadyState } from './mediaTypes';
+export type { HoloquicTimeRanges } from './mediaState';
 
 /** Player options an embedding page may set in code (attributes cover the common ones). */
 export type HoloquicPlayerOptions = Partial<Omit<PlayerOptions, 'manifestUrl'>>;
@@ -42,9 +50,6 @@ export interface HoloquicStats extends PlayerStats {
   decoder: DecoderPoolStats | null;
 }
 
-/** Events the element dispatches (all `CustomEvent`s with the player's detail). */
-export const PLAYER_EVENTS = ['statechange', 'segment', 'freeze', 'error', 'modechange', 'started', 'abandoned', 'transportstate'] as const;
-
 const STYLE = `
 :host { display: block; position: relative; overflow: hidden; background: #101318; min-height: 150px; }
 .view { position: absolute; inset: 0; }
@@ -55,7 +60,7 @@ const STYLE = `
 `;
 
 export class HoloquicPlayerElement extends HTMLElement {
-  static readonly observedAttributes = ['mode', 'splat'];
+  static readonly observedAttributes = [...LIVE_ATTRIBUTES, ...RELOAD_ATTRIBUTES];
 
   /** Options set in code; they win over attributes. */
   options: HoloquicPlayerOptions = {};
@@ -66,8 +71,13 @@ export class HoloquicPlayerElement extends HTMLElement {
   private decoder: ReturnType<typeof createDecoderPool> | null = null;
   private poseOverride: PoseSource | null = null;
   private loading: Promise<SceneModel> | null = null;
-  /** Why the element could not even create its player (bad attributes). */
-  private setupError: string | null = null;
+  /** Why the element could not even create its player (bad attributes, no src). */
+  private setupError: HoloquicMediaError | null = null;
+  /** `currentTime` set before the player exists: where it starts. */
+  private pendingPosition: number | null = null;
+  /** The viewer wants playback (`!paused`): set by play(), cleared by pause() and at the end. */
+  private wantsPlay = false;
+  private readonly media = new MediaEvents(this, () => this.currentTime, () => this.onPassEnded());
   private readonly viewHost: HTMLDivElement;
   private readonly xrBar: HTMLDivElement;
   /** The element paused itself because it could not be seen: being seen again resumes it. */
@@ -77,13 +87,13 @@ export class HoloquicPlayerElement extends HTMLElement {
    * once a minute): playing on would request late and freeze unseen, and the QoE log would count
    * those freezes. So the element pauses while nobody can see it — the page hidden, or, while a
    * headset presents, the headset's session hidden (taken off; the headset, not the tab, decides
-   * what is seen then) — and resumes when it is seen again.
+   * what is seen then) — and resumes when it is seen again. `paused` does not change: the viewer did not pause.
    */
   private readonly onVisibilityChange = (): void => {
     const player = this.playerInstance;
-    if (!player || this.getAttribute('when-hidden') === 'play') return;
+    if (!player) return;
     const xr = this.view?.xrVisibility ?? null;
-    const unseen = xr !== null ? xr === 'hidden' : document.visibilityState === 'hidden';
+    const unseen = this.getAttribute('when-hidden') !== 'play' && (xr !== null ? xr === 'hidden' : document.visibilityState === 'hidden');
     if (unseen) {
       if (player.state === 'playing') {
         player.pause();
@@ -121,13 +131,71 @@ export class HoloquicPlayerElement extends HTMLElement {
     return this.setupError ? 'failed' : (this.playerInstance?.state ?? 'idle');
   }
 
-  get error(): string | null {
-    return this.setupError ?? this.playerInstance?.error ?? null;
+  /** Why playback failed, `MediaError`-like (`code`, `message`); null while nothing failed. */
+  get error(): HoloquicMediaError | null {
+    if (this.setupError) return this.setupError;
+    const player = this.playerInstance;
+    return player?.error ? new HoloquicMediaError(player.errorCode ?? PLAYER_ERROR.DECODE, player.error) : null;
+  }
+
+  /** The manifest URL (the `src` attribute): setting it loads that scene and releases the current one. */
+  get src(): string {
+    return this.getAttribute('src') ?? '';
+  }
+
+  set src(url: string) {
+    this.setAttribute('src', url);
+  }
+
+  /** Seconds into the pass; setting it seeks (before loading: where playback starts). */
+  get currentTime(): number {
+    return this.playerInstance?.currentTime ?? this.pendingPosition ?? 0;
+  }
+
+  set currentTime(seconds: number) {
+    if (!Number.isFinite(seconds)) throw new TypeError(`currentTime must be a finite number, got ${seconds}`);
+    if (this.playerInstance) this.playerInstance.seek(seconds);
+    else this.pendingPosition = Math.max(0, seconds);
+  }
+
+  /** Seconds of one pass of the scene (`MPD@mediaPresentationDuration`); NaN before the scene is loaded. */
+  get duration(): number {
+    return this.playerInstance?.duration ?? NaN;
+  }
+
+  get paused(): boolean {
+    return !this.wantsPlay;
+  }
+
+  get ended(): boolean {
+    return this.state === 'ended';
+  }
+
+  get seeking(): boolean {
+    return this.playerInstance?.seeking ?? false;
+  }
+
+  /** At the end of a pass, go on into the next (default) or end there; reflects the `loop` attribute (`loop="false"`: off). */
+  get loop(): boolean {
+    return loopAttribute(this.getAttribute('loop'));
+  }
+
+  set loop(loop: boolean) {
+    this.setAttribute('loop', loop ? '' : 'false');
+  }
+
+  /** The decoded content around the position, in seconds of the pass. */
+  get buffered(): HoloquicTimeRanges {
+    return bufferedRanges(this.snapshot());
+  }
+
+  get readyState(): ReadyState {
+    return readyStateOf(this.snapshot());
   }
 
   connectedCallback(): void {
     document.addEventListener('visibilitychange', this.onVisibilityChange);
-    if (this.hasAttribute('autoplay') && this.getAttribute('autoplay') !== 'false') this.play();
+    if (this.autoplays()) void this.play().catch(() => undefined);
   }
 
   disconnectedCallback(): void {
@@ -135,9 +203,23 @@ export class HoloquicPlayerElement extends HTMLElement {
     this.close();
   }
 
-  attributeChangedCallback(name: string, _old: string | null, value: string | null): void {
-    if (name === 'mode' && value && this.playerInstance && PLAYER_MODES.includes(value as PlayerMode)) this.playerInstance.setMode(value as PlayerMode);
+  attributeChangedCallback(name: string, old: string | null, value: string | null): void {
+    if (old === value) return;
+    if ((RELOAD_ATTRIBUTES as readonly string[]).includes(name)) {
+      if (this.playerInstance || this.loading || this.setupError) this.reload(name === 'src');
+      return;
+    }
+    const player = this.playerInstance;
+    if (name === 'mode' && value && player && PLAYER_MODES.includes(value as PlayerMode)) player.setMode(value as PlayerMode);
     if (name === 'splat' && value && this.view && SPLAT_SHAPES.includes(value as SplatShape)) this.view.setSplat(value as SplatShape);
+    if (name === 'loop' && player) player.loop = loopAttribute(value);
+    if ((name === 'abr' || name === 'k' || name === 'reliability') && player) this.applyDelivery(player);
+    if (name === 'controls' && this.view) {
+      this.xrBar.replaceChildren();
+      if (value !== 'off') void this.addXRButtons();
+    }
+    if (name === 'autoplay' && this.isConnected && this.autoplays() && !player && !this.loading) void this.play().catch(() => undefined);
+    if (name === 'when-hidden') this.onVisibilityChange();
   }
 
   /** Creates the player from the attributes and options, loads the scene and sets up the view. */
@@ -146,16 +228,35 @@ export class HoloquicPlayerElement extends HTMLElement {
     return this.loading;
   }
 
-  /** Starts (loading first if needed) or resumes playback. Failures surface as `error` events and `state`. */
-  play(): void {
+  /**
+   * Starts (loading first if needed), resumes, or after the end of a pass starts it again. The
+   * promise resolves when content moves and rejects as `HTMLMediaElement.play()`'s does: an
+   * `AbortError` when pause() or a new `src` comes first, a `NotSupportedError` when the scene
+   * cannot be loaded, a `NetworkError` when the origin cannot be reached.
+   */
+  play(): Promise<void> {
     this.pausedWhileHidden = false;
-    void this.load().then(() => this.playerInstance?.play(), () => undefined);
+    const failure = this.error;
+    if (failure) return Promise.reject(new DOMException(failure.message, failure.code === PLAYER_ERROR.NETWORK ? 'NetworkError' : 'NotSupportedError'));
+    if (!this.wantsPlay) {
+      this.wantsPlay = true;
+      this.media.timed('play');
+    }
+    const playing = this.media.whenPlaying(this.playerInstance);
+    void this.load().then(() => {
+      if (this.wantsPlay) this.playerInstance?.play();
+    }, () => undefined);
+    return playing;
   }
 
   pause(): void {
     // The viewer's own pause: showing the page again does not undo it.
     this.pausedWhileHidden = false;
     this.playerInstance?.pause();
+    if (!this.wantsPlay) return;
+    this.wantsPlay = false;
+    this.media.timed('pause');
+    this.media.rejectPlays(PLAYER_ERROR.ABORTED, 'play() was interrupted by pause()');
   }
 
   setMode(mode: PlayerMode): void {
@@ -199,6 +300,7 @@ export class HoloquicPlayerElement extends HTMLElement {
     // (it was moved in the document) starts afresh.
     this.loading = null;
     this.closings++;
+    this.media.release();
     this.playerInstance?.close();
     this.view?.dispose();
     this.view = null;
@@ -207,29 +309,85 @@ export class HoloquicPlayerElement extends HTMLElement {
     this.xrBar.replaceChildren();
   }
 
+  /**
+   * A load-time attribute changed: the current player is closed (its workers and GPU buffers
+   * released) and a new one built from the attributes, playing if the old one was meant to.
+   * A new `src` starts from 0; other attributes keep the position.
+   */
+  private reload(newSource: boolean): void {
+    const position = newSource ? null : this.currentTime;
+    const wanted = this.wantsPlay;
+    if (newSource) this.media.rejectPlays(PLAYER_ERROR.ABORTED, 'the source changed before playback began');
+    this.close();
+    this.playerInstance = null;
+    this.setupError = null;
+    this.pendingPosition = position;
+    this.wantsPlay = false;
+    if (!this.isConnected) return;
+    if (wanted || this.autoplays()) void this.play().catch(() => undefined);
+    else void this.load().catch(() => undefined);
+  }
+
+  private autoplays(): boolean {
+    return this.hasAttribute('autoplay') && this.getAttribute('autoplay') !== 'false';
+  }
+
+  /** The pass ended (not looping): paused at its last frame, as a media element is. */
+  private onPassEnded(): void {
+    if (!this.wantsPlay) return;
+    this.wantsPlay = false;
+    this.media.timed('pause');
+  }
+
+  private applyDelivery(player: Player): void {
+    try {
+      const k = this.getAttribute('k');
+      player.setDelivery({
+        abr: this.options.abr ?? this.getAttribute('abr') ?? undefined,
+        reliableCount: this.options.reliableCount ?? (k === null || k === '' ? undefined : Number(k)),
+        reliability: this.options.reliability ?? reliabilityAttribute(this.getAttribute('reliability')),
+      });
+    } catch {
+      // A value the running player cannot use is ignored (at load it fails the element).
+    }
+  }
+
+  private snapshot(): MediaSnapshot {
+    const player = this.playerInstance;
+    const scene = player?.scene ?? null;
+    return {
+      hasScene: scene !== null, hasFrame: !!player?.hasFrame && !player.seeking, frozen: this.media.isFrozen,
+      positionS: this.currentTime, durationS: this.duration, segmentS: scene?.segmentDuration ?? 1,
+      aheadS: player?.bufferedAheadS() ?? 0, bufferTargetS: player?.bufferTargetS() ?? 0, loop: player?.loop ?? this.loop,
+    };
+  }
+
   private async createAndLoad(): Promise<SceneModel> {
     const closings = this.closings;
     const src = this.getAttribute('src');
     if (!src) throw this.failEarly('the src attribute (manifest URL) is missing');
-    // Options set in code win over attributes, but an option left undefined does not erase one.
-    const options = { ...this.attributeOptions(), ...definedOnly(this.options) };
     let player: Player;
     try {
+      // Options set in code win over attributes, but an option left undefined does not erase one.
+      const options = { ...optionsFromAttributes((name) => this.getAttribute(name)), ...definedOnly(this.options) };
       // Drawn frames the GPU can reconstruct exactly stay pictures + atlas ('auto'); without
       // drawing (experiments) or on request the workers reconstruct points.
       const gpu = this.getAttribute('render') !== 'off' && this.getAttribute('reconstruction') !== 'cpu';
       this.decoder = options.decoder ? null : createDecoderPool({ output: gpu ? 'auto' : 'points' });
       player = new Player({ viewport: defaultViewport, ...options, manifestUrl: src, decoder: options.decoder ?? this.decoder! });
     } catch (e) {
-      throw this.failEarly(e instanceof Error ? e.message : String(e));
+      this.decoder?.close();
+      this.decoder = null;
+      throw this.failEarly(e instanceof AttributeError || e instanceof Error ? e.message : String(e));
     }
     this.playerInstance = player;
-    for (const type of PLAYER_EVENTS) {
-      player.addEventListener(type, (e) => this.dispatchEvent(new CustomEvent(type, { detail: (e as CustomEvent).detail })));
-    }
+    this.media.follow(player);
+    if (this.pendingPosition !== null) player.seek(this.pendingPosition);
+    this.pendingPosition = null;
     const scene = await player.load();
     // close() during the load closed the player and dropped this load: draw nothing.
     if (this.closings !== closings) throw new Error('<holoquic-player>: closed while loading');
+    this.media.loaded(player);
     if (this.getAttribute('render') !== 'off') {
       const splat = this.getAttribute('splat');
       try {
@@ -249,33 +407,6 @@ export class HoloquicPlayerElement extends HTMLElement {
     return scene;
   }
 
-  private attributeOptions(): Omit<PlayerOptions, 'manifestUrl' | 'decoder'> {
-    const number = (name: string): number | undefined => {
-      const text = this.getAttribute(name);
-      if (text === null || text === '') return undefined;
-      const value = Number(text);
-      if (!Number.isFinite(value) || value < 0) throw this.failEarly(`attribute ${name}="${text}" is not a non-negative number`);
-      return value;
-    };
-    const positive = (name: string): number | undefined => {
-      const value = number(name);
-      if (value === 0) throw this.failEarly(`attribute ${name}="0" must be positive`);
-      return value;
-    };
-    const mode = this.getAttribute('mode') ?? undefined;
-    if (mode !== undefined && !PLAYER_MODES.includes(mode as PlayerMode)) throw this.failEarly(`attribute mode="${mode}" is not one of ${PLAYER_MODES.join(', ')}`);
-    return {
-      origin: this.getAttribute('origin') ?? undefined,
-      mode: mode as PlayerMode | undefined,
-      abr: this.getAttribute('abr') ?? undefined,
-      reliableCount: number('k'),
-      bufferTargetS: positive('buffer'),
-      volatileBufferTargetS: positive('volatile-buffer'),
-      stallTimeoutS: number('stall-timeout'),
-      durationS: number('duration'),
-    };
-  }
-
   private applyPoseSource(): void {
     this.playerInstance?.setPoseSource(this.poseOverride ?? this.view?.poseSource ?? null);
   }
@@ -284,21 +415,35 @@ export class HoloquicPlayerElement extends HTMLElement {
     const view = this.view;
     if (!view) return;
     for (const mode of await view.supportedXRModes()) {
+      if (view !== this.view || this.getAttribute('controls') === 'off') return;
       const button = document.createElement('button');
       button.textContent = mode === 'immersive-vr' ? 'Enter VR' : 'Enter AR';
       button.addEventListener('click', () => {
-        view.enterXR(mode).catch((e: unknown) => this.dispatchEvent(new CustomEvent('error', { detail: { message: `${mode}: ${e instanceof Error ? e.message : String(e)}` } })));
+        // Entering XR failing is not playback failing: reported as an error event, the player plays on.
+        view.enterXR(mode).catch((e: unknown) => this.media.dispatch('error', { message: `${mode}: ${e instanceof Error ? e.message : String(e)}`, code: PLAYER_ERROR.ABORTED }));
       });
       this.xrBar.append(button);
     }
   }
 
-  /** An error before the player exists: dispatched like the player's own and thrown to the caller. */
+  /** An error before the player exists (the source or an attribute): dispatched like the player's own and thrown to the caller. */
   private failEarly(message: string): Error {
-    this.setupError = message;
-    this.dispatchEvent(new CustomEvent('error', { detail: { message } }));
+    this.setupError = new HoloquicMediaError(PLAYER_ERROR.SRC_NOT_SUPPORTED, message);
+    this.wantsPlay = false;
+    this.media.dispatch('error', { message, code: PLAYER_ERROR.SRC_NOT_SUPPORTED });
+    this.media.rejectPlays(PLAYER_ERROR.SRC_NOT_SUPPORTED, message);
     return new Error(`<holoquic-player>: ${message}`);
   }
+}
+
+/** `addEventListener` typed by the element's event map (`HoloquicPlayerEventMap`), then every element's. */
+export interface HoloquicPlayerElement {
+  addEventListener<K extends keyof HoloquicPlayerEventMap>(type: K, listener: (this: HoloquicPlayerElement, ev: HoloquicPlayerEventMap[K]) => unknown, options?: boolean | AddEventListenerOptions): void;
+  addEventListener<K extends keyof HTMLElementEventMap>(type: K, listener: (this: HoloquicPlayerElement, ev: HTMLElementEventMap[K]) => unknown, options?: boolean | AddEventListenerOptions): void;
+  addEventListener(type: string, listener: EventListenerOrEventListenerObject, options?: boolean | AddEventListenerOptions): void;
+  removeEventListener<K extends keyof HoloquicPlayerEventMap>(type: K, listener: (this: HoloquicPlayerElement, ev: HoloquicPlayerEventMap[K]) => unknown, options?: boolean | EventListenerOptions): void;
+  removeEventListener<K extends keyof HTMLElementEventMap>(type: K, listener: (this: HoloquicPlayerElement, ev: HTMLElementEventMap[K]) => unknown, options?: boolean | EventListenerOptions): void;
+  removeEventListener(type: string, listener: EventListenerOrEventListenerObject, options?: boolean | EventListenerOptions): void;
 }
 
 function definedOnly<T extends object>(options: T): Partial<T> {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { SegmentDecoder } from '../model/decoder';
-import { Player } from './player';
+import { frameIndexAt, Player } from './player';
 
 const decoder = { decode: () => Promise.reject(new Error('not used')) } as unknown as SegmentDecoder;
 const make = (options: Partial<ConstructorParameters<typeof Player>[0]>) => new Player({ manifestUrl: 'https://o.test/m.mpd', decoder, ...options });
@@ -12,5 +12,16 @@ describe('Player options', () => {
     expect(() => make({ stallTimeoutS: -1 })).toThrow(/stall timeout/);
     expect(() => make({ bufferTargetS: 3, volatileBufferTargetS: 3, stallTimeoutS: 0 })).not.toThrow();
     expect(() => make({ bufferTargetS: 3 })).not.toThrow(); // volatile defaults to twice the base
+  });
+});
+
+describe('frameIndexAt', () => {
+  it('is the frame of the played position within its segment, from the segment start on the timeline', () => {
+    expect(frameIndexAt(7.5, 7, 1, 30)).toBe(15);
+    expect(frameIndexAt(7, 7, 1, 30)).toBe(0);
+    expect(frameIndexAt(7.9999, 7, 1, 30)).toBe(29);
+    // Past its end (the next segment is late) the last frame stays; before it, the first.
+    expect(frameIndexAt(8.4, 7, 1, 30)).toBe(29);
+    expect(frameIndexAt(6.9, 7, 1, 30)).toBe(0);
   });
 });

@@ -7,6 +7,11 @@
  * Content time: the renderer asks many times per content frame (display rate ≠ 30 fps); the
  * answer is derived from the playout loop's played-seconds clock, which stands still during
  * freezes and pauses, so objects stand still too.
+ *
+ * Media time: `currentTime` is the position within one pass of the scene (`duration`, the MPD's
+ * `mediaPresentationDuration`, src/player/pass.ts); setting it seeks. At the end of a pass the
+ * player loops into the next (`loop`, the default) or ends there, paused at the last frame;
+ * play() from the end starts the pass again.
  */
 import type { DecodedFrame } from '../model/frames';
 import type { SegmentDecoder } from '../model/decoder';
@@ -21,6 +26,7 @@ import { AdaptivePolicy } from './adaptive';
 import { checkBufferTargets, volatileTargetS } from './bufferTarget';
 import { realClock } from './clock';
 import { parseManifest } from './mpd';
+import { passSegments } from './pass';
 import { DEFAULT_BUFFER_TARGET_S, PlayoutSession, type PlayoutEvent, type ShownObject } from './playout';
 import { type DeliveryPolicy, FixedModePolicy, reliableCountFromDegree } from './policy';
 import { type ObjectPlayback, playerStats, type PlayerState, type PlayerStats, qoeLog } from './report';
@@ -57,6 +63,8 @@ export interface PlayerOptions {
   fecTarget?: number;
   /** Stop after this many seconds of wall time from play() (default: never). */
   durationS?: number;
+  /** At the end of a pass go on into the next (default true) or end there (`loop` below). */
+  loop?: boolean;
   decoder: SegmentDecoder;
   /** Builds the viewport model once the scene is known; without it every object counts as equally visible. */
   viewport?: (scene: SceneModel) => PoseDrivenViewport;
@@ -68,15 +76,43 @@ export interface CurrentFrame {
   quality: number;
   /** Index of the frame within its segment. */
   frameIndex: number;
+  /** The segment's index on the timeline (pass.ts: segment k of pass p is p · segments per pass + k). */
+  segment: number;
   /** True when the object's latest segment did not arrive in time and its last frame is held. */
   stale: boolean;
 }
 
 const DEFAULT_MODE: PlayerMode = 'qpr-fec';
 
+/**
+ * Why playback failed, as `MediaError.code` numbers it: 1 aborted, 2 network (the origin or its
+ * transports unreachable), 3 decode (the playback pipeline stopped), 4 source not supported (the
+ * manifest could not be fetched or read, or the options are invalid).
+ */
+export type PlayerErrorCode = 1 | 2 | 3 | 4;
+export const PLAYER_ERROR = { ABORTED: 1, NETWORK: 2, DECODE: 3, SRC_NOT_SUPPORTED: 4 } as const;
+
+/** An error with the code it is reported under. */
+class CodedError extends Error {
+  constructor(message: string, readonly code: PlayerErrorCode) {
+    super(message);
+  }
+}
+
+/** The frame of a segment that plays at `played` seconds: frames spread evenly over the segment. */
+export function frameIndexAt(playedS: number, segmentStartS: number, segmentS: number, frames: number): number {
+  return Math.min(frames - 1, Math.max(0, Math.floor(((playedS - segmentStartS) / segmentS) * frames + 1e-9)));
+}
+
 export class Player extends EventTarget {
   private currentState: PlayerState = 'idle';
   private failure: string | null = null;
+  private failureCode: PlayerErrorCode | null = null;
+  /** Where playback starts when currentTime is set before play() (media seconds). */
+  private startPositionS: number | null = null;
+  private looping: boolean;
+  /** run() of the playout loop has returned: playback cannot go on (closed, duration over, failed). */
+  private finished = false;
   private sceneModel: SceneModel | null = null;
   private transports: Transports | null = null;
   private session: PlayoutSession | null = null;
@@ -96,9 +132,10 @@ export class Player extends EventTarget {
   /** close() was called: nothing may start after it, even a load() still under way. */
   private closed = false;
 
-  constructor(private readonly options: PlayerOptions) {
+  constructor(private options: PlayerOptions) {
     super();
     this.mode = options.mode ?? DEFAULT_MODE;
+    this.looping = options.loop ?? true;
     if (!PLAYER_MODES.includes(this.mode)) throw new Error(`unknown mode "${this.mode}" (${PLAYER_MODES.join(', ')})`);
     if (options.abr !== undefined) abrRule(options.abr); // fail early on a typo
     if (options.reliability !== undefined) reliableCountFromDegree(options.reliability, 1);
@@ -117,6 +154,70 @@ export class Player extends EventTarget {
     return this.failure;
   }
 
+  /** The failure's code (`PLAYER_ERROR`), null while there is none. */
+  get errorCode(): PlayerErrorCode | null {
+    return this.failureCode;
+  }
+
+  /** Seconds of one pass (NaN before the scene is loaded). */
+  get duration(): number {
+    const scene = this.sceneModel;
+    return scene ? passSegments(scene) * scene.segmentDuration : NaN;
+  }
+
+  /** Seconds into the pass (the target at once while seeking); setting it seeks. */
+  get currentTime(): number {
+    if (this.session) return this.session.mediaPositionS();
+    return this.startPositionS ?? 0;
+  }
+
+  set currentTime(seconds: number) {
+    this.seek(seconds);
+  }
+
+  /** A seek is under way: the target's frame is not shown yet. */
+  get seeking(): boolean {
+    return this.session?.seeking ?? this.startPositionS !== null;
+  }
+
+  get loop(): boolean {
+    return this.looping;
+  }
+
+  set loop(loop: boolean) {
+    this.looping = loop;
+    this.session?.setLoop(loop);
+  }
+
+  /**
+   * Moves playback to `seconds` into the pass (clamped to [0, duration]; at the end a looping
+   * scene restarts, one that does not ends). Emits `seeking` now and `seeked` once the target's
+   * frame is shown; a later seek supersedes one still under way (one `seeked`, for the later).
+   * Paused or ended playback stays paused, showing the target. Before play(), it is where play() starts.
+   */
+  seek(seconds: number): void {
+    if (this.closed || this.currentState === 'failed' || this.finished) return;
+    if (!Number.isFinite(seconds)) throw new TypeError(`cannot seek to ${seconds}`);
+    this.emit('seeking', { positionS: seconds });
+    if (this.currentState === 'ended') this.setState('paused');
+    if (this.session) this.session.seek(seconds);
+    else this.startPositionS = Math.max(0, seconds);
+  }
+
+  /** A frame has been shown (it stays shown while seeking, until the target's replaces it). */
+  get hasFrame(): boolean {
+    return this.playback.size > 0;
+  }
+
+  /** Seconds ahead of the current position whose objects are decoded (0 before playback). */
+  bufferedAheadS(): number {
+    return this.session?.bufferedS() ?? 0;
+  }
+
+  /** The buffer the player fills now (seconds; it grows on a volatile link). */
+  bufferTargetS(): number {
+    return this.session?.bufferTargetS ?? this.options.bufferTargetS ?? DEFAULT_BUFFER_TARGET_S;
+  }
   get scene(): SceneModel | null {
     return this.sceneModel;
   }
@@ -131,18 +232,20 @@ export class Player extends EventTarget {
       const manifestUrl = new URL(this.options.manifestUrl, globalThis.location?.href);
       this.originBase = this.options.origin ?? manifestUrl.origin;
       this.contentBase = new URL('.', manifestUrl).pathname;
-      const response = await fetchWithRetry(manifestUrl, { cache: 'no-store' });
-      if (!response.ok) throw new Error(`${manifestUrl.href}: HTTP ${response.status}`);
-      const scene = parseManifest(await response.text());
-      if (this.closed) throw new Error('the player was closed while loading');
-      this.transports = await connectTransports(this.originBase, {
-        webtransportUrl: this.options.webtransportUrl,
-        stallTimeoutMs: this.options.stallTimeoutS === undefined ? undefined : this.options.stallTimeoutS * 1000,
-      });
+      const scene = await this.fetchManifest(manifestUrl);
+      if (this.closed) throw new CodedError('the player was closed while loading', PLAYER_ERROR.ABORTED);
+      try {
+        this.transports = await connectTransports(this.originBase, {
+          webtransportUrl: this.options.webtransportUrl,
+          stallTimeoutMs: this.options.stallTimeoutS === undefined ? undefined : this.options.stallTimeoutS * 1000,
+        });
+      } catch (e) {
+        throw new CodedError(e instanceof Error ? e.message : String(e), PLAYER_ERROR.NETWORK);
+      }
       if (this.closed) {
         this.transports.webtransport?.close();
         this.transports.http2.close();
-        throw new Error('the player was closed while loading');
+        throw new CodedError('the player was closed while loading', PLAYER_ERROR.ABORTED);
       }
       this.transports.webtransport?.onStateChange((s: TransportState) => this.emit('transportstate', { state: s }));
       this.sceneModel = scene;
@@ -154,13 +257,30 @@ export class Player extends EventTarget {
       this.setState('ready');
       return scene;
     } catch (e) {
-      if (!this.closed) this.fail(e);
+      if (!this.closed) this.fail(e, PLAYER_ERROR.SRC_NOT_SUPPORTED);
       throw e;
     }
   }
 
-  /** Starts playback (loading first if needed), or resumes after pause(). */
+  /** The manifest, read into the scene model; any failure is the source's (`SRC_NOT_SUPPORTED`). */
+  private async fetchManifest(url: URL): Promise<SceneModel> {
+    try {
+      const response = await fetchWithRetry(url, { cache: 'no-store' });
+      if (!response.ok) throw new Error(`${url.href}: HTTP ${response.status}`);
+      return parseManifest(await response.text());
+    } catch (e) {
+      throw new CodedError(e instanceof Error ? e.message : String(e), PLAYER_ERROR.SRC_NOT_SUPPORTED);
+    }
+  }
+
+  /** Starts playback (loading first if needed), resumes after pause(), or starts the pass again after it ended. */
   play(): void {
+    if (this.currentState === 'ended' && this.session && !this.finished) {
+      this.seek(0);
+      this.session.resume();
+      this.setState('playing');
+      return;
+    }
     if (this.currentState === 'paused') {
       this.session?.resume();
       this.setState('playing');
@@ -205,6 +325,17 @@ export class Player extends EventTarget {
     this.emit('modechange', { mode });
   }
 
+  /**
+   * Changes the ABR rule and the objects sent reliably (`reliableCount`, or the degree
+   * `reliability`, which wins) from the next segment requested. Undefined fields are cleared.
+   */
+  setDelivery(delivery: Pick<PlayerOptions, 'abr' | 'reliableCount' | 'reliability'>): void {
+    if (delivery.abr !== undefined) abrRule(delivery.abr);
+    if (delivery.reliability !== undefined) reliableCountFromDegree(delivery.reliability, 1);
+    this.options = { ...this.options, abr: delivery.abr, reliableCount: delivery.reliableCount, reliability: delivery.reliability };
+    this.session?.setPolicy(this.policy());
+  }
+
   setPoseSource(source: PoseSource | null): void {
     this.stopPoses?.();
     this.stopPoses = null;
@@ -232,15 +363,13 @@ export class Player extends EventTarget {
         continue;
       }
       const frames = p.decoded.frames;
-      const duration = this.sceneModel!.segmentDuration;
-      const frameIndex = p.stale
-        ? frames.length - 1
-        : Math.min(frames.length - 1, Math.max(0, Math.floor(((played - p.startedAt) / duration) * frames.length)));
-      const entry = this.frameNow.get(object.id) ?? { frame: frames[frameIndex], quality: p.quality, frameIndex, stale: p.stale };
+      const frameIndex = p.stale ? frames.length - 1 : frameIndexAt(played, p.startedAt, this.sceneModel!.segmentDuration, frames.length);
+      const entry = this.frameNow.get(object.id) ?? { frame: frames[frameIndex], quality: p.quality, frameIndex, stale: p.stale, segment: p.segment };
       entry.frame = frames[frameIndex];
       entry.quality = p.quality;
       entry.frameIndex = frameIndex;
       entry.stale = p.stale;
+      entry.segment = p.segment;
       this.frameNow.set(object.id, entry);
     }
     return this.frameNow;
@@ -250,6 +379,7 @@ export class Player extends EventTarget {
     return playerStats({
       state: this.currentState, mode: this.mode, session: this.session, transports: this.transports,
       objects: this.sceneModel?.objects ?? [], playback: this.playback, lastPlan: this.lastPlan,
+      frames: this.currentFrames(), positionS: this.currentTime, seeking: this.seeking,
     });
   }
 
@@ -288,6 +418,7 @@ export class Player extends EventTarget {
       bufferTargetS: this.options.bufferTargetS,
       volatileBufferTargetS: this.options.volatileBufferTargetS,
       durationS: this.options.durationS,
+      loop: this.looping,
       onSegment: (k, shown) => this.onSegment(k, shown),
       onPlan: (plans) => {
         for (const p of plans) this.lastPlan.set(p.objectId, { rank: p.rank, visibleArea: p.visibleArea, delivery: p.delivery });
@@ -295,25 +426,39 @@ export class Player extends EventTarget {
       onEvent: (event) => this.onPlayoutEvent(event),
     });
     this.session = session;
+    // currentTime set before play(): playback begins there (a seek the loop reports as seeked).
+    if (this.startPositionS !== null) session.seek(this.startPositionS);
+    this.startPositionS = null;
     this.setState('playing');
-    void session.run().then(() => this.finish());
+    void session.run().then(() => {
+      this.finished = true;
+      this.finish();
+    });
   }
 
   private onSegment(k: number, shown: ReadonlyMap<string, ShownObject | null>): void {
-    const startedAt = this.session?.playedS() ?? 0;
+    // Frames are placed on the timeline: segment k starts at k·D, so after a seek into it the
+    // frame shown is the target's, not its first.
+    const startedAt = k * (this.sceneModel?.segmentDuration ?? 1);
     for (const [id, object] of shown) {
       if (object) {
-        this.playback.set(id, { decoded: object.decoded, quality: object.quality, startedAt, stale: false });
+        this.playback.set(id, { decoded: object.decoded, quality: object.quality, startedAt, stale: false, segment: k });
       } else {
         const held = this.playback.get(id);
         if (held) held.stale = true;
       }
     }
-    this.emit('segment', { index: k });
   }
 
   private onPlayoutEvent(event: PlayoutEvent): void {
-    if (event.type === 'freeze-start' || event.type === 'freeze-end') this.emit('freeze', event);
+    if (event.type === 'segment') this.emit('segment', { index: event.index, qualities: event.qualities });
+    else if (event.type === 'seeked') this.emit('seeked', { positionS: event.positionS, index: event.index });
+    else if (event.type === 'looped') this.emit('looped', { index: event.index });
+    else if (event.type === 'ended') {
+      // The end of a pass: paused at the last frame, as a media element is; play() starts the pass again.
+      this.session?.pause();
+      this.setState('ended');
+    } else if (event.type === 'freeze-start' || event.type === 'freeze-end') this.emit('freeze', event);
     // The playout loop ended on an error of its own (not network or decode trouble, which it
     // survives): playback is over, and a log cut short must not read as a finished run.
     else if (event.type === 'error') this.fail(new Error(`playback stopped: ${event.message}`));
@@ -329,10 +474,11 @@ export class Player extends EventTarget {
     this.setState('ended');
   }
 
-  private fail(e: unknown): void {
+  private fail(e: unknown, code: PlayerErrorCode = PLAYER_ERROR.DECODE): void {
     this.failure = e instanceof Error ? e.message : String(e);
+    this.failureCode = e instanceof CodedError ? e.code : code;
     this.setState('failed');
-    this.emit('error', { message: this.failure });
+    this.emit('error', { message: this.failure, code: this.failureCode });
   }
 
   private setState(state: PlayerState): void {

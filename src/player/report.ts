@@ -27,6 +27,9 @@ export interface ObjectStats {
   visibleArea: number;
   points: number;
   stale: boolean;
+  /** The segment shown now, on the timeline (-1 before the first), and the frame of it drawn now. */
+  segment: number;
+  frameIndex: number;
 }
 
 export interface PlayerStats {
@@ -35,6 +38,10 @@ export interface PlayerStats {
   transport: 'webtransport' | 'http2' | null;
   fallbackReason: string | null;
   playedS: number;
+  /** Seconds into the pass (the element's `currentTime`). */
+  positionS: number;
+  /** A seek is under way. */
+  seeking: boolean;
   /** Seconds of content ready ahead of the playhead (objects decoded for coming segments). */
   bufferS: number;
   throughputBps: number | null;
@@ -53,9 +60,11 @@ export interface PlayerStats {
 export interface ObjectPlayback {
   decoded: DecodedSegment;
   quality: number;
-  /** Played seconds at which the segment started showing. */
+  /** Played seconds (timeline) at which the segment starts. */
   startedAt: number;
   stale: boolean;
+  /** The segment's index on the timeline. */
+  segment: number;
 }
 
 /** What `playerStats` reads. */
@@ -67,6 +76,10 @@ export interface StatsSource {
   objects: readonly SceneObject[];
   playback: ReadonlyMap<string, ObjectPlayback>;
   lastPlan: ReadonlyMap<string, { rank: number; visibleArea: number; delivery: PlanDelivery }>;
+  /** What the renderer is given now, per object. */
+  frames: ReadonlyMap<string, { frameIndex: number; segment: number } | null>;
+  positionS: number;
+  seeking: boolean;
 }
 
 /** The player options a QoE log records (`PlayerOptions`' fields of the same names). */
@@ -109,6 +122,8 @@ export function playerStats(src: StatsSource): PlayerStats {
     transport: src.transports ? transportKind(src.mode, src.transports.webtransport !== undefined) : null,
     fallbackReason: src.transports?.fallbackReason ?? null,
     playedS: session?.playedS() ?? 0,
+    positionS: src.positionS,
+    seeking: src.seeking,
     bufferS: session?.bufferedS() ?? 0,
     throughputBps: network?.throughputBps ?? null,
     lossRate: network?.loss.rate ?? 0,
@@ -121,10 +136,12 @@ export function playerStats(src: StatsSource): PlayerStats {
     objects: src.objects.map((o, i) => {
       const p = src.playback.get(o.id);
       const plan = src.lastPlan.get(o.id);
+      const now = src.frames.get(o.id);
       return {
         id: o.id, quality: p?.quality ?? -1, delivery: plan?.delivery ?? null,
         rank: plan?.rank ?? i, visibleArea: plan?.visibleArea ?? 0,
         points: p && p.decoded.frames.length ? framePoints(p.decoded.frames[0]) : 0, stale: p?.stale ?? false,
+        segment: now?.segment ?? -1, frameIndex: now?.frameIndex ?? -1,
       };
     }),
   };
