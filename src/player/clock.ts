@@ -99,3 +99,14 @@ async function settle(): Promise<void> {
   const turn = typeof setImmediate === 'function' ? (r: () => void) => setImmediate(r) : (r: () => void) => setTimeout(r, 0);
   for (let i = 0; i < 2; i++) await new Promise<void>((r) => turn(r));
 }
+
+/** `promise`, or a rejection with the signal's reason once it aborts (the listener removed either way). */
+export function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  let onAbort!: () => void;
+  const aborted = new Promise<never>((_, reject) => {
+    onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+  return Promise.race([promise, aborted]).finally(() => signal.removeEventListener('abort', onAbort));
+}

@@ -4,7 +4,7 @@
  * and `duration` is a position within one pass of it, `MPD@mediaPresentationDuration` long.
  * Looping plays the next pass of that timeline (identical to the first for `loop` objects of the
  * pass's length; `pingpong` objects go on back and forth); not looping stops at the pass's end.
- * Pure arithmetic: the playout loop (playout.ts) keeps the state.
+ * The arithmetic is pure; `PassTimeline` keeps the little state it needs (the playout loop owns it).
  */
 import type { SceneModel } from '../model/scene';
 
@@ -48,4 +48,69 @@ export function mediaPosition(timelineS: number, pass: number, segments: number,
   const passS = segments * segmentS;
   if (loop) return timelineS - Math.floor(timelineS / passS + 1e-9) * passS;
   return Math.min(passS, Math.max(0, timelineS - pass * passS));
+}
+
+/**
+ * Where playback stands on the pass timeline: the pass being played, whether it loops, and the
+ * landing of a seek still under way (until its segment is shown). The played position itself is
+ * the content clock's (contentClock.ts); each method takes it.
+ */
+export class PassTimeline {
+  /** The pass being played: where seeks land when not looping, and whose end playback stops at. */
+  private pass = 0;
+  private landing: SeekLanding | null = null;
+
+  constructor(readonly segments: number, private readonly segmentS: number, private looping: boolean) {}
+
+  /** Length of a pass in seconds (a whole number of segments). */
+  get passS(): number {
+    return this.segments * this.segmentS;
+  }
+
+  get loop(): boolean {
+    return this.looping;
+  }
+
+  /** The latest seek's landing while it is under way, else null. */
+  get seekTarget(): SeekLanding | null {
+    return this.landing;
+  }
+
+  /** A seek to `mediaS` seconds into the pass (`seekLanding`); it is under way until `seekDone()`. */
+  seek(mediaS: number, playedS: number): SeekLanding {
+    this.landing = seekLanding(mediaS, this.currentPass(playedS), this.segments, this.segmentS, this.looping);
+    this.pass = this.landing.pass;
+    return this.landing;
+  }
+
+  seekDone(): void {
+    this.landing = null;
+  }
+
+  /** Looping on or off from now on (turning it off keeps the pass being played). */
+  setLoop(loop: boolean, playedS: number): void {
+    if (!loop && this.looping) this.pass = this.currentPass(playedS);
+    this.looping = loop;
+  }
+
+  /** Seconds into the pass: what a page shows as the current time. */
+  mediaPositionS(playedS: number): number {
+    return mediaPosition(this.landing?.timelineS ?? playedS, this.pass, this.segments, this.segmentS, this.looping);
+  }
+
+  /** Segment `k` is the first of a pass. */
+  startsPass(k: number): boolean {
+    return k % this.segments === 0;
+  }
+
+  /** Segments `j` and `k` lie in the same pass. */
+  samePass(j: number, k: number): boolean {
+    return Math.floor(j / this.segments) === Math.floor(k / this.segments);
+  }
+
+  /** The pass the played position is in (looping), or the one being played. */
+  private currentPass(playedS: number): number {
+    if (!this.looping) return this.pass;
+    return Math.floor((this.landing?.timelineS ?? playedS) / this.passS + 1e-9);
+  }
 }

@@ -1,10 +1,11 @@
 /**
  * The playout loop (docs/player.md → "Playout"): it keeps the content clock and nothing else.
  * For every 1-s segment it asks the planner for the segment's requests (plan.ts), starts a task
- * per object (objectTask.ts), waits for the segment's reliable objects — freezing while they are
- * late — and shows it at its playout time, re-showing the last frame of a datagram object that
- * could not be recovered in time. Every 0.1 s the in-flight quality rules (quality.ts) may give
- * a late reliable request up for the lowest quality. Link estimates: src/link/estimates.ts.
+ * per object (segmentRequests.ts, objectTask.ts), lets the segment gate wait for its reliable
+ * objects — freezing while they are late (segmentGate.ts) — and shows it at its playout time,
+ * re-showing the last frame of a datagram object that could not be recovered in time. While
+ * requests are in flight the link watch and the abandonment rule run (inFlightWatch.ts). Link
+ * estimates: src/link/estimates.ts.
  *
  * Segment k plays at P(k) = start + k·D + (time spent frozen or paused before it). Its requests
  * are issued when the playhead is `ceil(bufferTarget / D)` segments before it, with the deadline
@@ -12,29 +13,31 @@
  * The buffer target grows on a volatile link (`BufferTarget`).
  *
  * A seek (`seek()`) moves the played position: what the new position will not play is cancelled
- * (requests and decodes, `flushFor`), the segment holding the target is fetched like the first
- * one, and once its objects are in, the content clock restarts at the target and the segment is
- * shown from the target's frame on. At the end of a pass (pass.ts) playback goes on into the
+ * (requests and decodes, `SegmentRequests.keepOnly`), the segment holding the target is fetched
+ * like the first one, and once its objects are in, the content clock restarts at the target and
+ * the segment is shown from the target's frame on. At the end of a pass (pass.ts) playback goes on into the
  * next pass when looping, or stands at the end until a seek.
  */
 import type { ObjectTransport } from '../transport/types';
 import type { QoeSegment } from '../model/qoe';
-import type { Clock } from './clock';
+import { type Clock, raceAbort } from './clock';
 import { BufferTarget, volatileTargetS } from './bufferTarget';
 import { ContentClock } from './contentClock';
 import { DecodeCostModel } from './decodeBudget';
-import type { DecodedSegment, SegmentDecoder } from '../model/decoder';
+import type { SegmentDecoder } from '../model/decoder';
 import type { LinkSnapshot } from '../model/link';
-import type { PlanDelivery } from '../model/modes';
 import type { ViewportModel } from '../model/pose';
 import type { SceneModel } from '../model/scene';
-import { type FreezeCause, FreezeTracker } from './freezes';
+import { FreezeTracker } from './freezes';
 import { LinkEstimates } from '../link/estimates';
-import { inFlight, type ObjectTask, owedObjects, segmentRecord, startObjectTask, type TaskEnv } from './objectTask';
-import { mediaPosition, passSegments, seekLanding } from './pass';
-import { planSegment, type PlannedRequest, transportKind } from './plan';
+import { type ObjectTask, segmentRecord } from './objectTask';
+import { PassTimeline, passSegments } from './pass';
+import { planSegment, transportKind } from './plan';
 import type { DeliveryPolicy } from './policy';
-import { requestsToAbandon } from './quality';
+import type { PlannedObject, PlayoutEvent, ShownObject } from './playoutEvents';
+import { watchAbandonment, watchLink, type WatchEnv } from './inFlightWatch';
+import { type GateEnv, untilSegmentPlays } from './segmentGate';
+import { SegmentRequests } from './segmentRequests';
 
 export interface PlayoutConfig {
   scene: SceneModel;
@@ -66,37 +69,6 @@ export interface PlayoutConfig {
   onPlan?: (plans: ReadonlyArray<PlannedObject>) => void;
 }
 
-/** Seconds between two checks of the abandonment rule (abandon.ts). */
-const ABANDON_CHECK_S = 0.1;
-
-export interface PlannedObject {
-  segment: number;
-  objectId: string;
-  quality: number;
-  delivery: PlanDelivery;
-  rank: number;
-  visibleArea: number;
-}
-
-export interface ShownObject {
-  quality: number;
-  decoded: DecodedSegment;
-}
-
-export type PlayoutEvent =
-  | { type: 'started'; startupS: number }
-  | { type: 'freeze-start'; atS: number; cause: FreezeCause }
-  | { type: 'freeze-end'; atS: number; durationS: number }
-  | { type: 'segment'; index: number; qualities: Record<string, number> }
-  | { type: 'abandoned'; objectId: string; index: number; fromQuality: number }
-  /** The latest seek's segment was shown (at `positionS` into the pass): once per seek not superseded by another. */
-  | { type: 'seeked'; positionS: number; index: number }
-  /** Playback went on from the end of a pass into the next (looping). */
-  | { type: 'looped'; index: number }
-  /** Playback reached the end of a pass without looping: it stands there until a seek. */
-  | { type: 'ended'; atS: number }
-  | { type: 'error'; message: string };
-
 /** The reason a wait is interrupted by a seek (close() interrupts with its own). */
 const SEEK = new Error('seek');
 
@@ -107,8 +79,7 @@ export class PlayoutSession {
   private readonly freezes = new FreezeTracker();
   private readonly bufferTarget: BufferTarget;
   private readonly link = new LinkEstimates();
-  private taskSequence = 0;
-  private readonly tasks = new Map<number, ObjectTask[]>();
+  private readonly tasks: SegmentRequests;
   private readonly lastQuality = new Map<string, number>();
   private readonly decodeCost = new DecodeCostModel();
   private readonly records: QoeSegment[] = [];
@@ -120,23 +91,33 @@ export class PlayoutSession {
   private readonly stop = new AbortController();
   /** Aborted by a seek (and by close()): every wait of the loop ends, and playback goes on from the seek's target. */
   private interrupt = new AbortController();
-  /** Where the latest seek lands, until its segment is shown (null: no seek pending). */
-  private seekTo: { timelineS: number; segment: number } | null = null;
-  private loop: boolean;
-  private readonly segmentsPerPass: number;
-  /** The pass being played (pass.ts): where seeks land when not looping, and whose end playback stops at. */
-  private pass = 0;
+  /** The pass being played, looping, and a seek under way (pass.ts). */
+  private readonly timeline: PassTimeline;
+  private readonly gate: GateEnv;
+  private readonly watchEnv: WatchEnv;
   private startupS = NaN;
-  private readonly taskEnv: TaskEnv;
 
   constructor(private readonly cfg: PlayoutConfig) {
     this.policy = cfg.policy;
-    this.loop = cfg.loop ?? true;
-    this.segmentsPerPass = passSegments(cfg.scene);
+    this.timeline = new PassTimeline(passSegments(cfg.scene), cfg.scene.segmentDuration, cfg.loop ?? true);
     this.content = new ContentClock(cfg.clock, cfg.scene.segmentDuration);
-    this.taskEnv = {
+    this.tasks = new SegmentRequests({
       clock: cfg.clock, decoder: cfg.decoder, decodeCost: this.decodeCost, link: this.link,
       contentBase: cfg.contentBase, stopped: this.stop.signal,
+    }, cfg.transports);
+    this.gate = {
+      clock: cfg.clock, tasks: this.tasks, freezes: this.freezes, content: this.content, stopped: this.stop.signal,
+      maxStallS: cfg.maxStallS ?? 10, sessionDown: () => cfg.transports.webtransport?.state === 'reconnecting',
+      originS: () => this.origin, onEvent: cfg.onEvent,
+    };
+    this.watchEnv = {
+      clock: cfg.clock, scene: cfg.scene, tasks: this.tasks, link: this.link, content: this.content,
+      decodeCost: this.decodeCost, sessionDown: this.gate.sessionDown,
+      observeLink: (now, rateBps) => this.bufferTarget.observe(now, rateBps),
+      abandon: (task) => {
+        cfg.onEvent?.({ type: 'abandoned', objectId: task.object.id, index: task.index, fromQuality: task.plan.quality });
+        this.tasks.replace(task, this.bufferTargetS);
+      },
     };
     const baseS = cfg.bufferTargetS ?? DEFAULT_BUFFER_TARGET_S;
     this.bufferTarget = new BufferTarget({
@@ -162,7 +143,7 @@ export class PlayoutSession {
   close(): void {
     this.stop.abort(new Error('playback stopped'));
     this.interrupt.abort(this.stop.signal.reason);
-    for (const list of this.tasks.values()) for (const t of list) t.abort.abort();
+    this.tasks.abortAll();
   }
 
   /**
@@ -173,11 +154,8 @@ export class PlayoutSession {
    */
   seek(mediaS: number): void {
     if (this.stop.signal.aborted) return;
-    const d = this.cfg.scene.segmentDuration;
-    const landing = seekLanding(mediaS, this.currentPass(), this.segmentsPerPass, d, this.loop);
-    this.pass = landing.pass;
-    this.seekTo = { timelineS: landing.timelineS, segment: landing.segment };
-    this.flushFor(landing.segment);
+    const landing = this.timeline.seek(mediaS, this.playedS());
+    this.tasks.keepOnly(landing.segment, this.aheadSegments);
     if (this.content.started) this.content.seek(landing.timelineS);
     const interrupted = this.interrupt;
     this.interrupt = new AbortController();
@@ -186,48 +164,22 @@ export class PlayoutSession {
 
   /** Whether a seek is under way (its target's segment not shown yet). */
   get seeking(): boolean {
-    return this.seekTo !== null;
+    return this.timeline.seekTarget !== null;
   }
 
   /** Looping at the end of a pass on or off, from now on. */
   setLoop(loop: boolean): void {
-    if (!loop && this.loop) this.pass = this.currentPass();
-    this.loop = loop;
+    this.timeline.setLoop(loop, this.playedS());
   }
 
   /** Seconds into the pass being played (pass.ts): what a page shows as the current time. */
   mediaPositionS(): number {
-    const timeline = this.seekTo?.timelineS ?? this.playedS();
-    return mediaPosition(timeline, this.pass, this.segmentsPerPass, this.cfg.scene.segmentDuration, this.loop);
+    return this.timeline.mediaPositionS(this.playedS());
   }
 
   /** Length of a pass in seconds (a whole number of segments). */
   get passS(): number {
-    return this.segmentsPerPass * this.cfg.scene.segmentDuration;
-  }
-
-  /** The pass the played position is in (looping), or the one being played. */
-  private currentPass(): number {
-    if (!this.loop) return this.pass;
-    const timeline = this.seekTo?.timelineS ?? this.playedS();
-    return Math.floor(timeline / this.passS + 1e-9);
-  }
-
-  /**
-   * Cancels what a position whose first segment is `k` will not play: requests and decodes of
-   * every other segment, except segments after it already decoded within the buffer (they play
-   * next, unchanged). The target's own requests go on: nothing is more urgent.
-   */
-  private flushFor(k: number): void {
-    for (const [j, list] of this.tasks) {
-      const keep = j === k || (j > k && j <= k + this.aheadSegments && list.every((t) => t.settled));
-      if (keep) continue;
-      for (const t of list) {
-        t.abort.abort();
-        t.decodeWithdraw.abort();
-      }
-      this.tasks.delete(j);
-    }
+    return this.timeline.passS;
   }
 
   /** The buffer target now: the base, or the volatile target after the link starved (`BufferTarget`). */
@@ -248,12 +200,7 @@ export class PlayoutSession {
     if (!this.content.started) return 0;
     const d = this.cfg.scene.segmentDuration;
     const playing = Math.floor(this.playedS() / d);
-    let ready = 0;
-    for (let k = playing + 1; ; k++) {
-      const list = this.tasks.get(k);
-      if (!list || list.length === 0 || !list.every((t) => t.settled)) break;
-      ready++;
-    }
+    const ready = this.tasks.readyFrom(playing + 1);
     const intoSegment = this.playedS() - playing * d;
     return Math.max(0, ready * d + (d - intoSegment));
   }
@@ -303,8 +250,8 @@ export class PlayoutSession {
     const end = this.cfg.durationS === undefined ? Infinity : this.origin + this.cfg.durationS;
     const watch = new AbortController();
     try {
-      void this.watchLink(watch.signal);
-      void this.watchSegments(watch.signal);
+      void watchLink(this.watchEnv, watch.signal);
+      void watchAbandonment(this.watchEnv, watch.signal);
       for (;;) {
         const signal = this.interrupt.signal;
         try {
@@ -324,7 +271,7 @@ export class PlayoutSession {
       // A freeze still open when playback ends counts up to now. Segments that never reached
       // their playout time are not outcomes: their requests are cancelled, not recorded.
       this.freezes.end(clock.now() * 1000);
-      for (const list of this.tasks.values()) for (const t of list) if (!t.settled) t.abort.abort();
+      this.tasks.abortAll(true);
       this.tasks.clear();
       // The last shown segments' records are written when their stopped requests and running
       // decodes settle: wait for them (briefly), so the log is whole when playback has ended.
@@ -341,11 +288,11 @@ export class PlayoutSession {
    */
   private async playFrom(end: number, signal: AbortSignal): Promise<boolean> {
     const { clock } = this.cfg;
-    const seek = this.seekTo;
+    const seek = this.timeline.seekTarget;
     const first = seek?.segment ?? 0;
     const fresh = !this.content.started;
     if (!this.tasks.has(first)) this.request(first, (fresh ? this.origin : clock.now()) + Math.max(4, 2 * this.bufferTargetS));
-    await this.waitForSegment(first, end, false, signal);
+    await untilSegmentPlays(this.gate, first, end, false, signal);
     if (this.stop.signal.aborted || clock.now() >= end) return false;
     if (fresh) {
       this.content.start(seek?.timelineS ?? 0);
@@ -354,46 +301,29 @@ export class PlayoutSession {
     } else {
       this.content.unhalt('seek');
     }
-    const perPass = this.segmentsPerPass;
+    const { timeline } = this;
     for (let k = first; ; k++) {
-      if (k > first && !this.loop && k % perPass === 0) return this.untilPlayoutTime(k, end, signal);
+      if (k > first && !timeline.loop && timeline.startsPass(k)) return this.untilPlayoutTime(k, end, signal);
       // The target of a seek is shown at once, paused or not: it is what the seek waits for.
       const seekTarget = seek !== null && k === first;
       if (!seekTarget) await raceAbort(this.content.whilePaused(), signal);
       for (let ahead = 1; ahead <= this.aheadSegments; ahead++) {
         const j = k + ahead;
-        if (!this.loop && Math.floor(j / perPass) !== Math.floor(k / perPass)) break;
+        if (!timeline.loop && !timeline.samePass(j, k)) break;
         if (!this.tasks.has(j)) this.request(j, this.content.playoutTime(j));
       }
       if (!seekTarget) {
         if (!(await this.untilPlayoutTime(k, end, signal))) return false;
-        await this.waitForSegment(k, end, true, signal);
+        await untilSegmentPlays(this.gate, k, end, true, signal);
       }
       if (this.stop.signal.aborted || clock.now() >= end) return false;
       this.show(k);
       this.tasks.delete(k);
       if (seekTarget) {
-        this.seekTo = null;
+        timeline.seekDone();
         this.cfg.onEvent?.({ type: 'seeked', positionS: this.mediaPositionS(), index: k });
-      } else if (k > 0 && k % perPass === 0) {
+      } else if (k > 0 && timeline.startsPass(k)) {
         this.cfg.onEvent?.({ type: 'looped', index: k });
-      }
-    }
-  }
-
-  /** Samples the link for the buffer target every quarter second until `signal` (the end of run()). */
-  private async watchLink(signal: AbortSignal): Promise<void> {
-    const { clock } = this.cfg;
-    while (!signal.aborted) {
-      // Bytes still expected: a request in flight (decoding is not the link's time).
-      const busy = [...this.tasks.values()].some((list) => list.some((t) => inFlight(t)));
-      const now = clock.now();
-      this.link.sample(now, busy);
-      this.bufferTarget.observe(now, this.link.busyRateBps());
-      try {
-        await clock.sleep(0.25, signal);
-      } catch {
-        return;
       }
     }
   }
@@ -420,117 +350,19 @@ export class PlayoutSession {
       scene, viewport, policy: this.policy, segment: k, deadlineS: deadline, nowS: clock.now(),
       link: this.link.snapshot(this.carrier()), bufferS: this.bufferedS(), bufferTargetS: this.bufferTargetS,
       previousQuality: this.lastQuality,
-      behind: [...this.tasks.entries()].some(([j, list]) => j < k && list.some((t) => !t.settled)),
+      behind: this.tasks.behind(k),
       decodeParallelism: decoder.parallelism ?? 1, decodeCost: this.decodeCost,
       hasWebTransport: transports.webtransport !== undefined,
     });
-    const list = requests.map((r) => this.start(r, k, deadline));
-    this.tasks.set(k, list);
+    const list = this.tasks.start(k, requests, deadline, this.bufferTargetS);
     this.cfg.onPlan?.(list.map((t) => ({
       segment: k, objectId: t.object.id, quality: t.plan.quality, delivery: t.plan.delivery, rank: t.rank, visibleArea: t.visibleArea,
     })));
   }
 
-  private start(request: PlannedRequest, k: number, deadline: number): ObjectTask {
-    const { webtransport, http2 } = this.cfg.transports;
-    const transport: ObjectTransport = request.transport === 'webtransport' && webtransport ? webtransport : http2;
-    return startObjectTask(this.taskEnv, request, transport, k, deadline, this.bufferTargetS, this.taskSequence++);
-  }
-
-  /** Cancels a reliable request and asks for its object again at the lowest quality, most urgently. */
-  private abandon(task: ObjectTask): void {
-    task.abandoned = true;
-    task.abort.abort();
-    this.cfg.onEvent?.({ type: 'abandoned', objectId: task.object.id, index: task.index, fromQuality: task.plan.quality });
-    const replacement = startObjectTask(this.taskEnv, {
-      object: task.object, plan: { ...task.plan, quality: 0, urgency: 0 }, transport: task.transport.kind,
-      visibleArea: task.visibleArea, rank: task.rank,
-    }, task.transport, task.index, task.deadline, this.bufferTargetS, this.taskSequence++);
-    const list = this.tasks.get(task.index);
-    if (list) list.push(replacement);
-  }
-
-  /**
-   * The abandonment rule (abandon.ts), every `ABANDON_CHECK_S` while playing: not while
-   * paused (nothing is due) or while the session is down (the requests are asked again anyway).
-   * The rate is the link's over its last window while busy, else the ABR's estimate.
-   */
-  private async watchSegments(signal: AbortSignal): Promise<void> {
-    const { clock, scene } = this.cfg;
-    while (!signal.aborted) {
-      try {
-        await clock.sleep(ABANDON_CHECK_S, signal);
-      } catch {
-        return;
-      }
-      if (!this.content.started || this.content.paused || this.cfg.transports.webtransport?.state === 'reconnecting') continue;
-      const rateBps = this.link.busyRateBps() ?? this.link.throughputBps();
-      if (rateBps === null) continue;
-      const now = clock.now();
-      const pending = [...this.tasks.values()].flat()
-        .filter((t) => t.plan.delivery === 'reliable' && inFlight(t))
-        .sort((a, b) => (a.plan.urgency - b.plan.urgency) || (a.sequence - b.sequence));
-      // Playout time now: later by the freeze under way, if any.
-      const owed = owedObjects(pending, scene, this.decodeCost, (t) => this.content.playoutTime(t.index) + this.content.haltedFor(now));
-      for (const key of requestsToAbandon(owed, { nowS: now, rateBps, horizonS: scene.segmentDuration })) this.abandon(pending[key]);
-    }
-  }
-
-  /**
-   * Waits until segment k can play: every reliable object settled (freezing while playback waits,
-   * if `playing`), datagram objects until the playout time at most. A seek ends the wait (and the
-   * freeze: the seek's own wait is not one).
-   */
-  private async waitForSegment(k: number, end: number, playing: boolean, signal: AbortSignal): Promise<void> {
-    const { clock } = this.cfg;
-    const pending = () => (this.tasks.get(k) ?? []).filter((t) => t.plan.delivery === 'reliable' && !t.abandoned && !t.settled);
-    if (pending().length === 0) {
-      if (!playing) await this.settleUntil(k, end, signal);
-      return;
-    }
-    const began = clock.now();
-    // An outage freeze: the session is down, or what playback waits for was lost with it (the
-    // session may be back before the freeze even starts, while the requests are asked again).
-    const outage = () => this.cfg.transports.webtransport?.state === 'reconnecting' || pending().some((t) => t.lostWithSession);
-    if (playing) {
-      for (const t of pending()) t.heldPlayback = true;
-      const decoding = pending().every((t) => t.result?.bytes);
-      const cause: FreezeCause = outage() ? 'outage' : decoding ? 'decode' : 'underrun';
-      this.freezes.begin(cause, began * 1000);
-      this.content.halt('freeze');
-      this.cfg.onEvent?.({ type: 'freeze-start', atS: began - this.origin, cause });
-    }
-    const giveUp = Math.min(end, began + (this.cfg.maxStallS ?? 10));
-    try {
-      while (pending().length > 0 && clock.now() < giveUp && !this.stop.signal.aborted) {
-        if (playing && outage()) this.freezes.setCause('outage');
-        const waits = pending().map((t) => t.done);
-        await Promise.race([Promise.all(waits), clock.sleep(Math.min(0.05, giveUp - clock.now()), signal)]);
-      }
-      if (!playing) await this.settleUntil(k, end, signal);
-    } finally {
-      if (playing) {
-        const now = clock.now();
-        this.freezes.end(now * 1000);
-        this.content.unhalt('freeze');
-        this.cfg.onEvent?.({ type: 'freeze-end', atS: now - this.origin, durationS: now - began });
-      }
-    }
-  }
-
-  /** The first segment (startup, a seek) only: also give its datagram objects until their deadline. */
-  private async settleUntil(k: number, end: number, signal: AbortSignal): Promise<void> {
-    const { clock } = this.cfg;
-    const list = this.tasks.get(k) ?? [];
-    const deadline = Math.min(end, ...list.map((t) => t.deadline));
-    while (list.some((t) => !t.settled && !t.abandoned) && clock.now() < deadline && !this.stop.signal.aborted) {
-      await Promise.race([Promise.all(list.map((t) => t.done)), clock.sleep(Math.min(0.05, deadline - clock.now()), signal)]);
-    }
-  }
-
   /** Segment k starts playing: hand the renderer what is ready, record outcomes. */
   private show(k: number): void {
-    const list = this.tasks.get(k) ?? [];
+    const list = this.tasks.of(k);
     const shown = new Map<string, ShownObject | null>();
     const qualities: Record<string, number> = {};
     for (const object of this.cfg.scene.objects) {
@@ -569,15 +401,4 @@ export class PlayoutSession {
     t.recorded = true;
     this.records.push(segmentRecord(t, this.origin));
   }
-}
-
-/** `promise`, or a rejection with the signal's reason once it aborts (the listener removed either way). */
-function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  let onAbort!: () => void;
-  const aborted = new Promise<never>((_, reject) => {
-    onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
-  return Promise.race([promise, aborted]).finally(() => signal.removeEventListener('abort', onAbort));
 }

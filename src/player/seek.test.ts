@@ -6,7 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { decoder, scene, ScriptedLink, viewport } from '../testing/scriptedLink';
 import { VirtualClock } from './clock';
 import { FixedModePolicy } from './policy';
-import { type PlayoutConfig, type PlayoutEvent, PlayoutSession } from './playout';
+import { type PlayoutConfig, PlayoutSession } from './playout';
+import { type PlayoutEvent } from './playoutEvents';
 import { knapsackRule } from './rules';
 
 interface Run {

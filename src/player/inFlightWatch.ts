@@ -1,0 +1,75 @@
+/**
+ * The two periodic checks while requests are in flight: every quarter second the link watch
+ * samples the bytes received (for the buffer target, bufferTarget.ts), and every 0.1 s the
+ * in-flight quality rules (quality.ts → abandonment) judge the reliable requests still owing
+ * bytes. Both run from the start of a playout run to its end.
+ */
+import type { Clock } from './clock';
+import type { ContentClock } from './contentClock';
+import type { DecodeCostModel } from './decodeBudget';
+import type { LinkEstimates } from '../link/estimates';
+import type { SceneModel } from '../model/scene';
+import { type ObjectTask, owedObjects } from './objectTask';
+import { requestsToAbandon } from './quality';
+import type { SegmentRequests } from './segmentRequests';
+
+/** Seconds between two link samples. */
+const LINK_SAMPLE_S = 0.25;
+/** Seconds between two checks of the abandonment rule (abandon.ts). */
+const ABANDON_CHECK_S = 0.1;
+
+/** What the watches read, and what they act through. */
+export interface WatchEnv {
+  clock: Clock;
+  scene: SceneModel;
+  tasks: SegmentRequests;
+  link: LinkEstimates;
+  content: ContentClock;
+  decodeCost: DecodeCostModel;
+  /** The WebTransport session is down and being restored. */
+  sessionDown(): boolean;
+  /** A link sample for the buffer target: now, and the busy rate (null when the link was idle). */
+  observeLink(nowS: number, busyRateBps: number | null): void;
+  /** Gives a reliable request up for the lowest quality (the loop reports it and replaces it). */
+  abandon(task: ObjectTask): void;
+}
+
+/** Samples the link until `signal` aborts. */
+export async function watchLink(env: WatchEnv, signal: AbortSignal): Promise<void> {
+  const { clock, link } = env;
+  while (!signal.aborted) {
+    // Bytes still expected: a request in flight (decoding is not the link's time).
+    const now = clock.now();
+    link.sample(now, env.tasks.linkBusy());
+    env.observeLink(now, link.busyRateBps());
+    try {
+      await clock.sleep(LINK_SAMPLE_S, signal);
+    } catch {
+      return;
+    }
+  }
+}
+
+/**
+ * The abandonment rule until `signal` aborts, while playing: not while paused (nothing is due)
+ * or while the session is down (the requests are asked again anyway). The rate is the link's
+ * over its last window while busy, else the ABR's estimate.
+ */
+export async function watchAbandonment(env: WatchEnv, signal: AbortSignal): Promise<void> {
+  const { clock, scene, content } = env;
+  while (!signal.aborted) {
+    try {
+      await clock.sleep(ABANDON_CHECK_S, signal);
+    } catch {
+      return;
+    }
+    if (!content.started || content.paused || env.sessionDown()) continue;
+    const rateBps = env.link.busyRateBps() ?? env.link.throughputBps();
+    if (rateBps === null) continue;
+    const now = clock.now();
+    const pending = env.tasks.owedReliable();
+    // Playout time now: later by the freeze under way, if any.
+    const owed = owedObjects(pending, scene, env.decodeCost, (t) => content.playoutTime(t.index) + content.haltedFor(now));
+    for (const key of requestsToAbandon(owed, { nowS: now, rateBps, horizonS: scene.segmentDuration })) env.abandon(pending[key]);
+  }
+}

@@ -1,0 +1,113 @@
+/**
+ * The requests of the segments in flight, by segment: the object tasks the playout loop started
+ * (objectTask.ts), their replacements after abandonment, and what their state says — how much is
+ * ready ahead, what the link still owes, what a seek or the end of playback cancels. The loop
+ * decides when; this table only keeps and answers.
+ */
+import type { ObjectTransport } from '../transport/types';
+import { inFlight, type ObjectTask, startObjectTask, type TaskEnv } from './objectTask';
+import type { PlannedRequest } from './plan';
+
+export class SegmentRequests {
+  private readonly bySegment = new Map<number, ObjectTask[]>();
+  /** Order of creation over every task: equal urgencies are served in request order. */
+  private sequence = 0;
+
+  constructor(
+    private readonly env: TaskEnv,
+    private readonly transports: { webtransport?: ObjectTransport; http2: ObjectTransport },
+  ) {}
+
+  has(k: number): boolean {
+    return this.bySegment.has(k);
+  }
+
+  /** Segment k's tasks (replacements included), empty when none. */
+  of(k: number): readonly ObjectTask[] {
+    return this.bySegment.get(k) ?? [];
+  }
+
+  /** Starts the planned requests of segment `k`, due at `deadline`; returns their tasks. */
+  start(k: number, requests: readonly PlannedRequest[], deadline: number, bufferTargetS: number): ObjectTask[] {
+    const { webtransport, http2 } = this.transports;
+    const list = requests.map((r) => {
+      const transport = r.transport === 'webtransport' && webtransport ? webtransport : http2;
+      return startObjectTask(this.env, r, transport, k, deadline, bufferTargetS, this.sequence++);
+    });
+    this.bySegment.set(k, list);
+    return list;
+  }
+
+  /** Gives `task` up and asks for its object again at the lowest quality, most urgently, on the same transport. */
+  replace(task: ObjectTask, bufferTargetS: number): void {
+    task.abandoned = true;
+    task.abort.abort();
+    const replacement = startObjectTask(this.env, {
+      object: task.object, plan: { ...task.plan, quality: 0, urgency: 0 }, transport: task.transport.kind,
+      visibleArea: task.visibleArea, rank: task.rank,
+    }, task.transport, task.index, task.deadline, bufferTargetS, this.sequence++);
+    this.bySegment.get(task.index)?.push(replacement);
+  }
+
+  /** Segment k was shown: its tasks leave the table (their records are written as they settle). */
+  delete(k: number): void {
+    this.bySegment.delete(k);
+  }
+
+  /** Consecutive segments from `k` on whose objects are all settled (arrived and decoded, or given up). */
+  readyFrom(k: number): number {
+    let ready = 0;
+    for (let j = k; ; j++) {
+      const list = this.bySegment.get(j);
+      if (!list || list.length === 0 || !list.every((t) => t.settled)) return ready;
+      ready++;
+    }
+  }
+
+  /** Some request still owes bytes (decoding is not the link's time). */
+  linkBusy(): boolean {
+    return [...this.bySegment.values()].some((list) => list.some((t) => inFlight(t)));
+  }
+
+  /** A segment before `k` is still arriving (its requests are "behind", plan.ts → `requestUrgency`). */
+  behind(k: number): boolean {
+    return [...this.bySegment.entries()].some(([j, list]) => j < k && list.some((t) => !t.settled));
+  }
+
+  /** Reliable requests still owing bytes, in the order the origin serves them (urgency, then request order). */
+  owedReliable(): ObjectTask[] {
+    return [...this.bySegment.values()].flat()
+      .filter((t) => t.plan.delivery === 'reliable' && inFlight(t))
+      .sort((a, b) => (a.plan.urgency - b.plan.urgency) || (a.sequence - b.sequence));
+  }
+
+  /** Segment k's reliable objects playback still waits for. */
+  awaited(k: number): ObjectTask[] {
+    return this.of(k).filter((t) => t.plan.delivery === 'reliable' && !t.abandoned && !t.settled);
+  }
+
+  /**
+   * Cancels what a position whose first segment is `k` will not play: requests and decodes of
+   * every other segment, except the `ahead` segments after it already decoded (they play next,
+   * unchanged). The target's own requests go on: nothing is more urgent.
+   */
+  keepOnly(k: number, ahead: number): void {
+    for (const [j, list] of this.bySegment) {
+      if (j === k || (j > k && j <= k + ahead && list.every((t) => t.settled))) continue;
+      for (const t of list) {
+        t.abort.abort();
+        t.decodeWithdraw.abort();
+      }
+      this.bySegment.delete(j);
+    }
+  }
+
+  /** Stops every request (playback is over); `unsettledOnly` leaves settled ones alone. */
+  abortAll(unsettledOnly = false): void {
+    for (const list of this.bySegment.values()) for (const t of list) if (!unsettledOnly || !t.settled) t.abort.abort();
+  }
+
+  clear(): void {
+    this.bySegment.clear();
+  }
+}
