@@ -24,8 +24,10 @@ const app: UserConfig = {
   server: { port: 5173 },
 };
 
-// `vite build --mode lib` (npm run build:lib): the <holoquic-player> library as one ES module
-// with its workers and wasm beside it in dist-lib/; tsc adds the .d.ts files.
+// `vite build --mode lib` (npm run build:lib, and `npm pack` through prepack): the
+// <holoquic-player> library as one ES module with its two workers beside it in dist-lib/assets/;
+// tsc adds the .d.ts files. In library mode Vite inlines every asset, so each worker carries its
+// wasm (the V-PCC decoder, RaptorQ) as a data: URL and loads nothing else.
 const library: UserConfig = {
   // Relative asset URLs (resolved against the module's own URL): the library works wherever it is served from.
   base: './',
@@ -35,8 +37,24 @@ const library: UserConfig = {
     target: 'es2022',
     sourcemap: true,
     lib: { entry: 'src/app/library.ts', formats: ['es'], fileName: 'holoquic-player' },
+    rollupOptions: {
+      // three.js is the host's (a peer dependency): one copy per page, so the element's renderer
+      // and the app's scene share classes. The workers never import it.
+      external: (id) => id === 'three' || id.startsWith('three/'),
+    },
   },
-  worker: { format: 'es' },
+  worker: {
+    format: 'es',
+    // Named by stage (holoquic-decode-worker-<hash>.js, holoquic-fec-worker-<hash>.js) so a CDN
+    // listing or a CSP report says which is which.
+    rollupOptions: { output: { entryFileNames: (chunk) => `assets/holoquic-${workerStage(chunk.facadeModuleId)}-worker-[hash].js` } },
+  },
 };
+
+/** The stage a worker entry belongs to: its folder under src/ (decoder → decode, fec). */
+function workerStage(entry: string | null): string {
+  const folder = entry?.match(/src\/([a-z]+)\/worker\.ts$/)?.[1];
+  return folder === 'decoder' ? 'decode' : (folder ?? 'module');
+}
 
 export default defineConfig(({ mode }) => (mode === 'lib' ? library : app));

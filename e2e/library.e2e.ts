@@ -1,11 +1,12 @@
 /**
  * The npm library build (`vite build --mode lib`, what `npm run build:lib` ships in dist-lib/)
- * used the way a web developer would: a plain HTML page that loads only `holoquic-player.js` and
- * writes one `<holoquic-player>` tag. The module must find its own workers and wasm next to it and
- * play the real demo scene from the real origin.
+ * used the way a web developer would: a plain HTML page that loads `holoquic-player.js` (and
+ * three.js, the page's own, through an import map) and writes one `<holoquic-player>` tag. The
+ * module must find its own workers and wasm next to it and play the real demo scene from the
+ * real origin.
  */
 import { spawnSync } from 'node:child_process';
-import { rmSync, writeFileSync } from 'node:fs';
+import { cpSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Browser, launch } from './lib/browser';
@@ -17,7 +18,10 @@ const LIB_DIR = resolve(DIST, 'npm-library-e2e');
 
 const PAGE = `<!doctype html>
 <html lang="en">
-  <head><meta charset="utf-8" /><title>plain page</title></head>
+  <head>
+    <meta charset="utf-8" /><title>plain page</title>
+    <script type="importmap">{ "imports": { "three": "./three/build/three.module.js", "three/": "./three/" } }</script>
+  </head>
   <body>
     <p>Someone's page.</p>
     <holoquic-player src="/content/demo/manifest.mpd" mode="qr" autoplay style="display:block;width:640px;height:360px"></holoquic-player>
@@ -33,6 +37,10 @@ beforeAll(async () => {
   const built = spawnSync(resolve(ROOT, 'node_modules/.bin/vite'), ['build', '--mode', 'lib', '--outDir', LIB_DIR, '--emptyOutDir'], { cwd: ROOT, encoding: 'utf8' });
   if (built.status !== 0) throw new Error(`library build failed:\n${built.stdout}\n${built.stderr}`);
   writeFileSync(join(LIB_DIR, 'index.html'), PAGE);
+  // The page serves three.js itself: the library leaves it to the host (a peer dependency).
+  for (const part of ['build/three.module.js', 'build/three.core.js', 'examples/jsm/controls']) {
+    cpSync(resolve(ROOT, 'node_modules/three', part), join(LIB_DIR, 'three', part), { recursive: true });
+  }
   origin = await startOrigin(demoContentRoot());
   browser = await launch({ spki: await spkiHash('127.0.0.1', origin.quicPort) });
   await browser.page.goto(`${origin.httpBase}/npm-library-e2e/index.html`);

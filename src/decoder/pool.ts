@@ -10,6 +10,9 @@ import type { DecodedSegment, DecodeJob, SegmentDecoder } from '../model/decoder
 import type { AtlasFrame } from '../model/frames';
 import type { DecodeResult, FromWorker, ToWorker } from './protocol';
 import type { SegmentTiming, DecodeOutput } from './segment';
+import { startModuleWorker } from '../model/moduleWorker';
+// The bundled worker script's URL (Vite emits it beside this module; in development it is the source).
+import decodeWorkerUrl from './worker.ts?worker&url';
 
 export interface DecoderPoolOptions {
   /** Workers (default `defaultPoolSize(navigator.hardwareConcurrency)`). */
@@ -19,7 +22,7 @@ export interface DecoderPoolOptions {
    * objects in flight and withdraws stale ones, so only a runaway caller reaches it).
    */
   maxQueued?: number;
-  /** Makes a worker (default: the module worker next to this file). */
+  /** Makes a worker (default: the decode worker emitted beside this module, from any origin). */
   createWorker?: () => Worker;
   /**
    * A segment still not decoded after this long fails, and its worker is replaced by a fresh one
@@ -110,7 +113,7 @@ export class DecoderPool implements SegmentDecoder {
     this.maxQueued = options.maxQueued ?? 32;
     this.timeoutMs = options.timeoutMs ?? 60_000;
     this.output = options.output ?? 'points';
-    this.createWorker = options.createWorker ?? (() => new Worker(new URL('./worker.ts', import.meta.url), { type: 'module' }));
+    this.createWorker = options.createWorker ?? (() => startModuleWorker(decodeWorkerUrl, { name: 'holoquic-decode' }));
     this.slots = Array.from({ length: size }, () => {
       const slot = { worker: undefined as unknown as Worker } as Slot;
       this.startWorker(slot);

@@ -3,6 +3,9 @@
  * per task turn so a burst of datagrams costs one message), await the object.
  */
 import type { FromWorker, ToWorker } from './protocol';
+import { startModuleWorker } from '../model/moduleWorker';
+// The bundled worker script's URL (Vite emits it beside this module; in development it is the source).
+import fecWorkerUrl from './worker.ts?worker&url';
 
 interface Pending {
   resolve: (object: Uint8Array) => void;
@@ -16,7 +19,7 @@ export class FecWorkerClient {
   private flushScheduled = false;
 
   constructor(worker?: Worker) {
-    this.worker = worker ?? new Worker(new URL('./worker.ts', import.meta.url), { type: 'module' });
+    this.worker = worker ?? startModuleWorker(fecWorkerUrl, { name: 'holoquic-fec' });
     this.worker.onmessage = (event: MessageEvent<FromWorker>) => {
       const m = event.data;
       const p = this.pending.get(m.id);
