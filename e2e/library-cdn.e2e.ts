@@ -101,7 +101,7 @@ describe('the npm library served from another origin (CDN-style, CORS)', () => {
         if (!element || !customElements.get('holoquic-player')) return null;
         const stats = element.getStats();
         return {
-          state: element.state, error: element.error, transport: stats?.transport ?? null,
+          state: element.state, error: element.error?.message ?? null, transport: stats?.transport ?? null,
           objects: stats?.objects.length ?? 0, decoded: stats?.objects.filter((o) => o.points > 0).length ?? 0,
           drawn: stats?.render?.pointsDrawn ?? 0,
         };

@@ -31,7 +31,7 @@ function report(): { state: string; error: string | null; objects: number; decod
   const view = element!.renderer;
   return {
     state: element!.state,
-    error: element!.error,
+    error: element!.error?.message ?? null,
     objects: stats?.objects.length ?? 0,
     decoded: stats?.objects.filter((o) => o.points > 0).length ?? 0,
     drawn: stats?.render?.pointsDrawn ?? 0,
