@@ -2,7 +2,7 @@
  * The npm library loaded the way a CDN serves it: the page is on the origin, while
  * `holoquic-player.js`, its workers and three.js come from a second origin (another port on
  * 127.0.0.1) that allows CORS. A browser refuses `new Worker(url)` for a script on another
- * origin, so this is what the blob-module bootstrap of src/model/moduleWorker.ts is for: every
+ * origin, so this is what the blob-module bootstrap of src/workers/moduleWorker.ts is for: every
  * object must be decoded (both workers running from the second origin) and drawn.
  */
 import { spawnSync } from 'node:child_process';

@@ -10,7 +10,7 @@ import type { DecodedSegment, DecodeJob, SegmentDecoder } from '../model/decoder
 import type { AtlasFrame } from '../model/frames';
 import type { DecodeResult, FromWorker, ToWorker } from './protocol';
 import type { SegmentTiming, DecodeOutput } from './segment';
-import { startModuleWorker } from '../model/moduleWorker';
+import { startModuleWorker } from '../workers/moduleWorker';
 // The bundled worker script's URL (Vite emits it beside this module; in development it is the source).
 import decodeWorkerUrl from './worker.ts?worker&url';
 

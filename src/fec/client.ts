@@ -3,7 +3,7 @@
  * per task turn so a burst of datagrams costs one message), await the object.
  */
 import type { FromWorker, ToWorker } from './protocol';
-import { startModuleWorker } from '../model/moduleWorker';
+import { startModuleWorker } from '../workers/moduleWorker';
 // The bundled worker script's URL (Vite emits it beside this module; in development it is the source).
 import fecWorkerUrl from './worker.ts?worker&url';
 

@@ -11,7 +11,6 @@
  * - `frames.ts`  — decoded frames: reconstructed points, or pictures + atlas for the GPU.
  * - `decoder.ts` — the segment decoder interface the playout loop calls.
  * - `qoe.ts`     — the QoE log's record types (`holoquic-qoe/1`).
- * - `moduleWorker.ts` — how the decode and FEC stages start their workers, from any origin.
  *
  * Import from the file that defines a thing (this index only maps the room).
  */
