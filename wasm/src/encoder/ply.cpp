@@ -1,5 +1,6 @@
 #include "vpcc/ply.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <fstream>
@@ -46,6 +47,14 @@ double readValue(const uint8_t* p, Type t, bool bigEndian) {
     case Type::F64: { double v; std::memcpy(&v, b, 8); return v; }
   }
   return 0;
+}
+
+/// A colour sample as 0 … 255: 16-bit colours are scaled down, float ones are 0 … 1.
+uint8_t colourByte(double value, Type t) {
+  double v = value;
+  if (t == Type::U16 || t == Type::I16) v = value / 257;
+  else if (t == Type::F32 || t == Type::F64) v = value * 255;
+  return uint8_t(std::lround(std::min(255.0, std::max(0.0, v))));
 }
 
 }  // namespace
@@ -99,9 +108,9 @@ PlyCloud readPly(const std::string& path) {
     if (n == "x") ix = int(i);
     if (n == "y") iy = int(i);
     if (n == "z") iz = int(i);
-    if (n == "red" || n == "r") ir = int(i);
-    if (n == "green" || n == "g") ig = int(i);
-    if (n == "blue" || n == "b") ib = int(i);
+    if (n == "red" || n == "r" || n == "diffuse_red") ir = int(i);
+    if (n == "green" || n == "g" || n == "diffuse_green") ig = int(i);
+    if (n == "blue" || n == "b" || n == "diffuse_blue") ib = int(i);
   }
   if (ix < 0 || iy < 0 || iz < 0) throw std::runtime_error(path + ": vertex element lacks x, y or z");
   if (vertices > (size_t(1) << 28)) throw std::runtime_error(path + ": implausible vertex count");
@@ -116,7 +125,10 @@ PlyCloud readPly(const std::string& path) {
         if (!(in >> x)) throw std::runtime_error(path + ": truncated at vertex " + std::to_string(v));
       cloud.positions[v * 3] = values[ix], cloud.positions[v * 3 + 1] = values[iy], cloud.positions[v * 3 + 2] = values[iz];
       if (hasColor)
-        for (int c = 0; c < 3; ++c) cloud.colors[v * 3 + c] = uint8_t(std::min(255.0, std::max(0.0, values[c == 0 ? ir : c == 1 ? ig : ib])));
+        for (int c = 0; c < 3; ++c) {
+          const int i = c == 0 ? ir : c == 1 ? ig : ib;
+          cloud.colors[v * 3 + c] = colourByte(values[i], props[i].type);
+        }
     }
   } else {
     size_t stride = 0;
@@ -136,7 +148,7 @@ PlyCloud readPly(const std::string& path) {
       if (hasColor)
         for (int c = 0; c < 3; ++c) {
           const int i = c == 0 ? ir : c == 1 ? ig : ib;
-          cloud.colors[v * 3 + c] = uint8_t(std::min(255.0, std::max(0.0, readValue(row + offset[i], props[i].type, big))));
+          cloud.colors[v * 3 + c] = colourByte(readValue(row + offset[i], props[i].type, big), props[i].type);
         }
     }
   }
@@ -152,10 +164,60 @@ InputFrame voxelize(const PlyCloud& cloud, unsigned bits, const std::string& wha
   const double limit = double(1u << bits);
   for (size_t i = 0; i < cloud.positions.size(); ++i) {
     const double r = std::round(cloud.positions[i]);
+    if (std::fabs(r - cloud.positions[i]) > 0.01)
+      throw std::invalid_argument(what + ": point " + std::to_string(i / 3) + " coordinate " + std::to_string(cloud.positions[i]) +
+                                  " is not on the voxel grid (float coordinates need fitting: --fit)");
     if (r < 0 || r >= limit)
       throw std::invalid_argument(what + ": point " + std::to_string(i / 3) + " coordinate " + std::to_string(cloud.positions[i]) +
                                   " is outside the " + std::to_string(bits) + "-bit grid");
     f.positions[i] = uint16_t(r);
+  }
+  return f;
+}
+
+void growBounds(const PlyCloud& cloud, std::array<double, 6>& box) {
+  for (size_t i = 0; i < cloud.size(); ++i)
+    for (int c = 0; c < 3; ++c) {
+      box[c] = std::min(box[c], cloud.positions[i * 3 + c]);
+      box[c + 3] = std::max(box[c + 3], cloud.positions[i * 3 + c]);
+    }
+}
+
+GridFit fitToGrid(const std::array<double, 6>& box, unsigned bits) {
+  GridFit fit;
+  const double extent = std::max({box[3] - box[0], box[4] - box[1], box[5] - box[2]});
+  for (int c = 0; c < 3; ++c) fit.origin[c] = box[c];
+  // A single point (no extent) sits at voxel 0 at one voxel per unit.
+  fit.voxelsPerUnit = extent > 0 ? double((1u << bits) - 1) / extent : 1;
+  return fit;
+}
+
+InputFrame voxelize(const PlyCloud& cloud, unsigned bits, const GridFit& fit, const std::string& what) {
+  const int64_t limit = int64_t(1) << bits;
+  // Voxel key (x, y, z packed) and point index, sorted so the points of one voxel are adjacent.
+  std::vector<std::pair<uint64_t, uint32_t>> keyed(cloud.size());
+  for (size_t i = 0; i < cloud.size(); ++i) {
+    uint64_t key = 0;
+    for (int c = 0; c < 3; ++c) {
+      const int64_t v = std::llround((cloud.positions[i * 3 + c] - fit.origin[c]) * fit.voxelsPerUnit);
+      if (v < 0 || v >= limit)
+        throw std::invalid_argument(what + ": point " + std::to_string(i) + " falls outside the fitted " + std::to_string(bits) +
+                                    "-bit grid (it lies outside the sequence's bounding box)");
+      key = key << 16 | uint64_t(v);
+    }
+    keyed[i] = {key, uint32_t(i)};
+  }
+  std::sort(keyed.begin(), keyed.end());
+  InputFrame f;
+  for (size_t i = 0; i < keyed.size();) {
+    size_t j = i;
+    uint64_t sum[3] = {0, 0, 0};
+    for (; j < keyed.size() && keyed[j].first == keyed[i].first; ++j)
+      for (int c = 0; c < 3; ++c) sum[c] += cloud.colors[size_t(keyed[j].second) * 3 + c];
+    const size_t n = j - i;
+    for (int c = 0; c < 3; ++c) f.positions.push_back(uint16_t(keyed[i].first >> (16 * (2 - c)) & 0xffff));
+    for (int c = 0; c < 3; ++c) f.colors.push_back(uint8_t((sum[c] + n / 2) / n));
+    i = j;
   }
   return f;
 }
