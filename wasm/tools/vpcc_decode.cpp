@@ -3,7 +3,7 @@
 // smoothing, colour transfer), with the time each stage took. Optionally writes each
 // post-processed frame as an ASCII PLY.
 //
-//   vpcc-decode stream.bin [--ply out_%04d.ply]
+//   vpcc-decode stream.bin [--ply out_%04d.ply]   (vpcc-decode --help)
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -11,25 +11,69 @@
 #include <iterator>
 #include <string>
 
+#include "cli.h"
+#include "frame_pattern.h"
 #include "vpcc/atlas.h"
 #include "vpcc/bit_reader.h"
 #include "vpcc/parser.h"
 #include "vpcc/postprocess.h"
 #include "vpcc/reconstruct.h"
 
+namespace {
+
+/// A PLY file could not be written (exit kOutput; every other failure is the stream's).
+struct OutputError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+const char* const kHelp =
+    "Usage: vpcc-decode STREAM.v3c [--ply OUT_%04d.ply]\n"
+    "\n"
+    "Decodes a V3C (V-PCC) sample stream and prints, per frame, the patch and point counts, the frame MD5\n"
+    "before and after post-processing and the time each stage took.\n"
+    "\n"
+    "  --ply PATTERN   also write each post-processed frame as an ASCII PLY; PATTERN holds the frame\n"
+    "                  number as %d or %0Nd (e.g. out_%04d.ply)\n"
+    "\n"
+    "Exit codes: 0 done, 2 usage (unknown option, bad value), 3 input (STREAM missing, unreadable or not\n"
+    "a valid V3C stream), 4 output (a PLY file could not be written).\n";
+
+int refuse(int code, const std::string& message) {
+  std::fprintf(stderr, "vpcc-decode: %s\n", message.c_str());
+  return code;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
-  if (argc < 2) {
-    std::fprintf(stderr, "usage: vpcc-decode stream.bin [--ply out_%%04d.ply]\n");
-    return 2;
+  std::string streamPath;
+  cli::FramePattern plyPattern;
+  bool writePly = false;
+  try {
+    for (int i = 1; i < argc; ++i) {
+      const std::string a = argv[i];
+      if (a == "--help" || a == "-h") {
+        std::fputs(kHelp, stdout);
+        return cli::kOk;
+      } else if (a == "--ply") {
+        if (i + 1 >= argc) throw cli::UsageError("--ply needs a value");
+        std::string error;
+        if (!cli::parseFramePattern(argv[++i], plyPattern, error)) throw cli::UsageError("--ply: " + error);
+        writePly = true;
+      } else if (a.size() > 1 && a[0] == '-') {
+        throw cli::UsageError("unknown option '" + a + "' (vpcc-decode --help)");
+      } else if (streamPath.empty()) {
+        streamPath = a;
+      } else {
+        throw cli::UsageError("one stream at a time ('" + streamPath + "', then '" + a + "')");
+      }
+    }
+    if (streamPath.empty()) throw cli::UsageError("no stream given (vpcc-decode STREAM.v3c; vpcc-decode --help)");
+  } catch (const cli::UsageError& e) {
+    return refuse(cli::kUsage, e.what());
   }
-  std::string plyPattern;
-  for (int i = 2; i + 1 < argc; ++i)
-    if (!std::strcmp(argv[i], "--ply")) plyPattern = argv[i + 1];
-  std::ifstream in(argv[1], std::ios::binary);
-  if (!in) {
-    std::fprintf(stderr, "vpcc-decode: cannot read %s\n", argv[1]);
-    return 1;
-  }
+  std::ifstream in(streamPath, std::ios::binary);
+  if (!in) return refuse(cli::kInput, "cannot read " + streamPath);
   const std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), {});
   try {
     const auto t0 = std::chrono::steady_clock::now();
@@ -58,30 +102,29 @@ int main(int argc, char** argv) {
                                "decoder's\n");
           warnedOccupancySynthesis = true;
         }
-        if (!plyPattern.empty()) {
-          char path[4096];
-          std::snprintf(path, sizeof path, plyPattern.c_str(), frameBase + atlas.afoc);
-          FILE* out = std::fopen(path, "w");
-          if (!out) throw std::runtime_error(std::string("cannot write ") + path);
+        if (writePly) {
+          const std::string path = plyPattern.path(frameBase + atlas.afoc);
+          FILE* out = std::fopen(path.c_str(), "w");
+          if (!out) throw OutputError("cannot write " + path);
           std::fprintf(out, "ply\nformat ascii 1.0\nelement vertex %zu\nproperty float x\nproperty float y\n"
                             "property float z\nproperty uchar red\nproperty uchar green\nproperty uchar blue\nend_header\n",
                        frame.size());
           for (size_t i = 0; i < frame.size(); ++i)
             std::fprintf(out, "%d %d %d %d %d %d\n", frame.positions[i * 3], frame.positions[i * 3 + 1],
                          frame.positions[i * 3 + 2], frame.colors[i * 3], frame.colors[i * 3 + 1], frame.colors[i * 3 + 2]);
-          std::fclose(out);
+          if (std::fclose(out) != 0) throw OutputError("cannot write " + path);
         }
       }
       frameBase += uint32_t(frames.size());
     }
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     std::printf("%u frames in %.0f ms (%.1f frames/s)\n", frameBase, ms, frameBase * 1000.0 / ms);
+  } catch (const OutputError& e) {
+    return refuse(cli::kOutput, e.what());
   } catch (const vpcc::ParseError& e) {
-    std::fprintf(stderr, "vpcc-decode: invalid bitstream: %s\n", e.what());
-    return 1;
+    return refuse(cli::kInput, std::string("invalid bitstream: ") + e.what());
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "vpcc-decode: %s\n", e.what());
-    return 1;
+    return refuse(cli::kInput, streamPath + ": " + e.what());
   }
-  return 0;
+  return cli::kOk;
 }

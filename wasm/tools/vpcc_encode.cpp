@@ -1,14 +1,8 @@
 // vpcc-encode: PLY frames → one V3C (V-PCC) segment, with an optional quality report that
 // decodes the result with our decoder and compares it with the input (pc_error-style PSNR).
 //
-//   vpcc-encode -o out.v3c [options] frame0.ply frame1.ply ...
-//     --codec avc|hevc   video codec group (default avc)
-//     --maps 1|2         geometry/attribute maps (default 2)
-//     --lod 1|2|3|4      level of detail (default 1)
-//     --qp-geo N --qp-attr N --qp-occ N --occupancy-precision 1|2|4 --bits N --threads N
-//     --inter 0|1        atlas frames after the first predicted from the previous one (default 1)
-//     --smoothing        ask decoders for grid geometry smoothing (Rec1, SEI 66: grid 8, threshold 64)
-//     --report           decode and print PSNR, bits per point and rates
+//   vpcc-encode -o out.v3c [options] frame0.ply frame1.ply ...   (vpcc-encode --help lists them)
+#include <array>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -16,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "cli.h"
 #include "vpcc/atlas.h"
 #include "vpcc/encoder.h"
 #include "vpcc/parser.h"
@@ -29,64 +24,102 @@ extern "C" {
 
 using namespace vpcc;
 
-static int usage() {
-  std::fprintf(stderr,
-               "usage: vpcc-encode -o out.v3c [--codec avc|hevc] [--maps 1|2] [--lod N] [--qp-geo N] [--qp-attr N] [--qp-occ N]\n"
-               "                   [--occupancy-precision 1|2|4] [--bits N] [--threads N] [--inter 0|1] [--smoothing]\n"
-               "                   [--report]\n"
-               "                   frame.ply...\n");
-  return 2;
+namespace {
+
+const char* const kHelp =
+    "Usage: vpcc-encode -o OUT.v3c [options] FRAME.ply...\n"
+    "\n"
+    "Encodes PLY frames into one V3C (V-PCC) sample stream with explicit settings.\n"
+    "\n"
+    "  -o FILE                    output V3C file (required)\n"
+    "  --codec avc|hevc           video codec group (default avc)\n"
+    "  --maps 1|2                 geometry/attribute maps (default 2)\n"
+    "  --lod 1|2|3|4              level of detail (default 1)\n"
+    "  --qp-geo N, --qp-attr N    geometry and attribute quantisers, 0 … 51 (default 24, 30)\n"
+    "  --qp-occ N                 occupancy quantiser, 0 … 51 (default 36)\n"
+    "  --occupancy-precision 1|2|4  (default 4)\n"
+    "  --bits N                   voxel grid bit depth, 4 … 16 (default 10)\n"
+    "  --fit                      float coordinates in any unit: scaled onto the grid, aspect kept\n"
+    "  --threads N                video encoding threads, 1 … 256 (default 1)\n"
+    "  --inter 0|1                predict atlas frames from the previous one (default 1)\n"
+    "  --smoothing                ask decoders for grid geometry smoothing (SEI: grid 8, threshold 64)\n"
+    "  --report                   decode the result and print PSNR, bits per point and rates\n"
+    "\n"
+    "Exit codes: 0 done, 2 usage (unknown option, bad value), 3 input (a frame missing or unusable),\n"
+    "4 output (encoding failed or OUT could not be written).\n";
+
+int refuse(int code, const std::string& message) {
+  std::fprintf(stderr, "vpcc-encode: %s\n", message.c_str());
+  return code;
 }
+
+}  // namespace
 
 int main(int argc, char** argv) {
   EncoderConfig cfg;
   std::string output;
-  bool report = false;
+  bool report = false, fit = false;
   std::vector<std::string> inputs;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    auto next = [&]() -> std::string {
-      if (i + 1 >= argc) throw std::invalid_argument(a + " needs a value");
-      return argv[++i];
-    };
-    try {
-      if (a == "-o") output = next();
-      else if (a == "--codec") {
-        const std::string c = next();
-        if (c != "avc" && c != "hevc") throw std::invalid_argument("--codec is avc or hevc");
-        cfg.codec = c == "avc" ? VideoCodec::Avc : VideoCodec::Hevc;
-      } else if (a == "--maps") cfg.mapCount = unsigned(std::stoul(next()));
-      else if (a == "--lod") cfg.lod = unsigned(std::stoul(next()));
-      else if (a == "--qp-geo") cfg.geometryQp = std::stoi(next());
-      else if (a == "--qp-attr") cfg.attributeQp = std::stoi(next());
-      else if (a == "--qp-occ") cfg.occupancyQp = std::stoi(next());
-      else if (a == "--occupancy-precision") cfg.occupancyPrecision = unsigned(std::stoul(next()));
-      else if (a == "--bits") cfg.geometryBits = unsigned(std::stoul(next()));
-      else if (a == "--threads") cfg.threads = std::stoi(next());
-      else if (a == "--inter") {
-        const std::string v = next();
-        if (v != "0" && v != "1") throw std::invalid_argument("--inter is 0 or 1");
-        cfg.interPrediction = v == "1";
-      } else if (a == "--smoothing") cfg.geometrySmoothing = true;
-      else if (a == "--report") report = true;
-      else if (a.rfind("--", 0) == 0) return usage();
-      else inputs.push_back(a);
-    } catch (const std::exception& e) {
-      std::fprintf(stderr, "vpcc-encode: %s\n", e.what());
-      return 2;
-    }
-  }
-  if (output.empty() || inputs.empty()) return usage();
-  av_log_set_level(AV_LOG_ERROR);  // x264/x265 statistics are not ours to print
   try {
-    std::vector<InputFrame> frames;
-    for (const auto& path : inputs) frames.push_back(voxelize(readPly(path), cfg.geometryBits, path));
+    for (int i = 1; i < argc; ++i) {
+      const std::string a = argv[i];
+      auto next = [&]() -> std::string {
+        if (i + 1 >= argc) throw cli::UsageError(a + " needs a value");
+        return argv[++i];
+      };
+      if (a == "--help" || a == "-h") {
+        std::fputs(kHelp, stdout);
+        return cli::kOk;
+      } else if (a == "-o") output = next();
+      else if (a == "--codec") cfg.codec = cli::choice(a, next(), "avc|hevc") == "avc" ? VideoCodec::Avc : VideoCodec::Hevc;
+      else if (a == "--maps") cfg.mapCount = unsigned(cli::integer(a, next(), 1, 2));
+      else if (a == "--lod") cfg.lod = unsigned(cli::integer(a, next(), 1, 4));
+      else if (a == "--qp-geo") cfg.geometryQp = int(cli::integer(a, next(), 0, 51));
+      else if (a == "--qp-attr") cfg.attributeQp = int(cli::integer(a, next(), 0, 51));
+      else if (a == "--qp-occ") cfg.occupancyQp = int(cli::integer(a, next(), 0, 51));
+      else if (a == "--occupancy-precision") cfg.occupancyPrecision = unsigned(std::stoul(cli::choice(a, next(), "1|2|4")));
+      else if (a == "--bits") cfg.geometryBits = unsigned(cli::integer(a, next(), 4, 16));
+      else if (a == "--threads") cfg.threads = int(cli::integer(a, next(), 1, 256));
+      else if (a == "--inter") cfg.interPrediction = cli::choice(a, next(), "0|1") == "1";
+      else if (a == "--smoothing") cfg.geometrySmoothing = true;
+      else if (a == "--fit") fit = true;
+      else if (a == "--report") report = true;
+      else if (a.size() > 1 && a[0] == '-') throw cli::UsageError("unknown option '" + a + "' (vpcc-encode --help)");
+      else inputs.push_back(a);
+    }
+    if (output.empty()) throw cli::UsageError("no output file (-o OUT.v3c; vpcc-encode --help)");
+    if (inputs.empty()) throw cli::UsageError("no input frames (FRAME.ply...; vpcc-encode --help)");
+  } catch (const cli::UsageError& e) {
+    return refuse(cli::kUsage, e.what());
+  }
+  av_log_set_level(AV_LOG_ERROR);  // x264/x265 statistics are not ours to print
+  std::vector<InputFrame> frames;
+  try {
+    std::vector<PlyCloud> clouds;
+    std::array<double, 6> box = {1e300, 1e300, 1e300, -1e300, -1e300, -1e300};
+    for (const auto& path : inputs) {
+      clouds.push_back(readPly(path));
+      growBounds(clouds.back(), box);
+    }
+    const GridFit grid = fitToGrid(box, cfg.geometryBits);
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      frames.push_back(fit ? voxelize(clouds[i], cfg.geometryBits, grid, inputs[i]) : voxelize(clouds[i], cfg.geometryBits, inputs[i]));
+      if (frames.back().size() == 0) throw std::runtime_error(inputs[i] + ": no points");
+    }
+    if (fit) std::printf("fitted: %.6g voxels per input unit\n", grid.voxelsPerUnit);
+  } catch (const std::exception& e) {
+    return refuse(cli::kInput, e.what());
+  }
+  try {
     const auto t0 = std::chrono::steady_clock::now();
     auto video = makeLibavEncoder();
     EncodeStats st;
     const std::vector<uint8_t> bytes = encodeSequence(frames, cfg, *video, &st);
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    std::ofstream(output, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
+    std::ofstream file(output, std::ios::binary);
+    file.write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
+    file.close();
+    if (!file) throw std::runtime_error(output + ": cannot write");
     std::printf("frames %zu  points/frame %.0f  covered %.2f%%  patches/frame %.1f  atlas %ux%u\n", st.frames,
                 double(st.inputPoints) / st.frames, 100.0 * double(st.coveredPoints) / double(st.inputPoints),
                 double(st.patches) / st.frames, st.atlasWidth, st.atlasHeight);
@@ -119,8 +152,7 @@ int main(int argc, char** argv) {
                   double(st.totalBytes) * 8 / double(st.inputPoints));
     }
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "vpcc-encode: %s\n", e.what());
-    return 1;
+    return refuse(cli::kOutput, e.what());
   }
-  return 0;
+  return cli::kOk;
 }
