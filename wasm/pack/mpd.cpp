@@ -21,14 +21,31 @@ std::string list(const std::array<double, N>& values) {
   return s;
 }
 
+std::string escaped(const std::string& text) {
+  std::string out;
+  for (const char c : text) {
+    if (c == '&') out += "&amp;";
+    else if (c == '<') out += "&lt;";
+    else if (c == '>') out += "&gt;";
+    else if (c == '"') out += "&quot;";
+    else if (c == '\'') out += "&apos;";
+    else out += c;
+  }
+  return out;
+}
+
+/// An ISO 8601 duration in seconds: PT10S, PT2.5S.
+std::string isoSeconds(double seconds) { return "PT" + num(seconds) + "S"; }
+
 }  // namespace
 
-std::string writeMpd(const std::string& scene, const std::vector<ObjectInfo>& objects, unsigned segments) {
+std::string writeMpd(const std::string& scene, const std::vector<ObjectInfo>& objects, unsigned segments, const SceneTiming& timing) {
   std::ostringstream x;
   x << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
     << "<MPD xmlns=\"urn:mpeg:dash:schema:mpd:2011\" xmlns:hq=\"urn:holoquic:mpd:2026\"\n"
     << "     type=\"static\" profiles=\"urn:mpeg:dash:profile:isoff-live:2011\"\n"
-    << "     mediaPresentationDuration=\"PT" << segments << "S\" minBufferTime=\"PT1S\" hq:scene=\"" << scene
+    << "     mediaPresentationDuration=\"" << isoSeconds(segments * timing.segmentSeconds())
+    << "\" minBufferTime=\"" << isoSeconds(timing.segmentSeconds()) << "\" hq:scene=\"" << escaped(scene)
     << "\" hq:up=\"y\">\n"
     << "  <Period id=\"0\" start=\"PT0S\">\n";
   for (size_t i = 0; i < objects.size(); ++i) {
@@ -41,15 +58,17 @@ std::string writeMpd(const std::string& scene, const std::vector<ObjectInfo>& ob
       << "                   hq:bbox=\"" << list(o.bbox) << "\" hq:loopSegments=\"" << segments << "\" hq:playMode=\""
       << o.playMode << "\">\n"
       << "      <BaseURL>" << o.id << "/</BaseURL>\n"
-      << "      <SegmentTemplate timescale=\"30\" duration=\"30\" startNumber=\"0\" media=\"$RepresentationID$/seg-$Number%05d$.v3c\"/>\n";
+      << "      <SegmentTemplate timescale=\"" << timing.frameRate << "\" duration=\"" << timing.framesPerSegment
+      << "\" startNumber=\"0\" media=\"$RepresentationID$/seg-$Number%05d$.v3c\"/>\n";
     for (const RepresentationInfo& r : o.representations) {
       const size_t peak = r.segmentBytes.empty() ? 0 : *std::max_element(r.segmentBytes.begin(), r.segmentBytes.end());
       const size_t total = std::accumulate(r.segmentBytes.begin(), r.segmentBytes.end(), size_t(0));
       const size_t avg = r.segmentBytes.empty() ? 0 : total / r.segmentBytes.size();
       x << "      <Representation id=\"" << r.quality << "\" hq:qualityRank=\"" << r.quality << "\" bandwidth=\""
-        << peak * 8 << "\" hq:avgBandwidth=\"" << avg * 8 << "\"\n"
+        << size_t(double(peak * 8) / timing.segmentSeconds() + 0.5) << "\" hq:avgBandwidth=\""
+        << size_t(double(avg * 8) / timing.segmentSeconds() + 0.5) << "\"\n"
         << "                      hq:pointsPerFrame=\"" << size_t(r.pointsPerFrame) << "\" hq:geometryBitDepth=\""
-        << r.geometryBits << "\" width=\"" << r.width << "\" height=\"" << r.height << "\" frameRate=\"30\"/>\n";
+        << r.geometryBits << "\" width=\"" << r.width << "\" height=\"" << r.height << "\" frameRate=\"" << timing.frameRate << "\"/>\n";
     }
     x << "    </AdaptationSet>\n";
   }

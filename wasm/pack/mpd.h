@@ -25,7 +25,16 @@ struct ObjectInfo {
   std::vector<RepresentationInfo> representations;
 };
 
-/// The MPD text for a scene whose objects each have `segments` distinct 1-second segments.
-std::string writeMpd(const std::string& scene, const std::vector<ObjectInfo>& objects, unsigned segments);
+/// Frame rate and segment length, the same for every object of a scene.
+struct SceneTiming {
+  unsigned frameRate = 30;
+  unsigned framesPerSegment = 30;
+  double segmentSeconds() const { return double(framesPerSegment) / frameRate; }
+};
+
+/// The MPD text for a scene whose objects each have `segments` distinct segments. The scene name
+/// is escaped for XML (it is a directory name, anything a file system allows).
+std::string writeMpd(const std::string& scene, const std::vector<ObjectInfo>& objects, unsigned segments,
+                     const SceneTiming& timing = {});
 
 }  // namespace holoquic

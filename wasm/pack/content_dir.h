@@ -1,0 +1,21 @@
+// The content directory's life: everything is written into `<out>.partial` and renamed into
+// place when complete, so an origin never sees half a scene; on failure nothing is left.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace holoquic {
+
+/// `<out>.partial`, emptied; throws std::runtime_error when it cannot be made.
+std::filesystem::path startStaging(const std::string& out);
+
+/// Writes `bytes` to `path` (its folder made); throws std::runtime_error naming the file.
+void writeFile(const std::filesystem::path& path, const std::vector<uint8_t>& bytes);
+
+/// Replaces `out` with the finished staging directory: `out` is the old scene or the new one.
+void publish(const std::filesystem::path& staging, const std::string& out);
+
+}  // namespace holoquic
