@@ -67,7 +67,7 @@ PlyCloud readPly(const std::string& path) {
   if (line.rfind("ply", 0) != 0) throw std::runtime_error(path + ": not a PLY file");
   enum { Ascii, Little, Big } format = Ascii;
   size_t vertices = 0;
-  bool inVertex = false, formatSeen = false;
+  bool inVertex = false, vertexSeen = false, formatSeen = false;
   struct Prop { std::string name; Type type; };
   std::vector<Prop> props;
   while (std::getline(in, line)) {
@@ -87,10 +87,12 @@ PlyCloud readPly(const std::string& path) {
       std::string name;
       size_t count = 0;
       ls >> name >> count;
-      if (inVertex || (name != "vertex" && vertices == 0 && !props.empty()))
+      // Elements after the vertices (faces) are stored after them and never read; elements
+      // before them would have to be skipped in the data, which is not supported.
+      if (!vertexSeen && name != "vertex" && count > 0)
         throw std::runtime_error(path + ": elements before 'vertex' are not supported");
       inVertex = name == "vertex";
-      if (inVertex) vertices = count;
+      if (inVertex) vertices = count, vertexSeen = true;
     } else if (word == "property" && inVertex) {
       std::string type, name;
       ls >> type;
