@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 """Checks a content directory written by holoquic-pack against docs/mpd.md: the MPD parses, every
 Representation's segment files exist and are valid V3C sample streams (start with a VPS unit),
-bandwidth is the peak segment size × 8, bounding boxes and rotations are sane."""
+bandwidth is the peak segment size × 8 / segment duration, bounding boxes and rotations are sane.
+Other checks import it (check(directory, rungs) returns the parsed MPD root).
+
+    check_mpd.py CONTENT_DIR [RUNGS]   (RUNGS: Representations per object, default 5)"""
 import math
 import os
 import sys
@@ -16,7 +19,7 @@ def fail(message):
     sys.exit(1)
 
 
-def main(directory):
+def check(directory, rungs=5):
     root = ET.parse(os.path.join(directory, "manifest.mpd")).getroot()
     if root.get("type") != "static":
         fail("MPD@type is not static")
@@ -39,8 +42,9 @@ def main(directory):
         template = s.find("d:SegmentTemplate", NS)
         base = s.find("d:BaseURL", NS).text
         reps = s.findall("d:Representation", NS)
-        if len(reps) != 5:
-            fail(f"{oid}: {len(reps)} representations, expected 5")
+        if len(reps) != rungs:
+            fail(f"{oid}: {len(reps)} representations, expected {rungs}")
+        seconds = int(template.get("duration")) / int(template.get("timescale"))
         previous = 0
         for r in reps:
             sizes = []
@@ -54,8 +58,9 @@ def main(directory):
                 if len(head) < 6 or head[5] >> 3 != 0:  # precision byte, unit size, then the unit header
                     fail(f"{path}: does not start with a V3C parameter set unit")
                 sizes.append(os.path.getsize(path))
-            if int(r.get("bandwidth")) != max(sizes) * 8:
-                fail(f"{oid}/{r.get('id')}: bandwidth {r.get('bandwidth')} != peak {max(sizes) * 8}")
+            peak = int(max(sizes) * 8 / seconds + 0.5)
+            if int(r.get("bandwidth")) != peak:
+                fail(f"{oid}/{r.get('id')}: bandwidth {r.get('bandwidth')} != peak {peak}")
             avg = int(r.get(HQ + "avgBandwidth"))
             if avg > int(r.get("bandwidth")):
                 fail(f"{oid}/{r.get('id')}: average above peak")
@@ -63,7 +68,8 @@ def main(directory):
                 fail(f"{oid}/{r.get('id')}: quality ladder is not increasing in rate")
             previous = avg
     print(f"check_mpd: {len(sets)} objects OK")
+    return root
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    check(sys.argv[1], int(sys.argv[2]) if len(sys.argv) > 2 else 5)
