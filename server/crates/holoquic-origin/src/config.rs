@@ -11,6 +11,7 @@
 use std::ffi::OsString;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use anyhow::{anyhow, bail, Context, Result};
 use clap::{ArgAction, CommandFactory, FromArgMatches, Parser, ValueEnum};
@@ -62,6 +63,41 @@ impl Default for Limits {
     }
 }
 
+/// Bounds of the TCP listeners (HTTPS, and the plain one where they apply): docs/origin.md,
+/// "What it refuses".
+#[derive(Debug, Clone, PartialEq)]
+pub struct HttpsLimits {
+    /// Concurrent connections per listener, TLS handshakes included; beyond it a new connection
+    /// is closed at once.
+    pub max_connections: usize,
+    /// A TLS handshake unfinished after this is dropped.
+    pub handshake_timeout: Duration,
+    /// HTTP/1.1: a request head must arrive within this (also between requests).
+    pub header_timeout: Duration,
+    /// A connection with no request in flight for this long is closed.
+    pub idle_timeout: Duration,
+    /// HTTP/2: a PING after this long without a frame from the peer...
+    pub keepalive_interval: Duration,
+    /// ...which must be answered within this, or the connection is closed.
+    pub keepalive_timeout: Duration,
+    /// HTTP/2: concurrent streams per connection.
+    pub max_streams: u32,
+}
+
+impl Default for HttpsLimits {
+    fn default() -> Self {
+        Self {
+            max_connections: 2048,
+            handshake_timeout: Duration::from_secs(10),
+            header_timeout: Duration::from_secs(10),
+            idle_timeout: Duration::from_secs(60),
+            keepalive_interval: Duration::from_secs(20),
+            keepalive_timeout: Duration::from_secs(20),
+            max_streams: 256,
+        }
+    }
+}
+
 /// Everything the origin needs to run.
 #[derive(Debug, Clone)]
 pub struct Config {
@@ -95,6 +131,7 @@ pub struct Config {
     pub access_log: Option<PathBuf>,
     pub access_log_format: AccessLogFormat,
     pub limits: Limits,
+    pub https: HttpsLimits,
 }
 
 /// The settings as clap sees them. Field name = TOML key; `--` + the name with `-` for `_` =
@@ -167,6 +204,27 @@ struct Cli {
     /// Largest object served, in bytes; larger ones get 413 [default: 67108864].
     #[arg(long, value_name = "N")]
     max_object_bytes: Option<u64>,
+    /// Concurrent TCP connections per listener (HTTPS, plain), TLS handshakes included; more are reset at once [default: 2048].
+    #[arg(long, value_name = "N")]
+    https_max_connections: Option<usize>,
+    /// Seconds a TLS handshake may take [default: 10].
+    #[arg(long, value_name = "S")]
+    https_handshake_timeout: Option<f64>,
+    /// Seconds an HTTP/1.1 request head may take to arrive, also between two requests [default: 10].
+    #[arg(long, value_name = "S")]
+    https_header_timeout: Option<f64>,
+    /// Seconds a connection may stay with no request in flight (HTTP/2 gets a GOAWAY) [default: 60].
+    #[arg(long, value_name = "S")]
+    https_idle_timeout: Option<f64>,
+    /// Seconds of HTTP/2 silence after which the origin sends a PING [default: 20].
+    #[arg(long, value_name = "S")]
+    https_keepalive_interval: Option<f64>,
+    /// Seconds the PING's answer may take before the connection is closed [default: 20].
+    #[arg(long, value_name = "S")]
+    https_keepalive_timeout: Option<f64>,
+    /// Concurrent HTTP/2 streams per connection [default: 256].
+    #[arg(long, value_name = "N")]
+    https_max_streams: Option<u32>,
 }
 
 /// The command line definition with every setting's environment variable attached.
@@ -208,6 +266,12 @@ impl Config {
         let matches = cmd.try_get_matches_from(&args)?;
         let cli = Cli::from_arg_matches(&matches)?;
         let defaults = Limits::default();
+        let https = HttpsLimits::default();
+        let seconds = |flag: &str, value: Option<f64>, default: Duration| match value {
+            Some(s) if s.is_finite() && s > 0.0 && s <= 86_400.0 => Ok(Duration::from_secs_f64(s)),
+            Some(s) => bail!("--{flag} must be between 0 and 86400 seconds, got {s}"),
+            None => Ok(default),
+        };
         let config = Config {
             listen: cli.listen.unwrap_or_else(|| "[::]:4433".parse().expect("valid")),
             http_listen: cli.http_listen,
@@ -231,6 +295,15 @@ impl Config {
                 max_requests_per_session: cli.max_requests_per_session.unwrap_or(defaults.max_requests_per_session),
                 max_object_bytes: cli.max_object_bytes.unwrap_or(defaults.max_object_bytes),
             },
+            https: HttpsLimits {
+                max_connections: cli.https_max_connections.unwrap_or(https.max_connections),
+                handshake_timeout: seconds("https-handshake-timeout", cli.https_handshake_timeout, https.handshake_timeout)?,
+                header_timeout: seconds("https-header-timeout", cli.https_header_timeout, https.header_timeout)?,
+                idle_timeout: seconds("https-idle-timeout", cli.https_idle_timeout, https.idle_timeout)?,
+                keepalive_interval: seconds("https-keepalive-interval", cli.https_keepalive_interval, https.keepalive_interval)?,
+                keepalive_timeout: seconds("https-keepalive-timeout", cli.https_keepalive_timeout, https.keepalive_timeout)?,
+                max_streams: cli.https_max_streams.unwrap_or(https.max_streams),
+            },
         };
         config.validate()?;
         Ok(config)
@@ -246,7 +319,7 @@ impl Config {
         if !(0.0..=0.5).contains(&self.loss_tolerance) {
             bail!("--loss-tolerance must be between 0 and 0.5, got {}", self.loss_tolerance);
         }
-        if self.limits.max_requests_per_session == 0 || self.limits.max_connections == 0 {
+        if self.limits.max_requests_per_session == 0 || self.limits.max_connections == 0 || self.https.max_connections == 0 || self.https.max_streams == 0 {
             bail!("limits must be positive");
         }
         if !self.content.is_dir() {

@@ -3,12 +3,15 @@
 //! baseline and the fallback when WebTransport is missing), `/cert-hash`, `/config.json` and
 //! `/healthz` as `web.rs` defines them (HTTP/3 serves the same), writing an access-log line per
 //! request. (`/metrics` is on the admin listener.)
+//!
+//! Every connection is bounded (docs/origin.md, "What it refuses"): a cap per listener and
+//! back-off when accepting fails (`listener.rs`), a TLS-handshake timeout, hyper's header-read
+//! timeout (it needs a timer), an idle timeout, and HTTP/2 keepalive and stream limits.
 
 use std::convert::Infallible;
 use std::net::SocketAddr;
-use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 use bytes::Bytes;
@@ -16,15 +19,17 @@ use http_body_util::Full;
 use hyper::body::{Body as _, Incoming};
 use hyper::header::{self, HeaderValue};
 use hyper::{Request, Response, StatusCode};
-use hyper_util::rt::{TokioExecutor, TokioIo};
+use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
 use tokio::net::TcpListener;
 
 use crate::access_log::{self, HttpRequest};
 use crate::config::Config;
 use crate::content::ContentStore;
+use crate::listener::{accept_loop, close_when_idle, Activity, Ended, TrackedBody};
 use crate::metrics::Metrics;
 use crate::tls::CertStore;
 use crate::web::{self, Site, WebRequest, WebResponse};
+use crate::webfiles::WebFiles;
 
 /// What the handlers share.
 pub struct HttpContext {
@@ -34,7 +39,8 @@ pub struct HttpContext {
     pub metrics: Arc<Metrics>,
     /// The UDP port QUIC listens on (for Alt-Svc and /config.json).
     pub quic_port: u16,
-    pub web_root: Option<PathBuf>,
+    /// The web app (`--web`), shared with HTTP/3.
+    pub web: Option<Arc<WebFiles>>,
 }
 
 type Body = Full<Bytes>;
@@ -57,27 +63,33 @@ fn configure_accepted(tcp: &tokio::net::TcpStream) -> std::io::Result<()> {
     socket2::SockRef::from(tcp).set_tcp_notsent_lowat(TCP_UNSENT_LIMIT)
 }
 
+/// How long an idle connection's graceful close (HTTP/2 GOAWAY) may take before it is dropped.
+const CLOSE_GRACE: Duration = Duration::from_secs(5);
+
 /// Binds the HTTPS listener; returns its address and the accept loop to spawn.
 pub async fn bind_https(ctx: Arc<HttpContext>, addr: SocketAddr) -> Result<(SocketAddr, impl std::future::Future<Output = ()>)> {
     let listener = TcpListener::bind(addr).await.with_context(|| format!("binding TCP {addr}"))?;
     let local = listener.local_addr()?;
     let acceptor = tokio_rustls::TlsAcceptor::from(ctx.certs.rustls_config()?);
-    let serve = async move {
-        loop {
-            let Ok((tcp, peer)) = listener.accept().await else { continue };
-            if let Err(e) = configure_accepted(&tcp) {
-                tracing::warn!(%peer, "cannot set the socket options of an HTTPS connection: {e}");
-            }
-            let (ctx, acceptor) = (Arc::clone(&ctx), acceptor.clone());
-            tokio::spawn(async move {
-                let tls = match acceptor.accept(tcp).await {
-                    Ok(tls) => tls,
-                    Err(e) => return tracing::debug!(%peer, "TLS handshake failed: {e}"),
-                };
-                serve_connection(ctx, TokioIo::new(tls), peer, true).await;
-            });
+    let (max_connections, metrics) = (ctx.config.https.max_connections, Arc::clone(&ctx.metrics));
+    let serve = accept_loop(listener, max_connections, metrics, move |tcp, peer, slot| {
+        if let Err(e) = configure_accepted(&tcp) {
+            tracing::warn!(%peer, "cannot set the socket options of an HTTPS connection: {e}");
         }
-    };
+        let (ctx, acceptor) = (Arc::clone(&ctx), acceptor.clone());
+        tokio::spawn(async move {
+            let _slot = slot;
+            let tls = match tokio::time::timeout(ctx.config.https.handshake_timeout, acceptor.accept(tcp)).await {
+                Ok(Ok(tls)) => tls,
+                Ok(Err(e)) => return tracing::debug!(%peer, "TLS handshake failed: {e}"),
+                Err(_) => {
+                    Metrics::inc(&ctx.metrics.https_timeouts_total);
+                    return tracing::debug!(%peer, "TLS handshake timed out");
+                }
+            };
+            serve_connection(ctx, TokioIo::new(tls), peer, true).await;
+        });
+    });
     Ok((local, serve))
 }
 
@@ -85,13 +97,14 @@ pub async fn bind_https(ctx: Arc<HttpContext>, addr: SocketAddr) -> Result<(Sock
 pub async fn bind_http(ctx: Arc<HttpContext>, addr: SocketAddr) -> Result<(SocketAddr, impl std::future::Future<Output = ()>)> {
     let listener = TcpListener::bind(addr).await.with_context(|| format!("binding TCP {addr}"))?;
     let local = listener.local_addr()?;
-    let serve = async move {
-        loop {
-            let Ok((tcp, peer)) = listener.accept().await else { continue };
-            let ctx = Arc::clone(&ctx);
-            tokio::spawn(async move { serve_connection(ctx, TokioIo::new(tcp), peer, false).await });
-        }
-    };
+    let (max_connections, metrics) = (ctx.config.https.max_connections, Arc::clone(&ctx.metrics));
+    let serve = accept_loop(listener, max_connections, metrics, move |tcp, peer, slot| {
+        let ctx = Arc::clone(&ctx);
+        tokio::spawn(async move {
+            let _slot = slot;
+            serve_connection(ctx, TokioIo::new(tcp), peer, false).await
+        });
+    });
     Ok((local, serve))
 }
 
@@ -99,8 +112,13 @@ async fn serve_connection<I>(ctx: Arc<HttpContext>, io: I, peer: SocketAddr, sec
 where
     I: hyper::rt::Read + hyper::rt::Write + Unpin + Send + 'static,
 {
+    let limits = ctx.config.https.clone();
+    let metrics = Arc::clone(&ctx.metrics);
+    let activity = Arc::new(Activity::default());
+    let requests = Arc::clone(&activity);
     let service = hyper::service::service_fn(move |req| {
         let ctx = Arc::clone(&ctx);
+        let in_flight = requests.begin();
         // `handle` reads files (canonicalize, metadata, whole objects) synchronously: on the
         // blocking pool, so a slow disk or a large file never holds one of the two runtime
         // workers that every other connection needs.
@@ -119,11 +137,31 @@ where
                 peer: Some(peer),
                 transport,
             });
-            Ok::<_, Infallible>(response)
+            Ok::<_, Infallible>(response.map(|body| TrackedBody::new(body, in_flight)))
         }
     });
-    if let Err(e) = hyper_util::server::conn::auto::Builder::new(TokioExecutor::new()).serve_connection(io, service).await {
-        tracing::debug!("HTTP connection ended: {e}");
+    let mut builder = hyper_util::server::conn::auto::Builder::new(TokioExecutor::new());
+    // Without a timer hyper enforces none of its timeouts.
+    builder.http1().timer(TokioTimer::new()).header_read_timeout(limits.header_timeout);
+    builder
+        .http2()
+        .timer(TokioTimer::new())
+        .keep_alive_interval(limits.keepalive_interval)
+        .keep_alive_timeout(limits.keepalive_timeout)
+        .max_concurrent_streams(limits.max_streams);
+    let connection = builder.serve_connection(io, service);
+    match close_when_idle(connection, &activity, limits.idle_timeout, CLOSE_GRACE, |c| c.graceful_shutdown()).await {
+        Ended::Finished(Ok(())) => {}
+        Ended::Finished(Err(e)) => {
+            if e.downcast_ref::<hyper::Error>().is_some_and(hyper::Error::is_timeout) {
+                Metrics::inc(&metrics.https_timeouts_total);
+            }
+            tracing::debug!("HTTP connection ended: {e}");
+        }
+        Ended::Idle => {
+            Metrics::inc(&metrics.https_timeouts_total);
+            tracing::debug!("HTTP connection closed after {:?} idle", limits.idle_timeout);
+        }
     }
 }
 
@@ -137,7 +175,7 @@ fn text(status: StatusCode, body: &str) -> Response<Body> {
 /// Answers one request as `web.rs` says. Never panics on any input.
 pub fn handle(ctx: &HttpContext, req: Request<Incoming>, secure: bool) -> Response<Body> {
     Metrics::inc(&ctx.metrics.https_requests_total);
-    let site = Site { config: &ctx.config, certs: &ctx.certs, content: &ctx.content, web_root: ctx.web_root.as_deref(), quic_port: ctx.quic_port };
+    let site = Site { config: &ctx.config, certs: &ctx.certs, content: &ctx.content, web: ctx.web.as_deref(), quic_port: ctx.quic_port };
     // HTTP/2 names the authority in the request target, HTTP/1.1 in the Host header.
     let authority = match req.uri().authority() {
         Some(authority) => Some(authority.as_str()),
@@ -149,6 +187,7 @@ pub fn handle(ctx: &HttpContext, req: Request<Incoming>, secure: bool) -> Respon
         target: req.uri().path(),
         authority,
         range: req.headers().get(header::RANGE).and_then(|v| v.to_str().ok()),
+        if_none_match: req.headers().get(header::IF_NONE_MATCH).and_then(|v| v.to_str().ok()),
         alt_svc: secure,
     };
     to_hyper(web::respond(&site, &request))

@@ -16,6 +16,7 @@ use holoquic_origin::metrics::Metrics;
 use holoquic_origin::private_dir::PrivateDir;
 use holoquic_origin::quic::{self, QuicContext};
 use holoquic_origin::tls::CertStore;
+use holoquic_origin::webfiles::WebFiles;
 use tokio::signal::unix::{signal, SignalKind};
 
 fn main() {
@@ -35,6 +36,7 @@ fn fail(e: anyhow::Error) -> ! {
 
 fn run(config: Config) -> Result<()> {
     let config = Arc::new(config);
+    holoquic_origin::listener::raise_open_file_limit();
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
     runtime.block_on(async {
         // Signals first: from here on SIGINT/SIGTERM end `run` normally, which removes the
@@ -49,11 +51,18 @@ fn run(config: Config) -> Result<()> {
         });
         certs.spawn_rotation();
         let content = Arc::new(ContentStore::open(&config.content, config.limits.max_object_bytes)?);
+        let web = config.web.as_deref().map(WebFiles::open).transpose()?.map(Arc::new);
         let metrics = Arc::new(Metrics::default());
         let shutdown = Arc::new(AtomicBool::new(false));
 
         let (quic_addr, quic_thread) = quic::spawn(
-            QuicContext { config: Arc::clone(&config), certs: Arc::clone(&certs), content: Arc::clone(&content), metrics: Arc::clone(&metrics) },
+            QuicContext {
+                config: Arc::clone(&config),
+                certs: Arc::clone(&certs),
+                content: Arc::clone(&content),
+                metrics: Arc::clone(&metrics),
+                web: web.clone(),
+            },
             Arc::clone(&shutdown),
         )?;
         let mut quic_ended = tokio::task::spawn_blocking(move || quic_thread.join());
@@ -64,10 +73,7 @@ fn run(config: Config) -> Result<()> {
             content: Arc::clone(&content),
             metrics: Arc::clone(&metrics),
             quic_port: quic_addr.port(),
-            web_root: match &config.web {
-                Some(w) => Some(w.canonicalize()?),
-                None => None,
-            },
+            web,
         });
         // The HTTPS listener takes the same port number as QUIC (port 0 → the port QUIC got).
         let (https_addr, https) = bind_https(Arc::clone(&ctx), quic_addr).await?;

@@ -84,6 +84,14 @@ metrics! {
     counter https_requests_total,
     /// Plain HTTP/3 requests (GET, HEAD and refused methods) answered on the QUIC side.
     counter http3_requests_total,
+    /// TCP connections (HTTPS and plain) open now, TLS handshakes included.
+    gauge https_connections_active,
+    /// TCP connections closed at once because the listener had `--https-max-connections` open.
+    counter https_connections_refused_total,
+    /// TCP connections closed by a timeout: TLS handshake, or idle with no request in flight.
+    counter https_timeouts_total,
+    /// Failed `accept` calls (file descriptors or memory ran out), each followed by a back-off.
+    counter https_accept_errors_total,
     /// QUIC packets sent, counted when their connection ends.
     counter quic_packets_sent_total,
     /// QUIC packets declared lost by loss detection (queue drops and link loss alike), counted when

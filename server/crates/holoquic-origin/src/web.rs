@@ -4,24 +4,21 @@
 //! HTTP/3 (`quic/http3.rs`, on quiche) each turn their request into a [`WebRequest`] and frame the
 //! [`WebResponse`] in their own way, so the two answer a request alike byte for byte.
 
-use std::path::Path;
-
 use bytes::Bytes;
 
 use crate::config::Config;
-use crate::content::{content_type, read_inside, relative_path, ContentError, ContentStore, CONTENT_PREFIX};
+use crate::content::{content_type, ContentError, ContentStore, CONTENT_PREFIX};
+use crate::filecache::Version;
 use crate::tls::{hex, CertStore};
-
-/// Largest web-app file served (the app's files are far smaller; this only bounds a mistake).
-const MAX_WEB_FILE: u64 = 64 << 20;
+use crate::webfiles::WebFiles;
 
 /// What a request is answered from.
 pub struct Site<'a> {
     pub config: &'a Config,
     pub certs: &'a CertStore,
     pub content: &'a ContentStore,
-    /// The built web app, canonical (`--web`); None when the origin serves content only.
-    pub web_root: Option<&'a Path>,
+    /// The built web app (`--web`); None when the origin serves content only.
+    pub web: Option<&'a WebFiles>,
     /// The UDP port QUIC listens on: named by Alt-Svc and by `/config.json`.
     pub quic_port: u16,
 }
@@ -36,6 +33,8 @@ pub struct WebRequest<'a> {
     pub authority: Option<&'a str>,
     /// The `Range` header.
     pub range: Option<&'a str>,
+    /// The `If-None-Match` header: a 304 when it names the file's current version.
+    pub if_none_match: Option<&'a str>,
     /// Whether the answer advertises HTTP/3 (`Alt-Svc`): true over TLS on TCP, where a browser
     /// may switch to QUIC for its next requests.
     pub alt_svc: bool,
@@ -92,8 +91,9 @@ pub fn respond(site: &Site, request: &WebRequest) -> WebResponse {
         response = response.with("alt-svc", format!("h3=\":{}\"; ma=86400", site.quic_port));
     }
     response = response.with("x-content-type-options", "nosniff");
-    // RFC 9110 §8.6: never on a 204.
-    if response.status != 204 {
+    // RFC 9110 §8.6: never on a 204, nor on a 304 (where it would give the length of the
+    // representation the client already holds, which an empty body is not).
+    if response.status != 204 && response.status != 304 {
         let length = response.body.len().to_string();
         response = response.with("content-length", length);
     }
@@ -114,8 +114,13 @@ fn route(site: &Site, request: &WebRequest) -> WebResponse {
             None => WebResponse::text(404, "the origin uses a PKI certificate: no hash to pin\n"),
         },
         "/config.json" => origin_config(site, request),
-        p if p.starts_with(CONTENT_PREFIX) => match site.content.get(p) {
-            Ok(bytes) => with_range(request, bytes, content_type(p), "public, max-age=3600"),
+        // A manifest changes when its scene is re-packed: revalidated on every use (a 304 by
+        // ETag is cheap). Segments keep their bytes for as long as their name.
+        p if p.starts_with(CONTENT_PREFIX) => match site.content.get_with_meta(p) {
+            Ok(file) => {
+                let cache = if p.ends_with(".mpd") { "no-cache" } else { "public, max-age=3600" };
+                versioned(request, &file.version, || with_range(request, file.bytes.clone(), content_type(p), cache))
+            }
             Err(e) => content_error(e),
         },
         p => serve_web(site, request, p),
@@ -148,18 +153,22 @@ fn origin_config(site: &Site, request: &WebRequest) -> WebResponse {
 }
 
 fn serve_web(site: &Site, request: &WebRequest, path: &str) -> WebResponse {
-    let Some(root) = site.web_root else {
+    let Some(web) = site.web else {
         return WebResponse::text(404, "not found (no web app configured: --web)\n");
     };
-    let file = if path == "/" { "/index.html" } else { path };
-    let Some(relative) = relative_path(file, "/") else { return WebResponse::text(400, "invalid path\n") };
-    match read_inside(root, &relative, MAX_WEB_FILE, None) {
-        // Hashed asset names (Vite's assets/) never change; pages must be revalidated.
-        Ok(bytes) => {
-            with_range(request, bytes, content_type(file), if file.starts_with("/assets/") { "public, max-age=31536000, immutable" } else { "no-cache" })
-        }
+    match web.get(path) {
+        Ok(file) => versioned(request, &file.version, || with_range(request, file.bytes.clone(), file.media_type, file.cache_control)),
         Err(e) => content_error(e),
     }
+}
+
+/// The answer for one version of a file: 304 when the request's `If-None-Match` names it, else
+/// `respond()`; either way with its `ETag` and `Last-Modified`.
+fn versioned(request: &WebRequest, version: &Version, respond: impl FnOnce() -> WebResponse) -> WebResponse {
+    let etag = version.etag();
+    let named = request.if_none_match.is_some_and(|v| v.trim() == "*" || v.split(',').any(|tag| tag.trim().trim_start_matches("W/") == etag));
+    let response = if named { WebResponse { status: 304, headers: Vec::new(), body: Bytes::new() } } else { respond() };
+    response.with("etag", etag).with("last-modified", httpdate(version.modified()))
 }
 
 fn content_error(e: ContentError) -> WebResponse {
@@ -233,6 +242,16 @@ fn host_of(value: &str) -> Option<String> {
     let authority: hyper::http::uri::Authority = value.parse().ok()?;
     // An authority may carry userinfo ("user@host"); a Host header may not.
     (!value.contains('@') && !authority.host().is_empty()).then(|| authority.host().to_owned())
+}
+
+/// An HTTP date (RFC 9110 §5.6.7), e.g. `Sun, 06 Nov 1994 08:49:37 GMT`.
+fn httpdate(t: std::time::SystemTime) -> String {
+    static FORMAT: std::sync::OnceLock<Vec<time::format_description::BorrowedFormatItem<'static>>> = std::sync::OnceLock::new();
+    let format = FORMAT.get_or_init(|| {
+        time::format_description::parse_borrowed::<2>("[weekday repr:short], [day] [month repr:short] [year] [hour]:[minute]:[second] GMT")
+            .expect("a valid description")
+    });
+    time::OffsetDateTime::from(t).format(format).unwrap_or_default()
 }
 
 fn rfc3339(t: std::time::SystemTime) -> String {

@@ -33,6 +33,7 @@ impl Origin {
             content: Arc::new(ContentStore::open(&dir.join("content"), 1 << 20).unwrap()),
             metrics: Arc::clone(&metrics),
             config: Arc::new(config),
+            web: None,
         };
         let shutdown = Arc::new(AtomicBool::new(false));
         let (addr, thread) = spawn(ctx, Arc::clone(&shutdown)).unwrap();

@@ -6,7 +6,6 @@
 //! is finished, the peer stops it, or the connection ends.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
 
 use bytes::Bytes;
 use holoquic_proto::h3::frame_type;
@@ -32,8 +31,6 @@ pub struct Responses {
     pending: BTreeMap<u64, Pending>,
     /// Body bytes of `pending` not yet taken by quiche.
     queued: usize,
-    /// `--web`, canonical; looked up at the first request that needs it.
-    web_root: Option<Option<PathBuf>>,
 }
 
 /// One answer: its HEADERS frame and DATA frame header, then its body.
@@ -93,14 +90,20 @@ impl Responses {
     /// files): to move reads off the QUIC thread, this becomes a job whose result `serve`
     /// receives later.
     fn answer(&mut self, conn: &quiche::Connection, ctx: &QuicContext, head: &RequestHead) -> WebResponse {
-        let web_root = self.web_root.get_or_insert_with(|| ctx.config.web.as_ref().and_then(|w| w.canonicalize().ok()));
         // The port the client reached us on: QUIC's own, as `/config.json` names it.
         let quic_port = conn.path_stats().find(|p| p.active).map_or(ctx.config.listen.port(), |p| p.local_addr.port());
-        let site = Site { config: &ctx.config, certs: &ctx.certs, content: &ctx.content, web_root: web_root.as_deref(), quic_port };
+        let site = Site { config: &ctx.config, certs: &ctx.certs, content: &ctx.content, web: ctx.web.as_deref(), quic_port };
         fn present(value: &str) -> Option<&str> {
             (!value.is_empty()).then_some(value)
         }
-        let request = WebRequest { method: &head.method, target: &head.path, authority: present(&head.authority), range: present(&head.range), alt_svc: false };
+        let request = WebRequest {
+            method: &head.method,
+            target: &head.path,
+            authority: present(&head.authority),
+            range: present(&head.range),
+            if_none_match: None,
+            alt_svc: false,
+        };
         web::respond(&site, &request)
     }
 

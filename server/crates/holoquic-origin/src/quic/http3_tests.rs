@@ -59,6 +59,7 @@ impl Fixture {
             content: Arc::new(ContentStore::open(&dir.join("content"), 16 << 20).unwrap()),
             metrics: Arc::new(Metrics::default()),
             config: Arc::new(config),
+            web: Some(Arc::new(crate::webfiles::WebFiles::open(&dir.join("web")).unwrap())),
         };
         Self { dir, ctx, segment, big, index, asset }
     }
@@ -287,7 +288,7 @@ async fn https_answers_every_case_as_the_table_says() {
         content: Arc::clone(&fixture.ctx.content),
         metrics: Arc::clone(&fixture.ctx.metrics),
         quic_port: 4433,
-        web_root: Some(fixture.dir.join("web").canonicalize().unwrap()),
+        web: fixture.ctx.web.clone(),
     });
     let (addr, serve) = crate::https::bind_https(ctx, "127.0.0.1:0".parse().unwrap()).await.unwrap();
     let server = tokio::spawn(serve);

@@ -45,6 +45,7 @@ impl Harness {
             content: Arc::new(ContentStore::open(&dir.join("content"), 1 << 20).unwrap()),
             metrics: Arc::new(Metrics::default()),
             config: Arc::new(config),
+            web: None,
         };
         let mut server = quiche_config(&ctx).unwrap();
         let mut client = quiche::Config::new(quiche::PROTOCOL_VERSION).unwrap();

@@ -48,12 +48,15 @@ use crate::config::Config;
 use crate::content::ContentStore;
 use crate::metrics::Metrics;
 use crate::tls::CertStore;
+use crate::webfiles::WebFiles;
 
 pub struct QuicContext {
     pub config: Arc<Config>,
     pub certs: Arc<CertStore>,
     pub content: Arc<ContentStore>,
     pub metrics: Arc<Metrics>,
+    /// The web app (`--web`), shared with HTTPS.
+    pub web: Option<Arc<WebFiles>>,
 }
 
 /// Largest UDP payload we send and receive (findings §1: Chromium takes server datagrams up to
