@@ -112,7 +112,7 @@ async fn accept_backs_off_when_file_descriptors_run_out() {
         match origin.fetch("/healthz", &[]).await {
             Ok(answer) => break answer,
             Err(_) if start.elapsed() < Duration::from_secs(5) => tokio::time::sleep(Duration::from_millis(100)).await,
-            Err(e) => panic!("not serving 5 s after descriptors were freed: {e}"),
+            Err(e) => panic!("not serving 5 s after descriptors were freed: {e}; stderr:\n{}", origin.origin.stderr.lock().unwrap()),
         }
     };
     assert_eq!(answer.status, 200);

@@ -77,7 +77,11 @@ const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
 pub fn spawn(ctx: QuicContext, shutdown: Arc<AtomicBool>) -> Result<(SocketAddr, std::thread::JoinHandle<Result<()>>)> {
     let socket = UdpSocket::bind(ctx.config.listen).with_context(|| format!("binding UDP {}", ctx.config.listen))?;
     let local = socket.local_addr()?;
-    let handle = std::thread::Builder::new().name("quic".into()).spawn(move || Server::new(ctx, socket, local)?.run(&shutdown))?;
+    // Built here, not on the thread: the certificate files are read before the caller announces
+    // the origin ready (a failure is a start-up error), not later, when file descriptors may have
+    // run out and the loop would end with the process.
+    let mut server = Server::new(ctx, socket, local)?;
+    let handle = std::thread::Builder::new().name("quic".into()).spawn(move || server.run(&shutdown))?;
     Ok((local, handle))
 }
 
