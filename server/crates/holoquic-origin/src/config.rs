@@ -55,11 +55,30 @@ pub struct Limits {
     pub max_connections: usize,
     pub max_requests_per_session: usize,
     pub max_object_bytes: u64,
+    /// QUIC connections from one address (an IPv6 /64 counts as one).
+    pub max_connections_per_ip: usize,
+    /// QUIC handshakes in progress from one address.
+    pub max_handshakes_per_ip: usize,
+    /// Object reads and encoder builds waiting for a loader worker; beyond, requests get 503.
+    pub max_queued_loads: usize,
+    /// Object bytes all requests may hold at once; beyond, requests get 503.
+    pub max_held_bytes: u64,
+    /// Object bytes the requests of one connection may hold at once; beyond, they get 503.
+    pub max_held_bytes_per_connection: u64,
 }
 
 impl Default for Limits {
     fn default() -> Self {
-        Self { max_connections: 1024, max_requests_per_session: 256, max_object_bytes: 64 << 20 }
+        Self {
+            max_connections: 1024,
+            max_requests_per_session: 256,
+            max_object_bytes: 64 << 20,
+            max_connections_per_ip: 64,
+            max_handshakes_per_ip: 16,
+            max_queued_loads: 256,
+            max_held_bytes: 1 << 30,
+            max_held_bytes_per_connection: 128 << 20,
+        }
     }
 }
 
@@ -225,6 +244,22 @@ struct Cli {
     /// Concurrent HTTP/2 streams per connection [default: 256].
     #[arg(long, value_name = "N")]
     https_max_streams: Option<u32>,
+    /// Concurrent QUIC connections from one IP address (IPv6: one /64); further ones are not
+    /// accepted [default: 64].
+    #[arg(long, value_name = "N")]
+    max_connections_per_ip: Option<usize>,
+    /// QUIC handshakes in progress from one IP address (IPv6: one /64) [default: 16].
+    #[arg(long, value_name = "N")]
+    max_handshakes_per_ip: Option<usize>,
+    /// Object reads (and, apart, encoder builds) waiting for a worker; more get 503 [default: 256].
+    #[arg(long, value_name = "N")]
+    max_queued_loads: Option<usize>,
+    /// Object bytes all requests may hold at once; more get 503 [default: 1073741824].
+    #[arg(long, value_name = "N")]
+    max_held_bytes: Option<u64>,
+    /// Object bytes one connection's requests may hold at once; more get 503 [default: 134217728].
+    #[arg(long, value_name = "N")]
+    max_held_bytes_per_connection: Option<u64>,
 }
 
 /// The command line definition with every setting's environment variable attached.
@@ -294,6 +329,11 @@ impl Config {
                 max_connections: cli.max_connections.unwrap_or(defaults.max_connections),
                 max_requests_per_session: cli.max_requests_per_session.unwrap_or(defaults.max_requests_per_session),
                 max_object_bytes: cli.max_object_bytes.unwrap_or(defaults.max_object_bytes),
+                max_connections_per_ip: cli.max_connections_per_ip.unwrap_or(defaults.max_connections_per_ip),
+                max_handshakes_per_ip: cli.max_handshakes_per_ip.unwrap_or(defaults.max_handshakes_per_ip),
+                max_queued_loads: cli.max_queued_loads.unwrap_or(defaults.max_queued_loads),
+                max_held_bytes: cli.max_held_bytes.unwrap_or(defaults.max_held_bytes),
+                max_held_bytes_per_connection: cli.max_held_bytes_per_connection.unwrap_or(defaults.max_held_bytes_per_connection),
             },
             https: HttpsLimits {
                 max_connections: cli.https_max_connections.unwrap_or(https.max_connections),
@@ -321,6 +361,17 @@ impl Config {
         }
         if self.limits.max_requests_per_session == 0 || self.limits.max_connections == 0 || self.https.max_connections == 0 || self.https.max_streams == 0 {
             bail!("limits must be positive");
+        }
+        let l = &self.limits;
+        if l.max_connections_per_ip == 0
+            || l.max_handshakes_per_ip == 0
+            || l.max_queued_loads == 0
+            || l.max_held_bytes == 0
+            || l.max_held_bytes_per_connection == 0
+        {
+            bail!(
+                "--max-connections-per-ip, --max-handshakes-per-ip, --max-queued-loads, --max-held-bytes and --max-held-bytes-per-connection must be positive"
+            );
         }
         if !self.content.is_dir() {
             bail!("content directory {} does not exist", self.content.display());

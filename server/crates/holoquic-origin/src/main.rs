@@ -56,13 +56,7 @@ fn run(config: Config) -> Result<()> {
         let shutdown = Arc::new(AtomicBool::new(false));
 
         let (quic_addr, quic_thread) = quic::spawn(
-            QuicContext {
-                config: Arc::clone(&config),
-                certs: Arc::clone(&certs),
-                content: Arc::clone(&content),
-                metrics: Arc::clone(&metrics),
-                web: web.clone(),
-            },
+            QuicContext::new(Arc::clone(&config), Arc::clone(&certs), Arc::clone(&content), Arc::clone(&metrics), web.clone())?,
             Arc::clone(&shutdown),
         )?;
         let mut quic_ended = tokio::task::spawn_blocking(move || quic_thread.join());

@@ -53,6 +53,12 @@ metrics! {
     counter requests_datagram_total,
     /// Object requests answered with an error status.
     counter requests_failed_total,
+    /// Object requests answered 503 because the loader's queue or a byte budget was full.
+    counter requests_shed_total,
+    /// QUIC connections closed because their handling panicked (the origin goes on).
+    counter connection_panics_total,
+    /// New QUIC connections refused by a per-IP limit (connections or handshakes).
+    counter connections_refused_per_ip_total,
     /// Object payload bytes written on reliable streams.
     counter bytes_reliable_total,
     /// Symbol bytes handed to QUIC as datagrams (a few later purged unsent, `datagrams_purged_total`).

@@ -7,9 +7,15 @@
 //! SENT reports each finished batch, REPAIR asks for fresh repair symbols, and the client's FIN or
 //! CANCEL (or the deadline) purges whatever is still queued and ends the stream with END.
 //!
+//! The object is never read on the QUIC thread: after the REQUEST the request waits
+//! (`delivery/load.rs`) while the loader's workers read it (and build its encoders when repair is
+//! planned); nothing is on the stream until then, and the loop serves every other request.
+//!
 //! Here: the request's life (REQUEST, response, endings, what to write on the stream);
-//! `delivery/datagram.rs`: the datagram side; `delivery/tests.rs`: the tests.
+//! `delivery/load.rs`: waiting for the object; `delivery/datagram.rs`: the datagram side;
+//! `delivery/tests.rs`: the tests.
 
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
@@ -17,24 +23,40 @@ use holoquic_proto::h3::webtransport_error_to_h3;
 use holoquic_proto::object::{EndReason, MAX_MESSAGE_BODY, MAX_REQUEST_LEN};
 use holoquic_proto::{DecodeError, Delivery, Message, Request, Response, ResponseBody};
 
-use crate::content::{ContentError, ContentStore};
+use super::budget::{ByteBudget, Reservation};
+use super::loader::{Loader, Poll};
+use crate::content::ContentError;
 
 mod datagram;
+mod load;
 #[cfg(test)]
 mod tests;
 
 use datagram::{DatagramSend, EndMessage};
+use load::{LoadError, Loaded, Loading};
+#[cfg(test)]
+pub use load::{PANIC_PATH, SLOW_PREFIX, SLOW_READ};
 
 /// WebTransport application error code of a reliable response cut at its deadline.
 pub const WT_DEADLINE: u32 = 0x10;
 /// WebTransport application error code for a malformed request stream.
 pub const WT_BAD_REQUEST: u32 = 0x01;
+/// WebTransport application error code of a request stream that sent no REQUEST in time.
+pub const WT_REQUEST_TIMEOUT: u32 = 0x11;
+
+/// How long a new request stream may take to deliver its REQUEST before it is reset: a real
+/// client writes it with the stream's first bytes, and a stream left empty holds state and a
+/// stream credit of the connection.
+pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
 
 pub use datagram::repair_budget;
 
 /// What a request needs from its connection and session.
 pub struct RequestEnv<'a> {
-    pub content: &'a ContentStore,
+    /// Reads objects and builds encoders off the QUIC thread; holds the origin's byte budget.
+    pub loader: &'a Arc<Loader>,
+    /// Object bytes the requests of this connection may hold (`--max-held-bytes-per-connection`).
+    pub connection_budget: &'a Arc<ByteBudget>,
     /// Largest symbol that fits a datagram after all prefixes (multiple of 8); None when the
     /// connection cannot carry datagrams of a useful size (the peer did not negotiate them).
     pub symbol_size: Option<u16>,
@@ -70,11 +92,18 @@ pub struct Outcome {
     pub deadline_missed: bool,
     /// The client cancelled, stopped or reset the request before it completed.
     pub cancelled: bool,
+    /// Answered 503: the loader's queue or a byte budget was full.
+    pub shed: bool,
 }
 
 enum State {
     AwaitRequest,
-    Reliable { body: Bytes, offset: usize },
+    /// The REQUEST is read, its object is being loaded; nothing to write yet.
+    Loading(Box<Loading>),
+    Reliable {
+        body: Bytes,
+        offset: usize,
+    },
     Datagram(Box<DatagramSend>),
     Ended,
 }
@@ -99,6 +128,10 @@ pub struct RequestStream {
     purge: Option<Vec<u8>>,
     /// The END at the tail of `out`, until written: what `purged_in_quic` may correct.
     end_message: Option<EndMessage>,
+    /// The object bytes this request holds, in the connection's and the origin's budgets.
+    held: Option<Reservation>,
+    /// The start of the response has been counted in the metrics (see `take_started`).
+    start_reported: bool,
 }
 
 impl RequestStream {
@@ -119,6 +152,8 @@ impl RequestStream {
             outcome: Outcome::default(),
             purge: None,
             end_message: None,
+            held: None,
+            start_reported: false,
         }
     }
 
@@ -191,6 +226,8 @@ impl RequestStream {
                 // Reliable responses finish on their own; the client's FIN only ends its half.
                 State::Reliable { .. } => {}
                 State::Datagram(_) => self.end_datagram(EndReason::Completed),
+                // Applied once the object is there (a datagram request then ends at once).
+                State::Loading(loading) => loading.client_fin = true,
                 State::Ended => {}
             }
         }
@@ -205,7 +242,10 @@ impl RequestStream {
                 self.outcome.cancelled = true;
                 self.end_datagram(EndReason::Cancelled);
             }
-            (State::Reliable { .. }, Message::Cancel) => {
+            (State::Loading(loading), Message::Repair { symbols }) => {
+                loading.repair = Some(loading.repair.unwrap_or(0).saturating_add(symbols));
+            }
+            (State::Reliable { .. } | State::Loading(_), Message::Cancel) => {
                 self.outcome.cancelled = true;
                 self.state = State::Ended;
                 self.out.clear();
@@ -228,27 +268,73 @@ impl RequestStream {
         if !env.may_start {
             return self.fail(429, "too many concurrent requests in this session");
         }
-        let object = match env.content.get(&request.path) {
-            Ok(bytes) => bytes,
-            Err(ContentError::NotFound) => return self.fail(404, "no such object"),
-            Err(ContentError::BadPath) => return self.fail(400, "invalid object path"),
-            Err(e @ ContentError::TooLarge { .. }) => return self.fail(413, &e.to_string()),
-            Err(ContentError::Io(_)) => return self.fail(500, "could not read the object"),
+        #[cfg(test)]
+        if request.path == PANIC_PATH {
+            panic!("test hook: a panic in one connection's handling");
+        }
+        if request.delivery == Delivery::Datagram && env.symbol_size.is_none() {
+            return self.fail(400, "this connection carries no datagrams (not negotiated, or too small for a symbol)");
+        }
+        let datagram_header = self.datagram_header(env);
+        match Loading::queue(request, env, datagram_header) {
+            Some(loading) => self.state = State::Loading(Box::new(loading)),
+            None => {
+                self.outcome.shed = true;
+                self.fail(503, "the origin is busy (too many objects being read): try again");
+            }
+        }
+    }
+
+    /// The object of a waiting request has been read (or could not be).
+    fn loaded(&mut self, loading: Loading, result: Result<Loaded, LoadError>) {
+        let Loaded { object, symbols, held } = match result {
+            Ok(loaded) => loaded,
+            Err(LoadError::Content(ContentError::NotFound)) => return self.fail(404, "no such object"),
+            Err(LoadError::Content(ContentError::BadPath)) => return self.fail(400, "invalid object path"),
+            Err(LoadError::Content(e @ ContentError::TooLarge { .. })) => return self.fail(413, &e.to_string()),
+            Err(LoadError::Content(ContentError::Io(_))) => return self.fail(500, "could not read the object"),
+            Err(LoadError::OverBudget) => {
+                self.outcome.shed = true;
+                return self.fail(503, "the origin holds too many object bytes: try again");
+            }
         };
         (self.log.1, self.log.2) = (200, object.len() as u64);
-        match request.delivery {
-            Delivery::Reliable => {
+        self.held = Some(held);
+        let Loading { request, loader, client_fin, datagram_header, repair, .. } = loading;
+        match (request.delivery, symbols) {
+            (Delivery::Reliable, _) => {
                 Message::Response(Response { status: 200, body: ResponseBody::Reliable { object_length: object.len() as u64 } }).encode(&mut self.out);
                 self.outcome.reliable = true;
                 self.state = State::Reliable { body: object, offset: 0 };
             }
-            Delivery::Datagram => self.start_datagram(&request, object, env),
+            (Delivery::Datagram, None) => self.fail(400, "empty objects cannot be sent as datagrams"),
+            (Delivery::Datagram, Some(symbols)) => {
+                self.start_datagram(&request, symbols, datagram_header, loader);
+                if let Some(symbols) = repair {
+                    self.repair(symbols, Instant::now());
+                }
+                if client_fin {
+                    self.end_datagram(EndReason::Completed);
+                }
+            }
         }
+    }
+
+    /// Whether the request waits for its object (the loader's workers read it).
+    pub fn is_loading(&self) -> bool {
+        matches!(self.state, State::Loading(_))
+    }
+
+    /// True once, when the response has started (status 200): the request is counted then.
+    pub fn take_started(&mut self) -> bool {
+        let new = (self.outcome.reliable || self.outcome.datagram) && !self.start_reported;
+        self.start_reported |= new;
+        new
     }
 
     /// Answers with an error status and ends the stream.
     fn fail(&mut self, status: u16, message: &str) {
-        if matches!(self.state, State::AwaitRequest) {
+        if matches!(self.state, State::AwaitRequest | State::Loading(_)) {
             self.log.1 = status;
             self.out.clear();
             Message::Response(Response { status, body: ResponseBody::Error { message: message.to_owned() } }).encode(&mut self.out);
@@ -267,14 +353,39 @@ impl RequestStream {
         self.ending = Ending::Fin;
     }
 
-    /// Applies the deadline: queued datagrams are purged and END sent; a reliable response still
-    /// being written is reset with WT_DEADLINE.
+    /// Called every round of the loop: takes a loaded object or built encoders, resets a stream
+    /// that sent no REQUEST within `REQUEST_TIMEOUT`, and applies the deadline — queued
+    /// datagrams are purged and END sent; a reliable response still being written, or an object
+    /// still being read, is reset with WT_DEADLINE.
     pub fn on_time(&mut self, now: Instant) {
+        match &mut self.state {
+            State::AwaitRequest if now.saturating_duration_since(self.received_at) >= REQUEST_TIMEOUT => {
+                self.outcome.failed = true;
+                self.state = State::Ended;
+                self.ending = Ending::Reset(webtransport_error_to_h3(WT_REQUEST_TIMEOUT));
+                return;
+            }
+            State::Loading(loading) => match loading.ticket.poll() {
+                Poll::Pending => {}
+                Poll::Ready(result) => {
+                    let State::Loading(loading) = std::mem::replace(&mut self.state, State::AwaitRequest) else { unreachable!() };
+                    self.loaded(*loading, result);
+                }
+                Poll::Lost => self.fail(500, "could not read the object"),
+            },
+            State::Datagram(send) => send.poll_encoders(),
+            _ => {}
+        }
         let Some(deadline) = self.deadline else { return };
         if now < deadline {
             return;
         }
         match &self.state {
+            State::Loading(_) => {
+                self.outcome.deadline_missed = true;
+                self.state = State::Ended;
+                self.ending = Ending::Reset(webtransport_error_to_h3(WT_DEADLINE));
+            }
             State::Datagram(send) if !send.queue.is_empty() => {
                 self.outcome.deadline_missed = true;
                 self.end_datagram(EndReason::DeadlinePassed);

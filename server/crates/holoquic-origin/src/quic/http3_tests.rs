@@ -54,13 +54,14 @@ impl Fixture {
         }
         let arg = |p: &str| dir.join(p).to_str().unwrap().to_owned();
         let config = Config::parse_from(["x", "--content", &arg("content"), "--web", &arg("web")]).unwrap();
-        let ctx = QuicContext {
-            certs: Arc::new(CertStore::generate(&dir.join("tls"), &[]).unwrap()),
-            content: Arc::new(ContentStore::open(&dir.join("content"), 16 << 20).unwrap()),
-            metrics: Arc::new(Metrics::default()),
-            config: Arc::new(config),
-            web: Some(Arc::new(crate::webfiles::WebFiles::open(&dir.join("web")).unwrap())),
-        };
+        let ctx = QuicContext::new(
+            Arc::new(config),
+            Arc::new(CertStore::generate(&dir.join("tls"), &[]).unwrap()),
+            Arc::new(ContentStore::open(&dir.join("content"), 16 << 20).unwrap()),
+            Arc::new(Metrics::default()),
+            Some(Arc::new(crate::webfiles::WebFiles::open(&dir.join("web")).unwrap())),
+        )
+        .unwrap();
         Self { dir, ctx, segment, big, index, asset }
     }
 }

@@ -40,13 +40,14 @@ impl Harness {
         std::fs::write(dir.join("content/d/obj"), vec![5u8; 4000]).unwrap();
         std::fs::write(dir.join("content/d/big"), vec![7u8; 300_000]).unwrap();
         let config = Config::parse_from(["x", "--content", dir.join("content").to_str().unwrap()]).unwrap();
-        let ctx = QuicContext {
-            certs: Arc::new(CertStore::generate(&dir.join("tls"), &[]).unwrap()),
-            content: Arc::new(ContentStore::open(&dir.join("content"), 1 << 20).unwrap()),
-            metrics: Arc::new(Metrics::default()),
-            config: Arc::new(config),
-            web: None,
-        };
+        let ctx = QuicContext::new(
+            Arc::new(config),
+            Arc::new(CertStore::generate(&dir.join("tls"), &[]).unwrap()),
+            Arc::new(ContentStore::open(&dir.join("content"), 1 << 20).unwrap()),
+            Arc::new(Metrics::default()),
+            None,
+        )
+        .unwrap();
         let mut server = quiche_config(&ctx).unwrap();
         let mut client = quiche::Config::new(quiche::PROTOCOL_VERSION).unwrap();
         client.verify_peer(false);
@@ -93,6 +94,7 @@ impl Harness {
     fn turn(&mut self) {
         for _ in 0..4 {
             self.pipe.advance().unwrap();
+            self.settle();
             self.wt.process(&mut self.pipe.server, &self.ctx, Instant::now());
             if let Some((code, reason)) = self.wt.take_close() {
                 let _ = self.pipe.server.close(true, code, reason.as_bytes());
@@ -101,9 +103,22 @@ impl Harness {
         self.pipe.advance().unwrap();
     }
 
+    /// Lets the loader's workers finish what the requests asked of them (objects are read and
+    /// encoders built off the loop), as the loop's rounds would while they work.
+    fn settle(&mut self) {
+        let deadline = Instant::now() + std::time::Duration::from_secs(10);
+        self.wt.process(&mut self.pipe.server, &self.ctx, Instant::now());
+        while self.wt.waits_for_loader() {
+            assert!(Instant::now() < deadline, "the loader never answered");
+            std::thread::sleep(std::time::Duration::from_micros(200));
+            self.wt.process(&mut self.pipe.server, &self.ctx, Instant::now());
+        }
+    }
+
     /// One round: the WebTransport layer runs once, then the packets it made move (and the ACKs
     /// back) — fine enough to see which data went first.
     fn step(&mut self) {
+        self.settle();
         self.wt.process(&mut self.pipe.server, &self.ctx, Instant::now());
         self.pipe.advance().unwrap();
     }
@@ -252,7 +267,7 @@ fn datagrams_purged_unsent_are_not_counted_as_sent() {
     h.pipe.advance().unwrap();
     let handed_before = count(&h.ctx.metrics.bytes_datagram_total);
     let source_before = count(&h.ctx.metrics.source_symbols_total);
-    h.wt.process(&mut h.pipe.server, &h.ctx, Instant::now());
+    h.settle();
     assert!(h.pipe.server.dgram_send_queue_len() > 0, "symbols were queued in quiche");
     h.wt.process(&mut h.pipe.server, &h.ctx, Instant::now() + std::time::Duration::from_secs(1));
     assert_eq!(h.pipe.server.dgram_send_queue_len(), 0, "the deadline purged them");
@@ -316,6 +331,28 @@ fn requests_beyond_the_session_limit_get_429() {
     let statuses: Vec<u16> = streams.iter().map(|&s| status(&h.read(s).0)).collect();
     assert_eq!(statuses.iter().filter(|&&s| s == 200).count() as u64, limit);
     assert_eq!(&statuses[limit as usize..], &[429, 429, 429]);
+}
+
+/// A request stream that opens (the WebTransport signal and the session id) but never sends its
+/// REQUEST is reset once `REQUEST_TIMEOUT` has passed; one that asked in time is served.
+#[test]
+fn a_request_stream_without_a_request_is_reset_after_the_timeout() {
+    let mut h = Harness::with_session();
+    let mut opening = Vec::new();
+    holoquic_proto::varint::put(&mut opening, WEBTRANSPORT_BIDI_SIGNAL);
+    holoquic_proto::varint::put(&mut opening, 0);
+    h.pipe.client.stream_send(4, &opening, false).unwrap();
+    h.open(8, 1, Delivery::Reliable, 3, "/content/d/obj");
+    h.turn();
+    let later = Instant::now() + super::delivery::REQUEST_TIMEOUT;
+    h.wt.process(&mut h.pipe.server, &h.ctx, later);
+    h.pipe.advance().unwrap();
+    let mut buf = [0u8; 64];
+    let reset = h.pipe.client.stream_recv(4, &mut buf);
+    let expected = holoquic_proto::h3::webtransport_error_to_h3(super::delivery::WT_REQUEST_TIMEOUT);
+    assert_eq!(reset, Err(quiche::Error::StreamReset(expected)), "the silent stream is reset");
+    let (bytes, fin) = h.read(8);
+    assert!(fin && status(&bytes) == 200, "the request that came in time was served");
 }
 
 /// The capsules of a session stream, each in its own DATA frame as browsers write them.

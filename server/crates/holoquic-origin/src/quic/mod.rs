@@ -1,8 +1,11 @@
 //! The UDP side: one thread runs every QUIC connection (quiche is sans-IO, so the loop owns the
 //! socket, the timers and pacing), with the WebTransport layer on each connection. The files:
-//! - `mod.rs` (here): the loop — accepting connections, timers, pacing, reaping; `udp.rs` sends
-//!   in GSO batches, `retry.rs` mints and checks Retry tokens, `congestion.rs` tunes congestion
-//!   control.
+//! - `mod.rs` (here): the loop — accepting connections (per-IP limits), receiving within a
+//!   budget, timers, pacing, reaping, and a panic in one connection's handling closing only that
+//!   connection; `udp.rs` sends in GSO batches, `retry.rs` mints and checks Retry tokens,
+//!   `congestion.rs` tunes congestion control.
+//! - `loader.rs`: worker threads that read objects and build encoders so the loop never blocks;
+//!   `budget.rs`: the byte budgets of what requests hold.
 //! - `webtransport.rs`: per connection, feeds quiche's events to the session machine, performs
 //!   its actions and runs the scheduler.
 //! - `session.rs` (with `control.rs` for the peer's unidirectional streams and `headers.rs` for
@@ -10,17 +13,21 @@
 //!   driver to do.
 //! - `scheduler.rs`: the order object bytes leave — urgency, stream writing, datagram window
 //!   filling, purging, departures.
-//! - `delivery.rs`: one object request on its stream (reliable or RaptorQ datagrams, repair);
-//!   `symbols.rs`: an object's RaptorQ symbols.
-//! - tests: `handshake_tests.rs` (the loop over UDP), `limits_tests.rs` (the layer against a
-//!   misbehaving client, over quiche's test pipe), `session_tests.rs` (the machine, bytes alone).
+//! - `delivery.rs` (with `delivery/`): one object request on its stream (reliable or RaptorQ
+//!   datagrams, repair); `symbols.rs`: an object's RaptorQ symbols.
+//! - tests: `handshake_tests.rs` (the loop over UDP), `isolation_tests.rs` (the loop over UDP
+//!   against floods, storms, slow reads, panics and limits), `limits_tests.rs` (the layer against
+//!   a misbehaving client, over quiche's test pipe), `session_tests.rs` (the machine, bytes
+//!   alone).
 
 mod action;
+pub mod budget;
 pub mod congestion;
 mod control;
 pub mod delivery;
 mod headers;
 mod http3;
+pub mod loader;
 pub mod retry;
 mod scheduler;
 mod session;
@@ -31,12 +38,15 @@ pub mod webtransport;
 #[cfg(test)]
 mod handshake_tests;
 #[cfg(test)]
+mod isolation_tests;
+#[cfg(test)]
 mod limits_tests;
 #[cfg(test)]
 mod session_tests;
 
 use std::collections::{HashMap, VecDeque};
-use std::net::{SocketAddr, UdpSocket};
+use std::net::{IpAddr, SocketAddr, UdpSocket};
+use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
@@ -57,6 +67,17 @@ pub struct QuicContext {
     pub metrics: Arc<Metrics>,
     /// The web app (`--web`), shared with HTTPS.
     pub web: Option<Arc<WebFiles>>,
+    /// Reads objects and builds encoders for the loop's requests (its workers start with it).
+    pub loader: Arc<loader::Loader>,
+}
+
+impl QuicContext {
+    /// The context of a QUIC loop, with its loader started.
+    pub fn new(config: Arc<Config>, certs: Arc<CertStore>, content: Arc<ContentStore>, metrics: Arc<Metrics>, web: Option<Arc<WebFiles>>) -> Result<Self> {
+        let limits = &config.limits;
+        let loader = loader::Loader::new(Arc::clone(&content), limits.max_queued_loads, limits.max_held_bytes).context("starting the loader")?;
+        Ok(Self { config, certs, content, metrics, web, loader })
+    }
 }
 
 /// Largest UDP payload we send and receive (findings §1: Chromium takes server datagrams up to
@@ -72,6 +93,12 @@ const IDLE_WAKE: Duration = Duration::from_millis(100);
 /// A connection still in its handshake after this long is dropped: a real client finishes in a
 /// few round trips, a spoofed Initial never does, and each one holds a connection slot.
 const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
+/// Datagrams read from the socket per round of the loop before timers, the connections' work
+/// and sending run: a flood then slows the loop's rounds but cannot stop them (a socket drained
+/// without a bound starved pacing and timers for as long as the flood lasted).
+const RECV_BUDGET: usize = 256;
+/// quiche's INTERNAL_ERROR transport error code: what a connection closed after a panic gets.
+const INTERNAL_ERROR: u64 = 0x1;
 
 /// Binds the UDP socket and runs the QUIC loop on its own thread until `shutdown` is set.
 pub fn spawn(ctx: QuicContext, shutdown: Arc<AtomicBool>) -> Result<(SocketAddr, std::thread::JoinHandle<Result<()>>)> {
@@ -87,6 +114,10 @@ pub fn spawn(ctx: QuicContext, shutdown: Arc<AtomicBool>) -> Result<(SocketAddr,
 
 struct Client {
     conn: quiche::Connection,
+    /// The peer's address as the per-IP limits count it (`ip_key`).
+    ip: IpAddr,
+    /// Its handling panicked: it is closed, only its close goes out, then it is reaped.
+    poisoned: bool,
     accepted_at: Instant,
     wt: webtransport::Connection,
     /// Packets produced but not sent yet, oldest first, each batch with the time it may leave:
@@ -134,10 +165,14 @@ impl Server {
         self.out.socket.set_nonblocking(true)?;
         while !shutdown.load(Ordering::Relaxed) {
             let wait = self.next_wake().saturating_duration_since(Instant::now());
-            wait_for_socket(&self.out.socket, wait, self.send_blocked)?;
+            if wait_for_socket(&self.out.socket, self.ctx.loader.wake_fd(), wait, self.send_blocked)? {
+                self.ctx.loader.clear_wake();
+            }
             self.send_blocked = false;
-            // Drain everything queued, then run timers, the WebTransport layer and sending.
-            loop {
+            // Read what is queued, up to the budget, then run timers, the WebTransport layer and
+            // sending; what is left is read next round (the socket is still readable, so the
+            // loop does not sleep).
+            for _ in 0..RECV_BUDGET {
                 match self.out.socket.recv_from(&mut buf) {
                     Ok((n, from)) => self.on_packet(&mut buf[..n], from),
                     Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => break,
@@ -149,14 +184,19 @@ impl Server {
             }
             let now = Instant::now();
             for client in self.clients.values_mut() {
-                if client.conn.timeout().is_some_and(|t| t.is_zero()) {
-                    client.conn.on_timeout();
-                }
-                client.wt.process(&mut client.conn, &self.ctx, now);
-                if let Some((code, reason)) = client.wt.take_close() {
-                    Metrics::inc(&self.ctx.metrics.protocol_errors_total);
-                    let _ = client.conn.close(true, code, reason.as_bytes());
-                }
+                guarded(client, &self.ctx, "timers and streams", |client, ctx| {
+                    if client.conn.timeout().is_some_and(|t| t.is_zero()) {
+                        client.conn.on_timeout();
+                    }
+                    if client.poisoned {
+                        return;
+                    }
+                    client.wt.process(&mut client.conn, ctx, now);
+                    if let Some((code, reason)) = client.wt.take_close() {
+                        Metrics::inc(&ctx.metrics.protocol_errors_total);
+                        let _ = client.conn.close(true, code, reason.as_bytes());
+                    }
+                });
             }
             self.flush();
             self.reap();
@@ -232,6 +272,11 @@ impl Server {
                     }
                 }
             };
+            let ip = ip_key(from.ip());
+            if !self.admits(ip) {
+                Metrics::inc(&self.ctx.metrics.connections_refused_per_ip_total);
+                return;
+            }
             // After a Retry the client already uses the connection id the Retry gave it.
             let scid = match &odcid {
                 Some(_) => header.dcid.clone().into_owned(),
@@ -247,7 +292,7 @@ impl Server {
                     return;
                 }
             };
-            let mut client = Client { conn, accepted_at: Instant::now(), wt: webtransport::Connection::new(), held: VecDeque::new() };
+            let mut client = Client { conn, ip, poisoned: false, accepted_at: Instant::now(), wt: webtransport::Connection::new(), held: VecDeque::new() };
             if let Some(dir) = &self.ctx.config.qlog_dir {
                 attach_qlog(&mut client.conn, dir);
             }
@@ -257,82 +302,34 @@ impl Server {
             self.clients.insert(scid.clone(), client);
             scid
         };
+        let local = self.local;
         if let Some(client) = self.clients.get_mut(&id) {
-            if let Err(e) = client.conn.recv(packet, quiche::RecvInfo { from, to: self.local }) {
-                tracing::trace!("recv: {e}");
-            }
+            guarded(client, &self.ctx, "receiving", |client, _| {
+                if let Err(e) = client.conn.recv(packet, quiche::RecvInfo { from, to: local }) {
+                    tracing::trace!("recv: {e}");
+                }
+            });
         }
     }
 
     /// Sends what every connection has, honouring quiche's pacing times, in GSO batches.
     fn flush(&mut self) {
-        let mut packet = [0u8; MAX_UDP_PAYLOAD];
         let now = Instant::now();
-        'clients: for client in self.clients.values_mut() {
-            while let Some((batch, at)) = client.held.front() {
-                if *at > now + PACING_SLACK {
-                    continue 'clients;
-                }
-                match self.out.send(batch) {
-                    Ok(()) => {
-                        client.held.pop_front();
-                    }
-                    Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
-                        self.send_blocked = true;
-                        continue 'clients;
-                    }
-                    Err(e) => {
-                        tracing::debug!("send: {e}");
-                        client.held.pop_front();
-                    }
-                }
-            }
-            let mut batch = udp::Batch::default();
-            let mut refilled = false;
-            loop {
-                let (n, info) = match client.conn.send(&mut packet) {
-                    Ok(v) => v,
-                    // quiche has nothing more: top its queues up from ours once, then try again.
-                    Err(quiche::Error::Done) if !refilled => {
-                        client.wt.process(&mut client.conn, &self.ctx, now);
-                        refilled = true;
-                        continue;
-                    }
-                    // Datagrams wait that do not fit the window's tail: fill it (see fill_window).
-                    Err(quiche::Error::Done) if client.wt.fill_window(&mut client.conn, &self.ctx) => continue,
-                    Err(quiche::Error::Done) => break,
-                    Err(e) => {
-                        tracing::debug!("send: {e}");
-                        let _ = client.conn.close(false, 0x1, b"send failed");
-                        break;
-                    }
-                };
-                refilled = false;
-                if info.at > now + PACING_SLACK {
-                    let mut later = udp::Batch::default();
-                    later.push(&packet[..n], info.to);
-                    client.held.push_back((later, info.at));
-                    break;
-                }
-                if !batch.accepts(n, info.to) && !transmit(&mut self.out, &mut batch, client, &mut self.send_blocked) {
-                    // Blocked: this packet waits behind the batch.
-                    let mut rest = udp::Batch::default();
-                    rest.push(&packet[..n], info.to);
-                    client.held.push_back((rest, Instant::now() + SEND_RETRY));
-                    break;
-                }
-                batch.push(&packet[..n], info.to);
-                if batch.is_full() && !transmit(&mut self.out, &mut batch, client, &mut self.send_blocked) {
-                    break;
-                }
-            }
-            // A paced packet may sit behind this batch in `held`: the batch is older and goes first.
-            if !batch.is_empty() {
-                let paced = client.held.pop_back();
-                transmit(&mut self.out, &mut batch, client, &mut self.send_blocked);
-                client.held.extend(paced);
-            }
+        for client in self.clients.values_mut() {
+            guarded(client, &self.ctx, "sending", |client, ctx| flush_client(&mut self.out, ctx, client, now, &mut self.send_blocked));
         }
+    }
+
+    /// Whether a new connection from `ip` is within the per-IP limits: connections, and
+    /// handshakes in progress (what a flood of Initials from one host would pile up).
+    fn admits(&self, ip: IpAddr) -> bool {
+        let limits = &self.ctx.config.limits;
+        let (mut connections, mut handshakes) = (0, 0);
+        for client in self.clients.values().filter(|c| c.ip == ip) {
+            connections += 1;
+            handshakes += usize::from(!client.conn.is_established());
+        }
+        connections < limits.max_connections_per_ip && handshakes < limits.max_handshakes_per_ip
     }
 
     fn new_connection_id(&self) -> Option<quiche::ConnectionId<'static>> {
@@ -362,13 +359,16 @@ impl Server {
         let closed: Vec<_> = self
             .clients
             .iter()
-            .filter(|(_, c)| c.conn.is_closed() || (!c.conn.is_established() && now - c.accepted_at > HANDSHAKE_TIMEOUT))
+            .filter(|(_, c)| c.conn.is_closed() || (c.poisoned && c.held.is_empty()) || (!c.conn.is_established() && now - c.accepted_at > HANDSHAKE_TIMEOUT))
             .map(|(id, _)| id.clone())
             .collect();
         for id in closed {
             if let Some(mut client) = self.clients.remove(&id) {
-                client.wt.count_sent_datagrams(&client.conn, &self.ctx);
-                client.wt.on_close(&self.ctx);
+                // A poisoned client's state may be half updated: its bookkeeping may panic too.
+                let _ = std::panic::catch_unwind(AssertUnwindSafe(|| {
+                    client.wt.count_sent_datagrams(&client.conn, &self.ctx);
+                    client.wt.on_close(&self.ctx);
+                }));
                 let stats = client.conn.stats();
                 Metrics::add(&self.ctx.metrics.quic_packets_sent_total, stats.sent as u64);
                 Metrics::add(&self.ctx.metrics.quic_packets_lost_total, stats.lost as u64);
@@ -393,6 +393,101 @@ impl Server {
     }
 }
 
+/// Sends what `client` has (see `Server::flush`); a poisoned client only sends its close.
+fn flush_client(out: &mut udp::UdpOut, ctx: &QuicContext, client: &mut Client, now: Instant, blocked: &mut bool) {
+    let mut packet = [0u8; MAX_UDP_PAYLOAD];
+    while let Some((batch, at)) = client.held.front() {
+        if *at > now + PACING_SLACK {
+            return;
+        }
+        match out.send(batch) {
+            Ok(()) => {
+                client.held.pop_front();
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                *blocked = true;
+                return;
+            }
+            Err(e) => {
+                tracing::debug!("send: {e}");
+                client.held.pop_front();
+            }
+        }
+    }
+    let mut batch = udp::Batch::default();
+    let mut refilled = false;
+    loop {
+        let (n, info) = match client.conn.send(&mut packet) {
+            Ok(v) => v,
+            // quiche has nothing more: top its queues up from ours once, then try again.
+            Err(quiche::Error::Done) if !refilled && !client.poisoned => {
+                client.wt.process(&mut client.conn, ctx, now);
+                refilled = true;
+                continue;
+            }
+            // Datagrams wait that do not fit the window's tail: fill it (see fill_window).
+            Err(quiche::Error::Done) if !client.poisoned && client.wt.fill_window(&mut client.conn, ctx) => continue,
+            Err(quiche::Error::Done) => break,
+            Err(e) => {
+                tracing::debug!("send: {e}");
+                let _ = client.conn.close(false, 0x1, b"send failed");
+                break;
+            }
+        };
+        refilled = false;
+        if info.at > now + PACING_SLACK {
+            let mut later = udp::Batch::default();
+            later.push(&packet[..n], info.to);
+            client.held.push_back((later, info.at));
+            break;
+        }
+        if !batch.accepts(n, info.to) && !transmit(out, &mut batch, client, blocked) {
+            // Blocked: this packet waits behind the batch.
+            let mut rest = udp::Batch::default();
+            rest.push(&packet[..n], info.to);
+            client.held.push_back((rest, Instant::now() + SEND_RETRY));
+            break;
+        }
+        batch.push(&packet[..n], info.to);
+        if batch.is_full() && !transmit(out, &mut batch, client, blocked) {
+            break;
+        }
+    }
+    // A paced packet may sit behind this batch in `held`: the batch is older and goes first.
+    if !batch.is_empty() {
+        let paced = client.held.pop_back();
+        transmit(out, &mut batch, client, blocked);
+        client.held.extend(paced);
+    }
+}
+
+/// Runs `work` on one client; when it panics, that connection is closed (INTERNAL_ERROR), counted
+/// and logged, and the loop goes on with the others. A poisoned client's WebTransport state is
+/// not trusted again: it only sends its close and is reaped.
+fn guarded(client: &mut Client, ctx: &QuicContext, what: &str, work: impl FnOnce(&mut Client, &QuicContext)) {
+    if std::panic::catch_unwind(AssertUnwindSafe(|| work(client, ctx))).is_ok() {
+        return;
+    }
+    Metrics::inc(&ctx.metrics.connection_panics_total);
+    tracing::error!("connection {}: a panic while {what}; closing this connection", client.conn.trace_id());
+    client.poisoned = true;
+    client.held.clear();
+    let _ = std::panic::catch_unwind(AssertUnwindSafe(|| client.conn.close(false, INTERNAL_ERROR, b"internal error")));
+}
+
+/// The address a client counts under for the per-IP limits: IPv4 as it is (an IPv4-mapped IPv6
+/// address as its IPv4), IPv6 by its /64 prefix, which a single host or subscriber usually holds
+/// whole.
+fn ip_key(ip: IpAddr) -> IpAddr {
+    match ip {
+        IpAddr::V4(v4) => IpAddr::V4(v4),
+        IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
+            Some(v4) => IpAddr::V4(v4),
+            None => IpAddr::V6(std::net::Ipv6Addr::from(u128::from(v6) & !((1u128 << 64) - 1))),
+        },
+    }
+}
+
 /// Sends `batch` now (it is emptied); when the socket's buffer is full it is kept, in order, as
 /// the client's next packets to retry (quiche already counts them as sent, so dropping them would
 /// be a self-inflicted loss). Returns whether the caller may go on sending.
@@ -414,24 +509,25 @@ fn transmit(out: &mut udp::UdpOut, batch: &mut udp::Batch, client: &mut Client, 
     false
 }
 
-/// Waits until the socket is readable (or writable, when `writable` is asked for) or `timeout`
-/// has passed. `ppoll` sleeps on a high-resolution timer: `SO_RCVTIMEO`, used before, rounds up
-/// to scheduler ticks (4 ms and more), which held every paced packet a tick and capped a
-/// connection at about one packet per tick (~1.5 Mbit/s under BBR2, whose pacing spaces packets).
-fn wait_for_socket(socket: &UdpSocket, timeout: Duration, writable: bool) -> Result<()> {
+/// Waits until the socket is readable (or writable, when `writable` is asked for), the loader
+/// has finished a job (`wake` readable: returns true) or `timeout` has passed. `ppoll` sleeps on
+/// a high-resolution timer: `SO_RCVTIMEO`, used before, rounds up to scheduler ticks (4 ms and
+/// more), which held every paced packet a tick and capped a connection at about one packet per
+/// tick (~1.5 Mbit/s under BBR2, whose pacing spaces packets).
+fn wait_for_socket(socket: &UdpSocket, wake: std::os::fd::RawFd, timeout: Duration, writable: bool) -> Result<bool> {
     use std::os::fd::AsRawFd;
     let events = if writable { libc::POLLIN | libc::POLLOUT } else { libc::POLLIN };
-    let mut fd = libc::pollfd { fd: socket.as_raw_fd(), events, revents: 0 };
+    let mut fds = [libc::pollfd { fd: socket.as_raw_fd(), events, revents: 0 }, libc::pollfd { fd: wake, events: libc::POLLIN, revents: 0 }];
     let timeout = libc::timespec { tv_sec: timeout.as_secs() as libc::time_t, tv_nsec: timeout.subsec_nanos() as libc::c_long };
-    // SAFETY: one valid pollfd, a valid timespec, no signal mask.
-    let r = unsafe { libc::ppoll(&mut fd, 1, &timeout, std::ptr::null()) };
+    // SAFETY: two valid pollfds, a valid timespec, no signal mask.
+    let r = unsafe { libc::ppoll(fds.as_mut_ptr(), 2, &timeout, std::ptr::null()) };
     if r < 0 {
         let e = std::io::Error::last_os_error();
         if e.kind() != std::io::ErrorKind::Interrupted {
             return Err(e).context("ppoll on the QUIC socket");
         }
     }
-    Ok(())
+    Ok(fds[1].revents & libc::POLLIN != 0)
 }
 
 pub(crate) fn quiche_config(ctx: &QuicContext) -> Result<quiche::Config> {

@@ -6,10 +6,12 @@
 //! `RequestStream`; `webtransport.rs` opens, feeds and ends them as the session machine says.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 use std::time::Instant;
 
 use holoquic_proto::h3::{datagram_prefix, error_code};
 
+use super::budget::ByteBudget;
 use super::delivery::{Ending, RequestEnv, RequestStream};
 use super::QuicContext;
 use crate::metrics::Metrics;
@@ -35,6 +37,8 @@ pub struct Scheduler {
     datagrams_counted: u64,
     /// quiche's count of datagrams sent when the window's tail was last filled (`fill_window`).
     filled_at: Option<usize>,
+    /// Object bytes the connection's requests hold (`--max-held-bytes-per-connection`).
+    budget: Option<Arc<ByteBudget>>,
 }
 
 impl Scheduler {
@@ -48,13 +52,15 @@ impl Scheduler {
     pub fn feed(&mut self, conn: &mut quiche::Connection, ctx: &QuicContext, id: u64, data: &[u8], fin: bool, now: Instant) {
         let Some(request) = self.requests.get(&id) else { return };
         let session_id = request.session_id;
+        let budget = Arc::clone(self.budget.get_or_insert_with(|| ByteBudget::new(ctx.config.limits.max_held_bytes_per_connection)));
         // Every datagram of the session starts with its quarter stream id.
         let mut prefix = Vec::new();
         datagram_prefix(session_id, &mut prefix);
         let in_flight: Vec<u64> =
             self.requests.iter().filter(|(sid, r)| **sid != id && r.session_id == session_id && !r.is_done()).filter_map(|(_, r)| r.request_id()).collect();
         let env = RequestEnv {
-            content: &ctx.content,
+            loader: &ctx.loader,
+            connection_budget: &budget,
             symbol_size: symbol_size(conn, prefix.len()),
             datagram_prefix: &prefix,
             may_start: in_flight.len() < ctx.config.limits.max_requests_per_session,
@@ -65,13 +71,6 @@ impl Scheduler {
             request.on_data(data, fin, now, &env);
             if !was_started && request.request_id().is_some() {
                 let _ = conn.stream_priority(id, request.urgency, false);
-                let outcome = request.outcome();
-                if outcome.reliable {
-                    Metrics::inc(&ctx.metrics.requests_reliable_total);
-                } else if outcome.datagram {
-                    Metrics::inc(&ctx.metrics.requests_datagram_total);
-                    Metrics::add(&ctx.metrics.source_symbols_total, outcome.source_symbols);
-                }
             }
         }
     }
@@ -100,6 +99,11 @@ impl Scheduler {
         }
         let _ = conn.stream_shutdown(id, quiche::Shutdown::Write, error_code::WEBTRANSPORT_SESSION_GONE);
         let _ = conn.stream_shutdown(id, quiche::Shutdown::Read, error_code::WEBTRANSPORT_SESSION_GONE);
+    }
+
+    /// Whether a request waits for the loader (its object being read, or encoders being built).
+    pub fn waits_for_loader(&self) -> bool {
+        self.requests.values().any(|r| r.is_loading() || r.waits_for_encoders())
     }
 
     /// Lets every request check its deadline.
@@ -277,6 +281,7 @@ impl Scheduler {
             if r.take_cancel() {
                 Metrics::inc(&ctx.metrics.requests_cancelled_total);
             }
+            count_start(ctx, r);
         }
     }
 
@@ -292,8 +297,23 @@ impl Scheduler {
     }
 }
 
+/// Counts a request by its delivery once its response has started (the object is read off the
+/// loop, some time after the REQUEST).
+fn count_start(ctx: &QuicContext, r: &mut RequestStream) {
+    if r.take_started() {
+        let outcome = r.outcome();
+        if outcome.reliable {
+            Metrics::inc(&ctx.metrics.requests_reliable_total);
+        } else if outcome.datagram {
+            Metrics::inc(&ctx.metrics.requests_datagram_total);
+            Metrics::add(&ctx.metrics.source_symbols_total, outcome.source_symbols);
+        }
+    }
+}
+
 /// Applies a finished request's outcome to the metrics (once: the request is dropped after).
 fn count_outcome(conn: &quiche::Connection, ctx: &QuicContext, r: &mut RequestStream) {
+    count_start(ctx, r);
     let m = &ctx.metrics;
     m.request_ended(&r.end_report(conn.path_stats().next().map(|p| p.peer_addr), Instant::now()));
     if r.take_cancel() {
@@ -302,6 +322,9 @@ fn count_outcome(conn: &quiche::Connection, ctx: &QuicContext, r: &mut RequestSt
     let o = r.outcome();
     if o.failed {
         Metrics::inc(&m.requests_failed_total);
+    }
+    if o.shed {
+        Metrics::inc(&m.requests_shed_total);
     }
     Metrics::add(&m.repair_requests_total, o.repair_requests);
     Metrics::add(&m.repair_symbols_total, o.repair_symbols);

@@ -1,18 +1,18 @@
 //! The RaptorQ view of one object for datagram delivery: its source blocks (RFC 6330 partition of
 //! `with_defaults`), source symbols cut straight from the object's bytes when they are sent, and
-//! repair symbols from a block encoder built only when a repair symbol of that block is first
-//! needed. Building an encoder (the intermediate symbols) is most of the cost of datagram delivery
-//! (~12 s of CPU per GB of object on this machine), and a request without planned repair that is
-//! never asked for any pays nothing for it. When repair is planned, `prepare_repair` builds the
-//! encoders on a helper thread while the source symbols go out, so the QUIC thread (which paces
-//! every connection) never stalls on them. Built encoders are kept in a bounded cache shared by
-//! every request for the same object: viewers of a scene fetch the same segments, and each
-//! encoder is then built once, not once per viewer.
+//! repair symbols from block encoders. Building an encoder (the intermediate symbols) is most of
+//! the cost of datagram delivery (~12 s of CPU per GB of object on this machine), so it is never
+//! done on the QUIC thread, which paces every connection: the loader's builder runs an
+//! `EncoderBuild` (as the request starts when repair is planned, when repair is first asked for
+//! otherwise), and a repair symbol waits (`is_ready`) until the encoders are installed, while the
+//! source symbols, which need none, go out. A request that never needs repair pays nothing.
+//! Built encoders are kept in a bounded cache shared by every request for the same object:
+//! viewers of a scene fetch the same segments, and each encoder is then built once, not once per
+//! viewer.
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
-use std::thread::JoinHandle;
 
 use bytes::Bytes;
 use raptorq::{calculate_block_offsets, ObjectTransmissionInformation, PayloadId, SourceBlockEncoder};
@@ -24,11 +24,6 @@ pub struct SymbolRef {
     pub block: u8,
     pub index: u32,
 }
-
-/// Encoder-building threads running at once; beyond this, encoders are built when first needed
-/// (on the QUIC thread), so a burst of requests cannot spawn threads without bound.
-const MAX_PREPARING: usize = 4;
-static PREPARING: AtomicUsize = AtomicUsize::new(0);
 
 /// Encoder memory the cache may hold (an object's encoders take about its size again).
 const ENCODER_CACHE_BYTES: usize = 512 << 20;
@@ -94,48 +89,65 @@ pub struct ObjectSymbols {
     /// [start, end) of every source block in the object; `end` may pass the object's end (zero
     /// padding).
     blocks: Vec<(usize, usize)>,
-    encoders: Vec<Option<Arc<SourceBlockEncoder>>>,
-    /// Encoders of every block being built by `prepare_repair`'s thread (a request that ends
-    /// early detaches it; it holds only a `Bytes` clone of the object).
-    preparing: Option<JoinHandle<Vec<SourceBlockEncoder>>>,
+    /// Every block's encoder once built (or found in the cache), else None.
+    encoders: Option<Vec<Arc<SourceBlockEncoder>>>,
+}
+
+/// Everything needed to build an object's encoders on another thread (see `ObjectSymbols`).
+pub struct EncoderBuild {
+    object: Bytes,
+    oti: ObjectTransmissionInformation,
+    blocks: Vec<(usize, usize)>,
+}
+
+impl EncoderBuild {
+    /// Builds every block's encoder (long: run it on a loader worker) and caches them.
+    pub fn run(self) -> Vec<Arc<SourceBlockEncoder>> {
+        if let Some(cached) = EncoderCache::find(&self.object, self.oti.symbol_size()).filter(|c| c.len() == self.blocks.len()) {
+            return cached;
+        }
+        let built: Vec<_> = self.blocks.iter().enumerate().map(|(b, &range)| Arc::new(build_encoder(&self.object, &self.oti, range, b))).collect();
+        EncoderCache::remember(&self.object, self.oti.symbol_size(), built.clone());
+        built
+    }
 }
 
 impl ObjectSymbols {
     pub fn new(object: Bytes, symbol_size: u16) -> Self {
         let oti = ObjectTransmissionInformation::with_defaults(object.len() as u64, symbol_size);
         let blocks = calculate_block_offsets(&object, &oti);
-        let encoders = match EncoderCache::find(&object, symbol_size) {
-            Some(cached) if cached.len() == blocks.len() => cached.into_iter().map(Some).collect(),
-            _ => blocks.iter().map(|_| None).collect(),
-        };
-        Self { object, oti, blocks, encoders, preparing: None }
+        let encoders = EncoderCache::find(&object, symbol_size).filter(|cached| cached.len() == blocks.len());
+        Self { object, oti, blocks, encoders }
     }
 
-    /// Starts building every block's encoder on a helper thread (repair symbols will be needed),
-    /// unless they are built or cached already.
-    pub fn prepare_repair(&mut self) {
-        if self.encoders.iter().all(Option::is_some) {
-            return;
+    /// Whether repair symbols can be written now.
+    pub fn has_encoders(&self) -> bool {
+        self.encoders.is_some()
+    }
+
+    /// Builds every block's encoder here and now (never on the QUIC loop).
+    #[cfg(test)]
+    pub fn build_encoders(&mut self) {
+        if self.encoders.is_none() {
+            self.encoders = Some(self.encoder_build().run());
         }
-        if self.preparing.is_some() {
-            return;
+    }
+
+    /// What a worker needs to build the encoders; `install_encoders` takes the result.
+    pub fn encoder_build(&self) -> EncoderBuild {
+        EncoderBuild { object: self.object.clone(), oti: self.oti, blocks: self.blocks.clone() }
+    }
+
+    pub fn install_encoders(&mut self, encoders: Vec<Arc<SourceBlockEncoder>>) {
+        if encoders.len() == self.blocks.len() {
+            self.encoders = Some(encoders);
         }
-        if PREPARING.fetch_add(1, Ordering::Relaxed) >= MAX_PREPARING {
-            PREPARING.fetch_sub(1, Ordering::Relaxed);
-            return;
-        }
-        let (object, oti, blocks) = (self.object.clone(), self.oti, self.blocks.clone());
-        let spawned = std::thread::Builder::new().name("raptorq-encode".into()).spawn(move || {
-            let encoders = (0..blocks.len()).map(|b| build_encoder(&object, &oti, blocks[b], b)).collect();
-            PREPARING.fetch_sub(1, Ordering::Relaxed);
-            encoders
-        });
-        match spawned {
-            Ok(handle) => self.preparing = Some(handle),
-            Err(_) => {
-                PREPARING.fetch_sub(1, Ordering::Relaxed);
-            }
-        }
+    }
+
+    /// Whether `symbol` can be written now: a source symbol always, a repair symbol once the
+    /// encoders are there.
+    pub fn is_ready(&self, symbol: SymbolRef) -> bool {
+        symbol.index < self.source_symbols(usize::from(symbol.block)) || self.encoders.is_some()
     }
 
     pub fn oti(&self) -> ObjectTransmissionInformation {
@@ -158,8 +170,9 @@ impl ObjectSymbols {
         raptorq::extended_source_block_symbols(self.source_symbols(block))
     }
 
-    /// Appends the serialized encoding packet (payload id, then the symbol) of `symbol`.
-    pub fn write_packet(&mut self, symbol: SymbolRef, out: &mut Vec<u8>) {
+    /// Appends the serialized encoding packet (payload id, then the symbol) of `symbol`; false,
+    /// and nothing written, when it is a repair symbol and the encoders are not built yet.
+    pub fn write_packet(&self, symbol: SymbolRef, out: &mut Vec<u8>) -> bool {
         let block = usize::from(symbol.block);
         let k = self.source_symbols(block);
         if symbol.index < k {
@@ -179,33 +192,11 @@ impl ObjectSymbols {
         } else {
             // raptorq numbers repair symbols from 0 and carries K' + n as the ESI (see
             // `first_repair_esi`): repair symbol n is our symbol K + n.
-            let packet = self.encoder(block).repair_packets(symbol.index - k, 1).pop().expect("one repair packet");
+            let Some(encoders) = &self.encoders else { return false };
+            let packet = encoders[block].repair_packets(symbol.index - k, 1).pop().expect("one repair packet");
             out.extend_from_slice(&packet.serialize());
         }
-    }
-
-    fn encoder(&mut self, block: usize) -> Arc<SourceBlockEncoder> {
-        if self.encoders[block].is_none() {
-            if let Some(handle) = self.preparing.take() {
-                // Normally long finished: the source symbols went out first.
-                if let Ok(built) = handle.join() {
-                    self.encoders = built.into_iter().map(|e| Some(Arc::new(e))).collect();
-                    self.remember_if_complete();
-                }
-            }
-        }
-        if self.encoders[block].is_none() {
-            self.encoders[block] = Some(Arc::new(build_encoder(&self.object, &self.oti, self.blocks[block], block)));
-            self.remember_if_complete();
-        }
-        self.encoders[block].clone().expect("built above")
-    }
-
-    /// Once every block's encoder exists, later requests for the object reuse them.
-    fn remember_if_complete(&self) {
-        if let Some(all) = self.encoders.iter().cloned().collect::<Option<Vec<_>>>() {
-            EncoderCache::remember(&self.object, self.oti.symbol_size(), all);
-        }
+        true
     }
 }
 
@@ -251,6 +242,7 @@ mod tests {
         for len in [1, 1000, 64_000, 100_003] {
             let data = object(len);
             let mut symbols = ObjectSymbols::new(data.clone(), 1200);
+            symbols.build_encoders();
             let reference = Encoder::new(&data, symbols.oti());
             for (b, encoder) in reference.get_block_encoders().iter().enumerate() {
                 let k = symbols.source_symbols(b);
@@ -272,7 +264,7 @@ mod tests {
     #[test]
     fn source_symbols_of_sub_blocked_objects_decode() {
         let data = object(12_000_000);
-        let mut symbols = ObjectSymbols::new(data.clone(), 1280);
+        let symbols = ObjectSymbols::new(data.clone(), 1280);
         assert!(symbols.oti().sub_blocks() > 1, "this size should be sub-blocked: {:?}", symbols.oti());
         let mut decoder = Decoder::new(symbols.oti());
         let mut result = None;
@@ -287,16 +279,22 @@ mod tests {
     }
 
     #[test]
-    fn prepared_encoders_give_the_same_repair_symbols() {
+    fn encoders_built_elsewhere_give_the_same_repair_symbols() {
         let data = object(300_000);
-        let mut lazy = ObjectSymbols::new(data.clone(), 1200);
-        let mut prepared = ObjectSymbols::new(data, 1200);
-        prepared.prepare_repair();
-        for block in 0..lazy.block_count() {
-            let index = lazy.source_symbols(block) + 5;
+        let mut here = ObjectSymbols::new(data.clone(), 1200);
+        let mut elsewhere = ObjectSymbols::new(Bytes::from(data.to_vec()), 1200);
+        let repair = SymbolRef { block: 0, index: here.source_symbols(0) + 5 };
+        let mut out = Vec::new();
+        assert!(!elsewhere.is_ready(repair) && !elsewhere.write_packet(repair, &mut out) && out.is_empty(), "no encoders yet");
+        assert!(elsewhere.is_ready(SymbolRef { block: 0, index: 0 }), "source symbols need none");
+        here.build_encoders();
+        let build = elsewhere.encoder_build();
+        elsewhere.install_encoders(std::thread::spawn(move || build.run()).join().unwrap());
+        for block in 0..here.block_count() {
+            let index = here.source_symbols(block) + 5;
             let (mut a, mut b) = (Vec::new(), Vec::new());
-            lazy.write_packet(SymbolRef { block: block as u8, index }, &mut a);
-            prepared.write_packet(SymbolRef { block: block as u8, index }, &mut b);
+            assert!(here.write_packet(SymbolRef { block: block as u8, index }, &mut a));
+            assert!(elsewhere.write_packet(SymbolRef { block: block as u8, index }, &mut b));
             assert_eq!(a, b);
         }
     }
@@ -308,23 +306,24 @@ mod tests {
         let data = object(200_003);
         let k = |s: &ObjectSymbols| s.source_symbols(0);
         let mut first = ObjectSymbols::new(data.clone(), 1200);
+        first.build_encoders();
         let mut a = Vec::new();
         first.write_packet(SymbolRef { block: 0, index: k(&first) + 1 }, &mut a);
         let built = encoders_built();
-        let mut second = ObjectSymbols::new(data.clone(), 1200);
-        second.prepare_repair();
+        let second = ObjectSymbols::new(data.clone(), 1200);
+        assert!(second.has_encoders(), "the second request started from the cache");
         let mut b = Vec::new();
         second.write_packet(SymbolRef { block: 0, index: k(&second) + 1 }, &mut b);
         assert_eq!(a, b);
         let copy = Bytes::from(data.to_vec()); // equal bytes, another allocation: not the same object
         let mut third = ObjectSymbols::new(copy, 1200);
+        assert!(!third.has_encoders());
+        third.build_encoders();
         let mut c = Vec::new();
         third.write_packet(SymbolRef { block: 0, index: k(&third) + 1 }, &mut c);
         assert_eq!(a, c);
-        // Tests run in parallel and build encoders too: at least the third one was built, and
-        // this test's objects account for at most two builds.
+        // Tests run in parallel and build encoders too: at least the third one was built.
         assert!(encoders_built() > built, "the copy is encoded afresh");
-        assert!(second.encoders.iter().all(Option::is_some) && second.preparing.is_none(), "the second request started from the cache");
     }
 
     /// Repair symbol n carries ESI K' + n: what RESPONSE's `first_repair_esi` tells the client.
@@ -332,6 +331,7 @@ mod tests {
     fn repair_symbols_carry_consecutive_esis_from_the_first_repair_esi() {
         let data = object(100_003);
         let mut symbols = ObjectSymbols::new(data, 1200);
+        symbols.build_encoders();
         let k = symbols.source_symbols(0);
         let first = symbols.first_repair_esi(0);
         assert!(first >= k);
@@ -346,6 +346,7 @@ mod tests {
     fn source_and_late_repair_symbols_decode() {
         let data = object(50_000);
         let mut symbols = ObjectSymbols::new(data.clone(), 1000);
+        symbols.build_encoders();
         let mut decoder = Decoder::new(symbols.oti());
         let k = symbols.source_symbols(0);
         let mut result = None;

@@ -47,6 +47,11 @@ impl Connection {
         (self.responses.len(), self.responses.queued_bytes())
     }
 
+    /// Whether a request waits for the loader's workers (tests wait for them).
+    pub fn waits_for_loader(&self) -> bool {
+        self.scheduler.waits_for_loader()
+    }
+
     /// When the connection must close, the error code and reason to close it with (once).
     pub fn take_close(&mut self) -> Option<(u64, &'static str)> {
         self.sessions.take_close()

@@ -1,17 +1,21 @@
 //! The datagram side of one object request: its RaptorQ symbols queued as datagrams (source
 //! symbols and planned repair), REPAIR on demand within a budget, SENT once a batch has left the
 //! connection, symbols moved to the stream to fill the congestion window's tail, and END with
-//! the purge of what QUIC still holds when the request ends.
+//! the purge of what QUIC still holds when the request ends. Repair symbols asked for before the
+//! object's encoders exist wait in the queue while a loader worker builds them.
 
 use std::collections::VecDeque;
+use std::sync::Arc;
 use std::time::Instant;
 
-use bytes::Bytes;
 use holoquic_proto::fec::{plan_repair, LossReport};
 use holoquic_proto::object::EndReason;
 use holoquic_proto::{FecMode, Message, ObjectDatagram, Request, Response, ResponseBody};
 
+use raptorq::SourceBlockEncoder;
+
 use super::{Ending, RequestEnv, RequestStream, State};
+use crate::quic::loader::{Loader, Poll, Ticket};
 use crate::quic::symbols::{ObjectSymbols, SymbolRef};
 
 /// Most repair symbols one request may cost per source block of K source symbols, planned and
@@ -21,6 +25,15 @@ use crate::quic::symbols::{ObjectSymbols, SymbolRef};
 /// No real loss needs more: at 50 % loss, 2K repair symbols still leave a K-symbol margin.
 pub fn repair_budget(source_symbols: u32) -> u32 {
     (2 * source_symbols).max(32)
+}
+
+/// Repair symbols `request` has the origin send unprompted for a block of `k` source symbols.
+fn planned_repair(request: &Request, k: u64) -> u64 {
+    match request.fec_mode {
+        FecMode::None => 0,
+        FecMode::Planned => plan_repair(k, LossReport::from_wire(request.loss_ppm, request.burst_milli)),
+        FecMode::Fixed => ((k * u64::from(request.overhead_permille)).div_ceil(1000)).min(2 * k),
+    }
 }
 
 pub(super) struct DatagramSend {
@@ -40,6 +53,38 @@ pub(super) struct DatagramSend {
     /// Prefix of every datagram of this request (quarter stream id + request id), to find them in
     /// QUIC's own queue.
     pub(super) header: Vec<u8>,
+    /// Builds the encoders when repair is asked for before they exist.
+    pub(super) loader: Arc<Loader>,
+    /// The encoders being built by a loader worker.
+    pub(super) encoders: Option<Arc<Ticket<Vec<Arc<SourceBlockEncoder>>>>>,
+}
+
+impl DatagramSend {
+    /// Takes encoders a worker has built, and asks for them while repair symbols wait without
+    /// (again each round while the loader's queue is full).
+    pub(super) fn poll_encoders(&mut self) {
+        if let Some(ticket) = &self.encoders {
+            match ticket.poll() {
+                Poll::Pending => return,
+                Poll::Ready(built) => self.symbols.install_encoders(built),
+                Poll::Lost => {}
+            }
+            self.encoders = None;
+        }
+        let waiting = self.queue.back().is_some_and(|last| !self.symbols.is_ready(*last));
+        if waiting {
+            let ticket = Ticket::new();
+            let (theirs, build) = (Arc::clone(&ticket), self.symbols.encoder_build());
+            let job = move || {
+                if theirs.is_wanted() {
+                    theirs.fill(build.run());
+                }
+            };
+            if self.loader.try_build(job) {
+                self.encoders = Some(ticket);
+            }
+        }
+    }
 }
 
 /// An END encoded but not yet written, and its length in `out`.
@@ -70,20 +115,15 @@ impl RequestStream {
             added += u64::from(n);
         }
         send.sent_owed = true;
+        send.poll_encoders();
         self.outcome.repair_requests += 1;
         self.outcome.repair_symbols += added;
     }
 
-    pub(super) fn start_datagram(&mut self, request: &Request, object: Bytes, env: &RequestEnv<'_>) {
-        if object.is_empty() {
-            return self.fail(400, "empty objects cannot be sent as datagrams");
-        }
-        let Some(symbol_size) = env.symbol_size else {
-            return self.fail(400, "this connection carries no datagrams (not negotiated, or too small for a symbol)");
-        };
-        let mut symbols = ObjectSymbols::new(object, symbol_size);
+    /// Answers a datagram request whose object's symbols are ready: RESPONSE, and the source
+    /// symbols and planned repair queued.
+    pub(super) fn start_datagram(&mut self, request: &Request, symbols: ObjectSymbols, header: Vec<u8>, loader: Arc<Loader>) {
         let oti = symbols.oti();
-        let prefix = self.datagram_header(env);
         let mut queue = VecDeque::new();
         let mut next_esi = Vec::with_capacity(symbols.block_count());
         let mut total_source = 0u64;
@@ -91,19 +131,12 @@ impl RequestStream {
         for block in 0..symbols.block_count() {
             let k = u64::from(symbols.source_symbols(block));
             total_source += k;
-            let repair = match request.fec_mode {
-                FecMode::None => 0,
-                FecMode::Planned => plan_repair(k, LossReport::from_wire(request.loss_ppm, request.burst_milli)),
-                FecMode::Fixed => ((k * u64::from(request.overhead_permille)).div_ceil(1000)).min(2 * k),
-            };
+            let repair = planned_repair(request, k);
             planned = planned.max(repair);
             queue.extend((0..(k + repair) as u32).map(|index| SymbolRef { block: block as u8, index }));
             next_esi.push((k + repair) as u32);
         }
         let object_length = oti.transfer_length();
-        if planned > 0 {
-            symbols.prepare_repair();
-        }
         Message::Response(Response {
             status: 200,
             body: ResponseBody::Datagram {
@@ -117,7 +150,7 @@ impl RequestStream {
         .encode(&mut self.out);
         self.outcome.datagram = true;
         self.outcome.source_symbols = total_source;
-        self.state = State::Datagram(Box::new(DatagramSend {
+        let mut send = DatagramSend {
             symbols,
             next_esi,
             queue,
@@ -126,11 +159,18 @@ impl RequestStream {
             purged: 0,
             sent_owed: true,
             last_handed: 0,
-            header: prefix,
-        }));
+            header,
+            loader,
+            encoders: None,
+        };
+        // Planned repair symbols wait for the encoders (unless cached); the build starts now, while
+        // the source symbols go out.
+        send.poll_encoders();
+        self.state = State::Datagram(Box::new(send));
     }
 
-    fn datagram_header(&self, env: &RequestEnv<'_>) -> Vec<u8> {
+    /// Prefix of every datagram of this request: the session's quarter stream id, the request id.
+    pub(super) fn datagram_header(&self, env: &RequestEnv<'_>) -> Vec<u8> {
         let mut header = env.datagram_prefix.to_vec();
         ObjectDatagram::encode_header(self.request_id.unwrap_or(0), &mut header);
         header
@@ -170,9 +210,14 @@ impl RequestStream {
         self.push_end(EndMessage { symbols_sent: end.symbols_sent.saturating_sub(n), purged: end.purged + n, ..end });
     }
 
-    /// Whether datagrams are queued.
+    /// Whether datagrams are queued that can be sent now (a repair symbol waits for its encoder).
     pub fn has_datagrams(&self) -> bool {
-        matches!(&self.state, State::Datagram(s) if !s.queue.is_empty())
+        matches!(&self.state, State::Datagram(s) if s.queue.front().is_some_and(|f| s.symbols.is_ready(*f)))
+    }
+
+    /// Whether repair symbols are queued whose encoders a loader worker is still building.
+    pub fn waits_for_encoders(&self) -> bool {
+        matches!(&self.state, State::Datagram(s) if s.queue.back().is_some_and(|last| !s.symbols.is_ready(*last)))
     }
 
     /// The next datagram to send (already prefixed); call `datagram_sent` once QUIC took it.
@@ -180,6 +225,9 @@ impl RequestStream {
         let State::Datagram(send) = &mut self.state else { return None };
         let symbol = *send.queue.front()?;
         if send.front.is_empty() {
+            if !send.symbols.is_ready(symbol) {
+                return None;
+            }
             send.front.extend_from_slice(&send.header);
             send.symbols.write_packet(symbol, &mut send.front);
         }
@@ -217,7 +265,11 @@ impl RequestStream {
         if self.ending != Ending::Open {
             return false;
         }
-        let Some(symbol) = send.queue.pop_front() else { return false };
+        let Some(&symbol) = send.queue.front() else { return false };
+        if !send.symbols.is_ready(symbol) {
+            return false;
+        }
+        send.queue.pop_front();
         let packet = if send.front.is_empty() {
             let mut packet = Vec::new();
             send.symbols.write_packet(symbol, &mut packet);

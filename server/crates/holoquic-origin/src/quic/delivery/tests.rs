@@ -1,24 +1,49 @@
 //! Tests of one object request, reliable and datagram, driven with bytes and times alone.
 
 use super::*;
+use crate::content::ContentStore;
 use holoquic_proto::{FecMode, ObjectDatagram};
 use raptorq::{Decoder, EncodingPacket, ObjectTransmissionInformation};
 
 struct Fixture {
     dir: std::path::PathBuf,
-    store: ContentStore,
+    loader: Arc<Loader>,
+    budget: Arc<ByteBudget>,
 }
 
 impl Fixture {
     fn new(object: &[u8]) -> Self {
+        Self::with_budgets(object, 1 << 30, 1 << 30)
+    }
+    /// With `held` object bytes for the origin and `connection` for the connection.
+    fn with_budgets(object: &[u8], held: u64, connection: u64) -> Self {
         let dir = std::env::temp_dir().join(format!("holoquic-delivery-{}-{}", std::process::id(), rand::random::<u64>()));
         std::fs::create_dir_all(dir.join("d")).unwrap();
         std::fs::write(dir.join("d/obj"), object).unwrap();
-        let store = ContentStore::open(&dir, 1 << 24).unwrap();
-        Self { dir, store }
+        let store = Arc::new(ContentStore::open(&dir, 1 << 24).unwrap());
+        Self { dir, loader: Loader::new(store, 64, held).unwrap(), budget: ByteBudget::new(connection) }
     }
     fn env(&self) -> RequestEnv<'_> {
-        RequestEnv { content: &self.store, symbol_size: Some(1200), datagram_prefix: &[0x00], may_start: true, id_in_use: &|_| false }
+        RequestEnv {
+            loader: &self.loader,
+            connection_budget: &self.budget,
+            symbol_size: Some(1200),
+            datagram_prefix: &[0x00],
+            may_start: true,
+            id_in_use: &|_| false,
+        }
+    }
+}
+
+/// Bytes read from the stream, then the loop's rounds until the loader's workers have done
+/// what they were asked (reading the object, building encoders for repair).
+fn feed(s: &mut RequestStream, data: &[u8], fin: bool, now: Instant, env: &RequestEnv<'_>) {
+    s.on_data(data, fin, now, env);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while s.is_loading() || s.waits_for_encoders() {
+        assert!(Instant::now() < deadline, "the loader never answered");
+        std::thread::sleep(Duration::from_micros(200));
+        s.on_time(now);
     }
 }
 
@@ -72,7 +97,7 @@ fn reliable_sends_response_then_bytes_then_fin() {
     let object: Vec<u8> = (0..5000u32).map(|i| i as u8).collect();
     let f = Fixture::new(&object);
     let mut s = RequestStream::new(4, 0, Instant::now());
-    s.on_data(&request(Delivery::Reliable, FecMode::None, "/content/d/obj"), false, Instant::now(), &f.env());
+    feed(&mut s, &request(Delivery::Reliable, FecMode::None, "/content/d/obj"), false, Instant::now(), &f.env());
     let bytes = drain(&mut s);
     let (m, used) = Message::decode(&bytes).unwrap();
     assert_eq!(m, Message::Response(Response { status: 200, body: ResponseBody::Reliable { object_length: 5000 } }));
@@ -86,7 +111,7 @@ fn datagram_symbols_decode_with_losses_and_repair_on_demand() {
     let object: Vec<u8> = (0..100_000u32).map(|i| (i * 7) as u8).collect();
     let f = Fixture::new(&object);
     let mut s = RequestStream::new(4, 0, Instant::now());
-    s.on_data(&request(Delivery::Datagram, FecMode::None, "/content/d/obj"), false, Instant::now(), &f.env());
+    feed(&mut s, &request(Delivery::Datagram, FecMode::None, "/content/d/obj"), false, Instant::now(), &f.env());
     let head = drain(&mut s);
     let Message::Response(Response { status: 200, body: ResponseBody::Datagram { oti, source_symbols, planned_repair, .. } }) = messages(&head)[0].clone()
     else {
@@ -114,7 +139,7 @@ fn datagram_symbols_decode_with_losses_and_repair_on_demand() {
     // … until repair symbols are asked for.
     let mut repair = Vec::new();
     Message::Repair { symbols: 12 }.encode(&mut repair);
-    s.on_data(&repair, false, Instant::now(), &f.env());
+    feed(&mut s, &repair, false, Instant::now(), &f.env());
     while let Some(d) = s.peek_datagram() {
         result = result.or(decoder.decode(EncodingPacket::deserialize(ObjectDatagram::decode(&d[1..]).unwrap().packet)));
         s.datagram_sent(0);
@@ -123,7 +148,7 @@ fn datagram_symbols_decode_with_losses_and_repair_on_demand() {
     assert_eq!(result.as_deref(), Some(&object[..]));
     assert_eq!(s.outcome().repair_requests, 1);
     // Client FIN: END(completed) and FIN.
-    s.on_data(&[], true, Instant::now(), &f.env());
+    feed(&mut s, &[], true, Instant::now(), &f.env());
     let end = messages(&drain(&mut s));
     assert!(matches!(end[..], [Message::Sent { .. }, Message::End { reason: EndReason::Completed, .. }]), "{end:?}");
     assert!(s.is_done());
@@ -134,7 +159,7 @@ fn symbols_moved_to_the_stream_decode_with_the_datagrams_and_count_as_sent() {
     let object: Vec<u8> = (0..30_000u32).map(|i| (i * 13) as u8).collect();
     let f = Fixture::new(&object);
     let mut s = RequestStream::new(4, 0, Instant::now());
-    s.on_data(&request(Delivery::Datagram, FecMode::None, "/content/d/obj"), false, Instant::now(), &f.env());
+    feed(&mut s, &request(Delivery::Datagram, FecMode::None, "/content/d/obj"), false, Instant::now(), &f.env());
     let Message::Response(Response { body: ResponseBody::Datagram { oti, source_symbols, .. }, .. }) = messages(&drain(&mut s))[0].clone() else { panic!() };
     let mut decoder = Decoder::new(ObjectTransmissionInformation::deserialize(&oti));
     let mut result = None;
@@ -166,7 +191,7 @@ fn symbols_moved_to_the_stream_decode_with_the_datagrams_and_count_as_sent() {
     assert_eq!(symbols_sent, source_symbols);
     // Nothing left to move, and nothing moves once the request has ended.
     assert!(!s.symbol_to_stream());
-    s.on_data(&[], true, Instant::now(), &f.env());
+    feed(&mut s, &[], true, Instant::now(), &f.env());
     assert!(!s.symbol_to_stream());
 }
 
@@ -174,7 +199,7 @@ fn symbols_moved_to_the_stream_decode_with_the_datagrams_and_count_as_sent() {
 fn sent_waits_until_the_datagrams_left_the_connection() {
     let f = Fixture::new(&vec![3u8; 5000]);
     let mut s = RequestStream::new(4, 0, Instant::now());
-    s.on_data(&request(Delivery::Datagram, FecMode::None, "/content/d/obj"), false, Instant::now(), &f.env());
+    feed(&mut s, &request(Delivery::Datagram, FecMode::None, "/content/d/obj"), false, Instant::now(), &f.env());
     drain(&mut s);
     let mut handed = 100;
     while s.peek_datagram().is_some() {
@@ -186,7 +211,7 @@ fn sent_waits_until_the_datagrams_left_the_connection() {
     s.on_departed(handed);
     assert!(matches!(messages(&drain(&mut s))[..], [Message::Sent { .. }]));
     // The end of the request asks for its leftovers in QUIC's queue to be dropped.
-    s.on_data(&[], true, Instant::now(), &f.env());
+    feed(&mut s, &[], true, Instant::now(), &f.env());
     let header = s.take_purge().expect("purge after END");
     assert_eq!(header, vec![0x00, 9]);
     assert!(s.take_purge().is_none());
@@ -198,14 +223,14 @@ fn repair_on_demand_stops_at_the_budget() {
     let f = Fixture::new(&object);
     let mut s = RequestStream::new(4, 0, Instant::now());
     // No deadline and no FEC: nothing else would ever bound what REPAIR queues.
-    s.on_data(&request(Delivery::Datagram, FecMode::None, "/content/d/obj"), false, Instant::now(), &f.env());
+    feed(&mut s, &request(Delivery::Datagram, FecMode::None, "/content/d/obj"), false, Instant::now(), &f.env());
     let Message::Response(Response { body: ResponseBody::Datagram { source_symbols, .. }, .. }) = messages(&drain(&mut s))[0].clone() else { panic!() };
     let k = source_symbols as u32;
     let mut flood = Vec::new();
     for _ in 0..1000 {
         Message::Repair { symbols: 65_535 }.encode(&mut flood);
     }
-    s.on_data(&flood, false, Instant::now(), &f.env());
+    feed(&mut s, &flood, false, Instant::now(), &f.env());
     let mut sent = 0u32;
     while s.peek_datagram().is_some() {
         s.datagram_sent(0);
@@ -220,7 +245,7 @@ fn repair_on_demand_stops_at_the_budget() {
     // Asking again adds nothing, and SENT says so.
     let mut again = Vec::new();
     Message::Repair { symbols: 5 }.encode(&mut again);
-    s.on_data(&again, false, Instant::now(), &f.env());
+    feed(&mut s, &again, false, Instant::now(), &f.env());
     assert!(s.peek_datagram().is_none());
     s.on_departed(0);
     assert!(matches!(messages(&drain(&mut s))[..], [Message::Sent { symbols_sent, .. }] if symbols_sent == u64::from(sent)));
@@ -231,7 +256,7 @@ fn a_stopped_request_is_done_at_once_and_counted_as_cancelled() {
     let f = Fixture::new(&vec![1u8; 60_000]);
     for delivery in [Delivery::Datagram, Delivery::Reliable] {
         let mut s = RequestStream::new(4, 0, Instant::now());
-        s.on_data(&request(delivery, FecMode::Planned, "/content/d/obj"), false, Instant::now(), &f.env());
+        feed(&mut s, &request(delivery, FecMode::Planned, "/content/d/obj"), false, Instant::now(), &f.env());
         s.on_stopped();
         assert!(s.is_done(), "{delivery:?}");
         assert!(s.outcome().cancelled, "{delivery:?}");
@@ -239,7 +264,7 @@ fn a_stopped_request_is_done_at_once_and_counted_as_cancelled() {
     }
     // Stopped after it ended on its own: not a cancel.
     let mut s = RequestStream::new(4, 0, Instant::now());
-    s.on_data(&request(Delivery::Reliable, FecMode::None, "/content/d/missing"), false, Instant::now(), &f.env());
+    feed(&mut s, &request(Delivery::Reliable, FecMode::None, "/content/d/missing"), false, Instant::now(), &f.env());
     s.on_stopped();
     assert!(!s.outcome().cancelled);
 }
@@ -249,7 +274,7 @@ fn planned_fec_queues_repair_up_front() {
     let object = vec![1u8; 60_000];
     let f = Fixture::new(&object);
     let mut s = RequestStream::new(4, 0, Instant::now());
-    s.on_data(&request(Delivery::Datagram, FecMode::Planned, "/content/d/obj"), false, Instant::now(), &f.env());
+    feed(&mut s, &request(Delivery::Datagram, FecMode::Planned, "/content/d/obj"), false, Instant::now(), &f.env());
     let Message::Response(Response { body: ResponseBody::Datagram { source_symbols, planned_repair, .. }, .. }) = messages(&drain(&mut s))[0].clone() else {
         panic!()
     };
@@ -268,7 +293,7 @@ fn errors_are_answered_with_a_status() {
     let f = Fixture::new(b"x");
     let status = |bytes: &[u8], env: &RequestEnv<'_>| {
         let mut s = RequestStream::new(4, 0, Instant::now());
-        s.on_data(bytes, false, Instant::now(), env);
+        feed(&mut s, bytes, false, Instant::now(), env);
         match messages(&drain(&mut s)).first() {
             Some(Message::Response(r)) => r.status,
             other => panic!("{other:?}"),
@@ -306,7 +331,7 @@ fn deadline_purges_queued_datagrams() {
     })
     .encode(&mut req);
     let t0 = Instant::now();
-    s.on_data(&req, false, t0, &f.env());
+    feed(&mut s, &req, false, t0, &f.env());
     s.datagram_sent(0);
     s.on_departed(0);
     s.on_time(t0 + Duration::from_millis(50));
@@ -325,7 +350,7 @@ fn oversized_garbage_is_refused_with_bounded_buffering() {
     // A REQUEST header announcing a huge body that never completes.
     let mut bytes = vec![0x01, 0x80, 0x10, 0x00, 0x00];
     bytes.extend(std::iter::repeat_n(0u8, 3000));
-    s.on_data(&bytes, false, Instant::now(), &f.env());
+    feed(&mut s, &bytes, false, Instant::now(), &f.env());
     assert!(matches!(messages(&drain(&mut s))[..], [Message::Response(Response { status: 400, .. })]));
 }
 
@@ -417,7 +442,7 @@ proptest::proptest! {
             }
             while fed < bytes.len() {
                 let end = (fed + chunk).min(bytes.len());
-                s.on_data(&bytes[fed..end], false, now, &f.env());
+                feed(&mut s, &bytes[fed..end], false, now, &f.env());
                 fed = end;
             }
             if !s.has_reliable_body() {
@@ -428,8 +453,108 @@ proptest::proptest! {
         }
         // K = 25 source symbols of 1200 bytes in one block, and a repair budget of 2K = 50.
         proptest::prop_assert!(datagrams <= 75, "{datagrams} datagrams");
-        s.on_data(&[], true, now, &f.env());
+        feed(&mut s, &[], true, now, &f.env());
         drain(&mut s);
         proptest::prop_assert!(s.is_done(), "the client's FIN left the request open");
     }
+}
+
+/// The RESPONSE status of a request fed to `s` (waiting for the loader).
+fn status_of(s: &mut RequestStream) -> u16 {
+    match messages(&drain(s)).first() {
+        Some(Message::Response(r)) => r.status,
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn objects_beyond_a_byte_budget_get_503_and_held_bytes_come_back() {
+    // The connection may hold 5000 bytes: one 4000-byte object fits, a second does not.
+    let f = Fixture::with_budgets(&[1u8; 4000], 1 << 20, 5000);
+    let mut first = RequestStream::new(4, 0, Instant::now());
+    feed(&mut first, &request(Delivery::Datagram, FecMode::None, "/content/d/obj"), false, Instant::now(), &f.env());
+    assert_eq!(status_of(&mut first), 200);
+    assert_eq!(f.budget.held(), 4000);
+    let mut second = RequestStream::new(8, 0, Instant::now());
+    feed(&mut second, &request(Delivery::Reliable, FecMode::None, "/content/d/obj"), false, Instant::now(), &f.env());
+    assert_eq!(status_of(&mut second), 503);
+    assert!(second.outcome().shed && second.is_done());
+    drop(first);
+    assert_eq!((f.budget.held(), f.loader.held().held()), (0, 0), "an ended request gives its bytes back");
+    // The origin's budget refuses the same way.
+    let g = Fixture::with_budgets(&[1u8; 4000], 3000, 1 << 20);
+    let mut s = RequestStream::new(4, 0, Instant::now());
+    feed(&mut s, &request(Delivery::Reliable, FecMode::None, "/content/d/obj"), false, Instant::now(), &g.env());
+    assert_eq!(status_of(&mut s), 503);
+}
+
+#[test]
+fn a_full_loader_queue_gets_503_at_once() {
+    let f = Fixture::new(&[1u8; 100]);
+    // Block every worker, then fill the queue.
+    let gate = Arc::new(std::sync::Mutex::new(()));
+    let held = gate.lock().unwrap();
+    let mut queued = 0;
+    while {
+        let gate = Arc::clone(&gate);
+        f.loader.try_read(move || drop(gate.lock()))
+    } {
+        queued += 1;
+        assert!(queued < 1000);
+    }
+    let mut s = RequestStream::new(4, 0, Instant::now());
+    s.on_data(&request(Delivery::Reliable, FecMode::None, "/content/d/obj"), false, Instant::now(), &f.env());
+    assert_eq!(status_of(&mut s), 503, "answered at once, without waiting for a worker");
+    assert!(s.outcome().shed);
+    drop(held);
+}
+
+#[test]
+fn a_request_waits_silently_for_its_object_and_its_deadline_still_holds() {
+    let f = Fixture::new(&[1u8; 100]);
+    std::fs::create_dir_all(f.dir.join("slow")).unwrap();
+    std::fs::write(f.dir.join("slow/obj"), [2u8; 100]).unwrap();
+    let t0 = Instant::now();
+    let mut bytes = Vec::new();
+    Message::Request(Request {
+        request_id: 1,
+        delivery: Delivery::Reliable,
+        urgency: 0,
+        deadline_ms: 200,
+        fec_mode: FecMode::None,
+        loss_ppm: 0,
+        burst_milli: 0,
+        overhead_permille: 0,
+        path: format!("{SLOW_PREFIX}obj"),
+    })
+    .encode(&mut bytes);
+    let mut s = RequestStream::new(4, 0, t0);
+    s.on_data(&bytes, true, t0, &f.env());
+    assert!(s.is_loading() && s.pending().is_empty(), "nothing is written while the object is read");
+    s.on_time(t0 + Duration::from_millis(100));
+    assert!(s.is_loading());
+    s.on_time(t0 + Duration::from_millis(250));
+    assert_eq!(s.ending, Ending::Reset(webtransport_error_to_h3(WT_DEADLINE)), "the deadline passed while the object was read");
+    assert!(s.outcome().deadline_missed && s.is_done());
+}
+
+#[test]
+fn a_stream_without_a_request_is_reset_after_the_timeout() {
+    let f = Fixture::new(&[1u8; 100]);
+    let t0 = Instant::now();
+    let mut silent = RequestStream::new(4, 0, t0);
+    let mut partial = RequestStream::new(8, 0, t0);
+    let bytes = request(Delivery::Reliable, FecMode::None, "/content/d/obj");
+    partial.on_data(&bytes[..5], false, t0, &f.env());
+    let mut asked = RequestStream::new(12, 0, t0);
+    feed(&mut asked, &bytes, false, t0 + Duration::from_secs(1), &f.env());
+    for s in [&mut silent, &mut partial, &mut asked] {
+        s.on_time(t0 + REQUEST_TIMEOUT - Duration::from_millis(1));
+        assert_eq!(s.ending, Ending::Open, "not yet");
+        s.on_time(t0 + REQUEST_TIMEOUT);
+    }
+    assert_eq!(silent.ending, Ending::Reset(webtransport_error_to_h3(WT_REQUEST_TIMEOUT)));
+    assert_eq!(partial.ending, Ending::Reset(webtransport_error_to_h3(WT_REQUEST_TIMEOUT)));
+    assert!(silent.is_done() && partial.is_done());
+    assert_eq!(status_of(&mut asked), 200, "a request that came in time is served");
 }

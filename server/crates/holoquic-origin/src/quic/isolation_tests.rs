@@ -1,0 +1,423 @@
+//! One client cannot stall another: the QUIC loop over a real UDP socket on loopback, with real
+//! quiche clients speaking WebTransport and the object protocol. While one client has the origin
+//! read a slow object, storms it with REQUESTs and REPAIRs, floods it with datagrams or makes its
+//! connection's handling panic, another session still gets its objects within a bound; per-IP
+//! limits and byte budgets refuse what is beyond them.
+
+use std::net::{SocketAddr, UdpSocket};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use holoquic_proto::h3::{frame_type, stream_type, Frame, Settings, WEBTRANSPORT_BIDI_SIGNAL};
+use holoquic_proto::{Delivery, FecMode, Message, Request};
+use quiche::h3::qpack;
+use quiche::h3::Header;
+
+use super::delivery::{PANIC_PATH, SLOW_PREFIX};
+use super::{spawn, QuicContext};
+use crate::config::Config;
+use crate::content::ContentStore;
+use crate::metrics::Metrics;
+use crate::tls::CertStore;
+
+/// Size of the objects the bystander fetches.
+const SMALL: usize = 100_000;
+/// How long a bystander's object may take while another client misbehaves. Unloaded on
+/// loopback one takes a few ms; the blocking origin held them for the whole slow read (1.5 s).
+const BOUND: Duration = Duration::from_millis(700);
+
+struct Origin {
+    dir: std::path::PathBuf,
+    addr: SocketAddr,
+    metrics: Arc<Metrics>,
+    shutdown: Arc<AtomicBool>,
+    thread: Option<std::thread::JoinHandle<anyhow::Result<()>>>,
+}
+
+impl Origin {
+    /// An origin on 127.0.0.1 serving `small-0` … `small-9` (100 kB), `slow/obj`, `big-0` …
+    /// `big-11` (2 MB each), with `flags` added to its command line.
+    fn start(flags: &[&str]) -> Self {
+        let dir = std::env::temp_dir().join(format!("holoquic-isolation-{}-{}", std::process::id(), rand::random::<u64>()));
+        let content = dir.join("content");
+        std::fs::create_dir_all(content.join("slow")).unwrap();
+        for i in 0..10 {
+            std::fs::write(content.join(format!("small-{i}")), vec![i as u8; SMALL]).unwrap();
+        }
+        std::fs::write(content.join("slow/obj"), vec![9u8; SMALL]).unwrap();
+        for i in 0..12 {
+            std::fs::write(content.join(format!("big-{i}")), (0..2_000_000u32).map(|b| (b * (i + 3)) as u8).collect::<Vec<_>>()).unwrap();
+        }
+        let mut args = vec!["x", "--content", content.to_str().unwrap(), "--listen", "127.0.0.1:0"];
+        args.extend_from_slice(flags);
+        let config = Arc::new(Config::parse_from(args).unwrap());
+        let metrics = Arc::new(Metrics::default());
+        let certs = Arc::new(CertStore::generate(&dir.join("tls"), &[]).unwrap());
+        let store = Arc::new(ContentStore::open(&content, config.limits.max_object_bytes).unwrap());
+        let ctx = QuicContext::new(config, certs, store, Arc::clone(&metrics), None).unwrap();
+        let shutdown = Arc::new(AtomicBool::new(false));
+        let (addr, thread) = spawn(ctx, Arc::clone(&shutdown)).unwrap();
+        Self { dir, addr, metrics, shutdown, thread: Some(thread) }
+    }
+
+    fn count(&self, metric: impl Fn(&Metrics) -> &std::sync::atomic::AtomicU64) -> u64 {
+        metric(&self.metrics).load(Ordering::Relaxed)
+    }
+}
+
+impl Drop for Origin {
+    fn drop(&mut self) {
+        self.shutdown.store(true, Ordering::Relaxed);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// A quiche client on its own UDP socket, speaking WebTransport to the origin.
+struct Client {
+    socket: UdpSocket,
+    local: SocketAddr,
+    conn: quiche::Connection,
+    next_stream: u64,
+    next_request: u64,
+}
+
+impl Client {
+    /// Connects, completes the handshake (or returns None when it does not complete in
+    /// `timeout`), and opens a WebTransport session when `session` is asked for.
+    fn connect(server: SocketAddr, timeout: Duration, session: bool) -> Option<Self> {
+        let mut config = quiche::Config::new(quiche::PROTOCOL_VERSION).unwrap();
+        config.verify_peer(false);
+        config.set_application_protos(&[b"h3"]).unwrap();
+        config.set_initial_max_data(1 << 26);
+        config.set_initial_max_stream_data_bidi_local(1 << 24);
+        config.set_initial_max_stream_data_bidi_remote(1 << 20);
+        config.set_initial_max_stream_data_uni(1 << 20);
+        config.set_initial_max_streams_bidi(1000);
+        config.set_initial_max_streams_uni(100);
+        config.set_max_idle_timeout(10_000);
+        config.enable_dgram(true, 10_000, 10_000);
+        let socket = UdpSocket::bind("127.0.0.1:0").unwrap();
+        socket.set_nonblocking(true).unwrap();
+        let local = socket.local_addr().unwrap();
+        let scid = quiche::ConnectionId::from_vec(rand::random::<[u8; 16]>().to_vec());
+        let conn = quiche::connect(Some("localhost"), &scid, local, server, &mut config).unwrap();
+        let mut c = Self { socket, local, conn, next_stream: 4, next_request: 1 };
+        let deadline = Instant::now() + timeout;
+        while !c.conn.is_established() {
+            if Instant::now() > deadline || c.conn.is_closed() {
+                return None;
+            }
+            c.pump(Duration::from_millis(5));
+        }
+        if session {
+            let mut control = Vec::new();
+            holoquic_proto::varint::put(&mut control, stream_type::CONTROL);
+            Settings(vec![(0x33, 1), (0x2b603742, 1)]).encode_frame(&mut control);
+            c.conn.stream_send(2, &control, false).unwrap();
+            let headers = [
+                Header::new(b":method", b"CONNECT"),
+                Header::new(b":protocol", b"webtransport"),
+                Header::new(b":scheme", b"https"),
+                Header::new(b":authority", b"localhost"),
+                Header::new(b":path", b"/holoquic"),
+                Header::new(b"origin", b"https://localhost"),
+            ];
+            let mut block = vec![0u8; 1024];
+            let n = qpack::Encoder::new().encode(&headers, &mut block).unwrap();
+            let mut connect = Vec::new();
+            Frame::encode(frame_type::HEADERS, &block[..n], &mut connect);
+            c.conn.stream_send(0, &connect, false).unwrap();
+            let deadline = Instant::now() + timeout;
+            let mut reply = Vec::new();
+            while reply.is_empty() {
+                assert!(Instant::now() < deadline, "no answer to CONNECT");
+                c.pump(Duration::from_millis(5));
+                reply.extend(c.read(0).0);
+            }
+        }
+        Some(c)
+    }
+
+    /// Sends what quiche has and reads what arrives, for `time` (datagrams received are dropped).
+    fn pump(&mut self, time: Duration) {
+        let end = Instant::now() + time;
+        let (mut out, mut buf, mut dgram) = ([0u8; 1500], [0u8; 65_536], [0u8; 2048]);
+        loop {
+            while let Ok((n, info)) = self.conn.send(&mut out) {
+                let _ = self.socket.send_to(&out[..n], info.to);
+            }
+            let mut got = false;
+            while let Ok((n, from)) = self.socket.recv_from(&mut buf) {
+                got = true;
+                let _ = self.conn.recv(&mut buf[..n], quiche::RecvInfo { from, to: self.local });
+            }
+            while self.conn.dgram_recv(&mut dgram).is_ok() {}
+            if self.conn.timeout().is_some_and(|t| t.is_zero()) {
+                self.conn.on_timeout();
+            }
+            if Instant::now() >= end {
+                return;
+            }
+            if !got {
+                std::thread::sleep(Duration::from_micros(200));
+            }
+        }
+    }
+
+    /// Opens a request stream with `request` (its id is set here); returns the stream id.
+    fn request(&mut self, mut request: Request, extra: &[u8]) -> u64 {
+        request.request_id = self.next_request;
+        self.next_request += 1;
+        let mut bytes = Vec::new();
+        holoquic_proto::varint::put(&mut bytes, WEBTRANSPORT_BIDI_SIGNAL);
+        holoquic_proto::varint::put(&mut bytes, 0);
+        Message::Request(request).encode(&mut bytes);
+        bytes.extend_from_slice(extra);
+        let stream = self.next_stream;
+        self.next_stream += 4;
+        let sent = self.conn.stream_send(stream, &bytes, false).unwrap();
+        assert_eq!(sent, bytes.len());
+        stream
+    }
+
+    fn read(&mut self, stream: u64) -> (Vec<u8>, bool) {
+        let mut all = Vec::new();
+        let mut buf = [0u8; 65_536];
+        let mut fin = false;
+        while let Ok((n, f)) = self.conn.stream_recv(stream, &mut buf) {
+            all.extend_from_slice(&buf[..n]);
+            fin |= f;
+        }
+        (all, fin)
+    }
+
+    /// Fetches `paths` reliably, all at once; returns each one's time from request to the last
+    /// byte. Panics when they are not all in within `timeout`.
+    fn fetch(&mut self, paths: &[String], timeout: Duration) -> Vec<Duration> {
+        let start = Instant::now();
+        let streams: Vec<u64> = paths.iter().map(|p| self.request(reliable(p), &[])).collect();
+        let mut got: Vec<(Vec<u8>, Option<Duration>)> = vec![(Vec::new(), None); paths.len()];
+        while got.iter().any(|g| g.1.is_none()) {
+            assert!(start.elapsed() < timeout, "objects not in after {timeout:?}: {:?}", got.iter().map(|g| g.0.len()).collect::<Vec<_>>());
+            self.pump(Duration::from_millis(1));
+            for (i, &stream) in streams.iter().enumerate() {
+                let (bytes, fin) = self.read(stream);
+                got[i].0.extend(bytes);
+                if fin && got[i].1.is_none() {
+                    got[i].1 = Some(start.elapsed());
+                    assert_eq!(response_status(&got[i].0), 200, "{}", paths[i]);
+                }
+            }
+        }
+        got.into_iter().map(|g| g.1.unwrap()).collect()
+    }
+}
+
+fn reliable(path: &str) -> Request {
+    Request {
+        request_id: 0,
+        delivery: Delivery::Reliable,
+        urgency: 3,
+        deadline_ms: 0,
+        fec_mode: FecMode::None,
+        loss_ppm: 0,
+        burst_milli: 0,
+        overhead_permille: 0,
+        path: path.into(),
+    }
+}
+
+fn response_status(bytes: &[u8]) -> u16 {
+    match Message::decode(bytes) {
+        Ok((Message::Response(r), _)) => r.status,
+        other => panic!("expected a RESPONSE, got {other:?}"),
+    }
+}
+
+fn small_paths() -> Vec<String> {
+    (0..5).map(|i| format!("/content/small-{i}")).collect()
+}
+
+/// The bystander's fetch, checked against `BOUND`.
+fn assert_prompt(times: &[Duration], while_: &str) {
+    let worst = times.iter().max().unwrap();
+    eprintln!("bystander's objects while {while_}: worst {worst:?}");
+    assert!(*worst < BOUND, "while {while_}, a bystander's object took {worst:?}");
+}
+
+#[test]
+fn a_slow_object_read_does_not_delay_another_sessions_objects() {
+    let origin = Origin::start(&[]);
+    let mut slow = Client::connect(origin.addr, Duration::from_secs(5), true).unwrap();
+    let mut bystander = Client::connect(origin.addr, Duration::from_secs(5), true).unwrap();
+    let stream = slow.request(reliable(&format!("{SLOW_PREFIX}obj")), &[]);
+    slow.pump(Duration::from_millis(50));
+    let times = bystander.fetch(&small_paths(), Duration::from_secs(10));
+    assert_prompt(&times, "another client's object is read slowly");
+    // The slow object arrives too, once read.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let mut bytes = Vec::new();
+    loop {
+        assert!(Instant::now() < deadline, "the slow object never came");
+        slow.pump(Duration::from_millis(5));
+        let (more, fin) = slow.read(stream);
+        bytes.extend(more);
+        if fin {
+            break;
+        }
+    }
+    assert_eq!(response_status(&bytes), 200);
+}
+
+#[test]
+fn a_request_and_repair_storm_on_one_connection_does_not_stop_another_session() {
+    let origin = Origin::start(&[]);
+    let mut storm = Client::connect(origin.addr, Duration::from_secs(5), true).unwrap();
+    let mut bystander = Client::connect(origin.addr, Duration::from_secs(5), true).unwrap();
+    // Every big object as datagrams without FEC, each REQUEST followed at once by REPAIRs for as
+    // many symbols as a client may ask: each needs its encoders built.
+    let mut repairs = Vec::new();
+    for _ in 0..50 {
+        Message::Repair { symbols: 65_535 }.encode(&mut repairs);
+    }
+    for i in 0..12 {
+        let request = Request { delivery: Delivery::Datagram, ..reliable(&format!("/content/big-{i}")) };
+        storm.request(request, &repairs);
+    }
+    // Then a stream of small REQUESTs, each with a REPAIR.
+    for i in 0..200 {
+        let request = Request { delivery: Delivery::Datagram, ..reliable(&format!("/content/small-{}", i % 10)) };
+        storm.request(request, &repairs[..4]);
+    }
+    let start = Instant::now();
+    let mut times = Vec::new();
+    // The storming client keeps acknowledging (so the origin keeps sending it symbols) while the
+    // bystander fetches, three times over.
+    for _ in 0..3 {
+        storm.pump(Duration::from_millis(30));
+        times.extend(bystander.fetch(&small_paths(), Duration::from_secs(10)));
+    }
+    eprintln!("storm: {:?} in, repair symbols sent {}", start.elapsed(), origin.count(|m| &m.repair_symbols_total));
+    assert_prompt(&times, "another client storms REQUEST and REPAIR");
+    assert!(!storm.conn.is_closed(), "the storming client is served, not cut off");
+}
+
+#[test]
+fn a_datagram_flood_does_not_stop_another_session() {
+    let origin = Origin::start(&[]);
+    let mut flooder = Client::connect(origin.addr, Duration::from_secs(5), true).unwrap();
+    let mut bystander = Client::connect(origin.addr, Duration::from_secs(5), true).unwrap();
+    // A second flood of junk UDP at the port, from a thread, as fast as it can send.
+    let stop = Arc::new(AtomicBool::new(false));
+    let junk = {
+        let (stop, target) = (Arc::clone(&stop), origin.addr);
+        std::thread::spawn(move || {
+            let socket = UdpSocket::bind("127.0.0.1:0").unwrap();
+            let packet: Vec<u8> = (0..1200).map(|i| (i * 7 + 0x40) as u8).collect();
+            let mut sent = 0u64;
+            while !stop.load(Ordering::Relaxed) {
+                sent += u64::from(socket.send_to(&packet, target).is_ok());
+            }
+            sent
+        })
+    };
+    let mut times = Vec::new();
+    for _ in 0..3 {
+        // The flooder's connection fills its datagram queue again and again.
+        for _ in 0..20 {
+            while flooder.conn.dgram_send(&[0u8; 1000]).is_ok() {}
+            flooder.pump(Duration::from_millis(1));
+        }
+        times.extend(bystander.fetch(&small_paths(), Duration::from_secs(10)));
+    }
+    stop.store(true, Ordering::Relaxed);
+    let junk_sent = junk.join().unwrap();
+    eprintln!("junk datagrams sent {junk_sent}, client datagrams dropped {}", origin.count(|m| &m.client_datagrams_dropped_total));
+    assert!(origin.count(|m| &m.client_datagrams_dropped_total) > 1000, "the flood reached the origin");
+    assert_prompt(&times, "another client floods datagrams");
+}
+
+#[test]
+fn a_panic_in_one_connection_closes_it_and_the_others_go_on() {
+    let origin = Origin::start(&[]);
+    let mut victim = Client::connect(origin.addr, Duration::from_secs(5), true).unwrap();
+    let mut bystander = Client::connect(origin.addr, Duration::from_secs(5), true).unwrap();
+    victim.request(reliable(PANIC_PATH), &[]);
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while victim.conn.peer_error().is_none() {
+        assert!(Instant::now() < deadline, "the panicking connection was not closed");
+        victim.pump(Duration::from_millis(5));
+    }
+    assert_eq!(victim.conn.peer_error().unwrap().error_code, 0x1, "closed with INTERNAL_ERROR");
+    assert_eq!(origin.count(|m| &m.connection_panics_total), 1);
+    let times = bystander.fetch(&small_paths(), Duration::from_secs(10));
+    assert_prompt(&times, "another connection panicked");
+    assert!(origin.thread.as_ref().is_some_and(|t| !t.is_finished()), "the QUIC loop still runs");
+    // Its slot is free again: a new client gets in and is served.
+    let mut next = Client::connect(origin.addr, Duration::from_secs(5), true).unwrap();
+    next.fetch(&small_paths()[..1], Duration::from_secs(5));
+    assert_eq!(origin.count(|m| &m.connections_active), 2);
+}
+
+#[test]
+fn per_ip_limits_refuse_the_connection_beyond_them() {
+    let origin = Origin::start(&["--max-connections-per-ip", "2", "--max-handshakes-per-ip", "2"]);
+    let first = Client::connect(origin.addr, Duration::from_secs(5), false).unwrap();
+    let _second = Client::connect(origin.addr, Duration::from_secs(5), false).unwrap();
+    assert!(Client::connect(origin.addr, Duration::from_millis(1500), false).is_none(), "a third connection from 127.0.0.1 got in");
+    assert!(origin.count(|m| &m.connections_refused_per_ip_total) >= 1);
+    // One closes: there is room again.
+    let mut first = first;
+    first.conn.close(true, 0, b"bye").unwrap();
+    // The origin keeps a closed connection for its draining period (3 PTOs, seconds early on).
+    let deadline = Instant::now() + Duration::from_secs(15);
+    while origin.count(|m| &m.connections_active) > 1 {
+        assert!(Instant::now() < deadline, "the closed connection was not reaped");
+        first.pump(Duration::from_millis(5));
+    }
+    assert!(Client::connect(origin.addr, Duration::from_secs(5), false).is_some());
+
+    // Handshakes in progress count apart: two first flights that never go further fill them.
+    let other = Origin::start(&["--max-handshakes-per-ip", "2"]);
+    let spoofer = UdpSocket::bind("127.0.0.1:0").unwrap();
+    let mut config = quiche::Config::new(quiche::PROTOCOL_VERSION).unwrap();
+    config.set_application_protos(&[b"h3"]).unwrap();
+    let mut out = [0u8; 1500];
+    for _ in 0..2 {
+        let scid = quiche::ConnectionId::from_vec(rand::random::<[u8; 16]>().to_vec());
+        let mut c = quiche::connect(Some("localhost"), &scid, spoofer.local_addr().unwrap(), other.addr, &mut config).unwrap();
+        let (n, _) = c.send(&mut out).unwrap();
+        spoofer.send_to(&out[..n], other.addr).unwrap();
+    }
+    assert!(Client::connect(other.addr, Duration::from_millis(1500), false).is_none(), "a third handshake from 127.0.0.1 got in");
+    assert!(other.count(|m| &m.connections_refused_per_ip_total) >= 1);
+}
+
+#[test]
+fn objects_beyond_the_connections_byte_budget_get_503() {
+    // Two 100-kB datagram objects are held until the client ends them; a third does not fit.
+    let origin = Origin::start(&["--max-held-bytes-per-connection", "250000"]);
+    let mut client = Client::connect(origin.addr, Duration::from_secs(5), true).unwrap();
+    let streams: Vec<u64> = (0..3).map(|i| client.request(Request { delivery: Delivery::Datagram, ..reliable(&format!("/content/small-{i}")) }, &[])).collect();
+    let deadline = Instant::now() + Duration::from_secs(5);
+    let mut replies = vec![Vec::new(); 3];
+    while replies.iter().any(|r| r.is_empty()) {
+        assert!(Instant::now() < deadline, "not every request was answered");
+        client.pump(Duration::from_millis(5));
+        for (i, &s) in streams.iter().enumerate() {
+            replies[i].extend(client.read(s).0);
+        }
+    }
+    let mut statuses: Vec<u16> = replies.iter().map(|r| response_status(r)).collect();
+    statuses.sort();
+    assert_eq!(statuses, [200, 200, 503]);
+    assert_eq!(origin.count(|m| &m.requests_shed_total), 1);
+    // The first one ended: its bytes are free, and the next request is served.
+    client.conn.stream_send(streams[0], &[], true).unwrap();
+    client.pump(Duration::from_millis(100));
+    assert_eq!(client.fetch(&small_paths()[3..4], Duration::from_secs(5)).len(), 1);
+}
