@@ -432,3 +432,35 @@ fn objects_beyond_the_connections_byte_budget_get_503() {
     client.pump(Duration::from_millis(100));
     assert_eq!(client.fetch(&small_paths()[3..4], Duration::from_secs(5)).len(), 1);
 }
+
+/// Benchmark (docs/benchmarks.md, not in CI): REQUEST → first byte of RESPONSE for a cached
+/// 100-kB object, one request at a time on an otherwise idle origin.
+/// `cargo test --release -p holoquic-origin first_byte_latency -- --ignored --nocapture`
+#[test]
+#[ignore]
+fn first_byte_latency() {
+    let origin = Origin::start(&[]);
+    let mut client = Client::connect(origin.addr, Duration::from_secs(5), true).unwrap();
+    client.fetch(&small_paths(), Duration::from_secs(5)); // the objects are cached from here on
+    let mut samples = Vec::new();
+    for i in 0..500 {
+        let start = Instant::now();
+        let stream = client.request(reliable(&format!("/content/small-{}", i % 5)), &[]);
+        let (mut bytes, mut fin) = (Vec::new(), false);
+        while bytes.is_empty() {
+            assert!(start.elapsed() < Duration::from_secs(5), "no first byte");
+            client.pump(Duration::ZERO);
+            let (more, f) = client.read(stream);
+            (fin, bytes) = (f, more);
+        }
+        samples.push(start.elapsed());
+        while !fin {
+            assert!(start.elapsed() < Duration::from_secs(5), "no FIN");
+            client.pump(Duration::from_millis(1));
+            fin = client.read(stream).1;
+        }
+    }
+    samples.sort();
+    let at = |q: f64| samples[((samples.len() - 1) as f64 * q) as usize];
+    eprintln!("REQUEST → first byte over {} requests: p50 {:?}, p90 {:?}, p99 {:?}, max {:?}", samples.len(), at(0.5), at(0.9), at(0.99), at(1.0));
+}
