@@ -117,6 +117,41 @@ impl Default for HttpsLimits {
     }
 }
 
+/// Another origin's WebTransport endpoint, listed in `/config.json` for players to fail over to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WtEndpoint {
+    /// The session URL (`https://host:port/path`).
+    pub url: String,
+    /// SHA-256 hashes of its certificate to publish; empty = publish this origin's own (the
+    /// origins share their certificate: with a PKI one there is nothing to pin).
+    pub pins: Vec<[u8; 32]>,
+}
+
+impl WtEndpoint {
+    /// `URL` or `URL sha-256=HEX …` (the `--wt-endpoint` value).
+    pub fn parse(value: &str) -> Result<Self> {
+        let mut words = value.split_whitespace();
+        let url = words.next().ok_or_else(|| anyhow!("--wt-endpoint is empty"))?;
+        let rest = url.strip_prefix("https://").ok_or_else(|| anyhow!("--wt-endpoint {url:?} is not an https:// URL"))?;
+        let authority = rest.split('/').next().unwrap_or_default();
+        if authority.is_empty() || authority.contains('@') || url.contains('#') {
+            bail!("--wt-endpoint {url:?} needs a host and no user or fragment");
+        }
+        let pins = words
+            .map(|word| {
+                let hex = word.strip_prefix("sha-256=").filter(|h| h.len() == 64 && h.bytes().all(|b| b.is_ascii_hexdigit()));
+                let hex = hex.ok_or_else(|| anyhow!("--wt-endpoint {url:?}: {word:?} is not sha-256=<64 hex digits>"))?;
+                let mut hash = [0u8; 32];
+                for (i, byte) in hash.iter_mut().enumerate() {
+                    *byte = u8::from_str_radix(&hex[2 * i..2 * i + 2], 16).expect("checked hex");
+                }
+                Ok(hash)
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Ok(Self { url: url.to_owned(), pins })
+    }
+}
+
 /// Everything the origin needs to run.
 #[derive(Debug, Clone)]
 pub struct Config {
@@ -138,6 +173,8 @@ pub struct Config {
     /// Host (and port) written into `/config.json`; default: the request's Host header.
     pub public_host: Option<String>,
     pub wt_path: String,
+    /// Further WebTransport endpoints `/config.json` lists after this origin's own (failover).
+    pub wt_endpoints: Vec<WtEndpoint>,
     /// Origins allowed to open WebTransport sessions; empty = any.
     pub allowed_origins: Vec<String>,
     pub cors: bool,
@@ -193,6 +230,9 @@ struct Cli {
     /// WebTransport session path; starts with `/` [default: /holoquic].
     #[arg(long, value_name = "PATH")]
     wt_path: Option<String>,
+    /// Another origin's WebTransport session URL that `/config.json` lists after this origin's own, for players to fail over to; `URL sha-256=HEX` pins its certificate, a bare `URL` gets this origin's hashes (the origins share a certificate; none with a PKI one) (repeatable; comma-separated in the variable) [default: none, and `/config.json` as without it].
+    #[arg(long, value_name = "URL", value_delimiter = ',')]
+    wt_endpoint: Vec<String>,
     /// Page origin allowed to open WebTransport sessions; others get 403 (repeatable; comma-separated in the variable) [default: any].
     #[arg(long, value_name = "ORIGIN", value_delimiter = ',')]
     allow_origin: Vec<String>,
@@ -318,6 +358,7 @@ impl Config {
             cert_names: cli.cert_name,
             public_host: cli.public_host,
             wt_path: cli.wt_path.unwrap_or_else(|| "/holoquic".into()),
+            wt_endpoints: cli.wt_endpoint.iter().map(|v| WtEndpoint::parse(v)).collect::<Result<_>>()?,
             allowed_origins: cli.allow_origin,
             cors: cli.cors.unwrap_or(false),
             cc: cli.cc.unwrap_or(CongestionControl::Bbr2),

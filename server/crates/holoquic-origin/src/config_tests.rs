@@ -128,3 +128,25 @@ fn docs_list_every_flag() {
     let stop = doc[start..].find(end).expect("end marker") + start;
     assert!(doc[start..stop] == table, "docs/origin.md's flag table is out of date; between the markers put:\n{table}");
 }
+
+#[test]
+fn wt_endpoints_with_and_without_pins() {
+    let d = dir();
+    let hash = "ab".repeat(32);
+    assert!(Config::parse_from(["x", "--content", path(&d)]).unwrap().wt_endpoints.is_empty());
+    let pinned = format!("https://b.test:4434/holoquic sha-256={hash}");
+    let c = Config::parse_from(["x", "--content", path(&d), "--wt-endpoint", "https://a.test/holoquic", "--wt-endpoint", &pinned]).unwrap();
+    assert_eq!(
+        c.wt_endpoints,
+        vec![
+            WtEndpoint { url: "https://a.test/holoquic".into(), pins: vec![] },
+            WtEndpoint { url: "https://b.test:4434/holoquic".into(), pins: vec![[0xab; 32]] },
+        ]
+    );
+    let error = |value: &str| Config::parse_from(["x", "--content", path(&d), "--wt-endpoint", value]).unwrap_err().to_string();
+    assert!(error("http://a.test/holoquic").contains("not an https:// URL"));
+    assert!(error("https:///holoquic").contains("needs a host"));
+    assert!(error("https://a.test/x#frag").contains("no user or fragment"));
+    assert!(error("https://a.test/x sha-256=abcd").contains("64 hex digits"));
+    assert!(error("https://a.test/x md5=00").contains("sha-256="));
+}

@@ -144,12 +144,30 @@ fn origin_config(site: &Site, request: &WebRequest) -> WebResponse {
             format!("{}:{}", asked.as_deref().unwrap_or("localhost"), site.quic_port)
         }
     };
-    let hashes: Vec<_> = site.certs.published_hashes().iter().map(|(h, _)| serde_json::json!({ "algorithm": "sha-256", "value": hex(h) })).collect();
-    WebResponse::json(serde_json::json!({
-        "webtransportUrl": format!("https://{}{}", host, site.config.wt_path),
-        "certificateHashes": hashes,
+    let own: Vec<[u8; 32]> = site.certs.published_hashes().iter().map(|(h, _)| *h).collect();
+    let url = format!("https://{}{}", host, site.config.wt_path);
+    let mut answer = serde_json::json!({
+        "webtransportUrl": url,
+        "certificateHashes": pins_json(&own),
         "contentBase": CONTENT_PREFIX,
-    }))
+    });
+    // Failover: this origin's endpoint first, then the others, each with the hashes to pin. An
+    // endpoint without its own pins shares this origin's certificate (docs/origin.md → "Several
+    // origins"). Without `--wt-endpoint` the answer is as it always was.
+    if !site.config.wt_endpoints.is_empty() {
+        let mut endpoints = vec![serde_json::json!({ "url": url, "certificateHashes": pins_json(&own) })];
+        for other in &site.config.wt_endpoints {
+            let pins = if other.pins.is_empty() { &own } else { &other.pins };
+            endpoints.push(serde_json::json!({ "url": other.url, "certificateHashes": pins_json(pins) }));
+        }
+        answer["webtransportEndpoints"] = serde_json::Value::Array(endpoints);
+    }
+    WebResponse::json(answer)
+}
+
+/// Certificate hashes as `/config.json` writes them (the `serverCertificateHashes` of WebTransport).
+fn pins_json(hashes: &[[u8; 32]]) -> Vec<serde_json::Value> {
+    hashes.iter().map(|h| serde_json::json!({ "algorithm": "sha-256", "value": hex(h) })).collect()
 }
 
 fn serve_web(site: &Site, request: &WebRequest, path: &str) -> WebResponse {
@@ -277,6 +295,41 @@ mod tests {
         // Several ranges are answered whole; an unknown unit is ignored.
         assert_eq!(parse_range("bytes=0-1,3-4", 100), Whole);
         assert_eq!(parse_range("items=0-1", 100), Whole);
+    }
+
+    /// `/config.json` of an origin with `args`, parsed.
+    fn config_json(args: &[&str]) -> serde_json::Value {
+        let dir = tempfile::tempdir().unwrap();
+        let content = dir.path().join("content");
+        std::fs::create_dir(&content).unwrap();
+        let mut all = vec!["x", "--content", content.to_str().unwrap()];
+        all.extend_from_slice(args);
+        let config = Config::parse_from(all).unwrap();
+        let certs = CertStore::generate(&dir.path().join("tls"), &[]).unwrap();
+        let store = ContentStore::open(&content, 1 << 20).unwrap();
+        let site = Site { config: &config, certs: &certs, content: &store, web_root: None, quic_port: 4433 };
+        let answer = respond(&site, &WebRequest { method: "GET", target: "/config.json", authority: Some("a.test"), ..Default::default() });
+        assert_eq!(answer.status, 200);
+        serde_json::from_slice(&answer.body).unwrap()
+    }
+
+    #[test]
+    fn config_lists_further_endpoints_only_when_given() {
+        let plain = config_json(&[]);
+        assert_eq!(plain["webtransportUrl"], "https://a.test:4433/holoquic");
+        assert!(plain.get("webtransportEndpoints").is_none(), "without --wt-endpoint the answer is as before");
+        let own = plain["certificateHashes"][0]["value"].as_str().unwrap().len();
+        assert_eq!(own, 64);
+        let pin = "cd".repeat(32);
+        let pinned = format!("https://c.test:4435/holoquic sha-256={pin}");
+        let json = config_json(&["--wt-endpoint", "https://b.test:4434/holoquic", "--wt-endpoint", &pinned]);
+        let endpoints = json["webtransportEndpoints"].as_array().unwrap();
+        let urls: Vec<_> = endpoints.iter().map(|e| e["url"].as_str().unwrap()).collect();
+        assert_eq!(urls, ["https://a.test:4433/holoquic", "https://b.test:4434/holoquic", "https://c.test:4435/holoquic"]);
+        // Its own endpoint and an unpinned one carry this origin's hashes; a pinned one its pins.
+        assert_eq!(endpoints[0]["certificateHashes"], json["certificateHashes"]);
+        assert_eq!(endpoints[1]["certificateHashes"], json["certificateHashes"]);
+        assert_eq!(endpoints[2]["certificateHashes"], serde_json::json!([{ "algorithm": "sha-256", "value": pin }]));
     }
 
     #[test]
