@@ -92,6 +92,8 @@ export class StatsOverlay {
       ['freezes', `${s.freezes} (${s.freezeTotalS.toFixed(1)} s)`],
     ];
     if (s.fallbackReason) rows.push(['fallback', s.fallbackReason]);
+    if (s.endpoint) rows.push(['endpoint', s.endpoint]);
+    if (s.switches > 0) rows.push(['path switches', `${s.switches} (last: ${s.lastSwitchReason})`]);
     this.summary.replaceChildren(...rows.map(([k, v]) => row([k, v])));
     this.objects.replaceChildren(
       row(['object', 'rank', 'quality', 'delivery', 'points'], 'th'),

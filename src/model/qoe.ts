@@ -110,6 +110,21 @@ export interface QoeSegment {
   shownLate?: boolean;
 }
 
+/**
+ * The path requests travel changed mid-play (docs/player.md → "Failover and fallback"): from one
+ * WebTransport endpoint to another, to HTTP/2 because WebTransport kept failing, or back from
+ * HTTP/2 when a background probe opened a session.
+ */
+export interface QoeSwitch {
+  /** When the new path took over. */
+  atS: number;
+  /** A WebTransport session URL, or `http2`. */
+  from: string;
+  to: string;
+  /** Why, in words (e.g. `session lost`, `session stalled, then 2 attempt(s) failed (last: …)`). */
+  reason: string;
+}
+
 export interface QoeLog {
   schema: typeof QOE_SCHEMA;
   config: QoeConfig;
@@ -128,4 +143,6 @@ export interface QoeLog {
   };
   freezes: QoeFreeze[];
   segments: QoeSegment[];
+  /** Every switch of path, in order (absent in older logs, and in logs of players without WebTransport). */
+  switches?: QoeSwitch[];
 }

@@ -1,6 +1,7 @@
 /**
  * One request of one object for one segment, from plan to decode: fetch it on its transport, ask
- * for it again at the lowest quality if it was lost with the session, decode what arrived, and
+ * for it again at the lowest quality if it was lost with the session (on the session once it is
+ * back, or over HTTP/2 if WebTransport has fallen back), decode what arrived, and
  * write its QoE record once its segment was shown. The playout loop starts tasks and reads them;
  * a task never touches the loop.
  */
@@ -67,6 +68,8 @@ export interface TaskEnv {
   contentBase: string;
   /** Aborted when playback stops. */
   stopped: AbortSignal;
+  /** What asks again for a reliable object lost with a WebTransport session that then fell back (HTTP/2). */
+  fallback?: ObjectTransport;
 }
 
 /** Whether the task's bytes are still expected from the link (decoding is not the link's time). */
@@ -76,11 +79,12 @@ export function inFlight(t: ObjectTask): boolean {
 
 /** Starts fetching (and then decoding) one planned request of segment `index`, due at `deadline`. */
 export function startObjectTask(
-  env: TaskEnv, request: PlannedRequest, transport: ObjectTransport,
+  env: TaskEnv, request: PlannedRequest, firstTransport: ObjectTransport,
   index: number, deadline: number, bufferTargetS: number, sequence: number,
 ): ObjectTask {
   const { clock } = env;
   const { object, plan } = request;
+  let transport = firstTransport;
   let quality = plan.quality;
   const pathOf = (q: number) => env.contentBase + segmentPath(object, object.representations[q].id, index);
   let path = pathOf(quality);
@@ -110,11 +114,14 @@ export function startObjectTask(
             task.objectBytes = total;
           },
         });
-        // A reliable object lost with the session is asked for again once the session is back,
-        // so playback waits for it (an outage freeze) instead of skipping it, at the quality the
+        // A reliable object lost with the session is asked for again once a path is back, so
+        // playback waits for it (an outage freeze) instead of skipping it, at the quality the
         // session-restore rule says (quality.ts: the lowest).
         if (task.result.bytes || delivery !== 'reliable' || task.result.status !== 0) break;
-        if (!(await sessionRestored(env, transport, task.abort.signal))) break;
+        const next = await pathBack(env, transport, task.abort.signal);
+        if (!next) break;
+        transport = next;
+        task.transport = next;
         task.lostWithSession = true;
         task.plan = reRequestPlan(task.plan);
         quality = task.plan.quality;
@@ -144,30 +151,33 @@ export function startObjectTask(
 }
 
 /**
- * After a request failed without a status: resolves true once `transport` is connected again
- * if the failure was the session being lost (it is reconnecting), false if it was not (still
- * connected, failed for good, or the request was cancelled).
+ * After a reliable request failed without a status: the transport to ask again on, or null when
+ * the failure was not a lost path (the session still connected, failed for good or closed, or the
+ * request cancelled). A lost WebTransport session: itself once it is connected again, or HTTP/2
+ * (`env.fallback`) if it fell back. HTTP/2: itself, half a second later (the origin may be
+ * restarting); the segment's show ends the wait by cancelling the request.
  */
-async function sessionRestored(env: TaskEnv, transport: ObjectTransport, signal: AbortSignal): Promise<boolean> {
+async function pathBack(env: TaskEnv, transport: ObjectTransport, signal: AbortSignal): Promise<ObjectTransport | null> {
   const { clock } = env;
-  // The request's stream may fail a moment before the session reports its loss.
-  try {
-    await clock.sleep(0.1, signal);
-  } catch {
-    return false;
-  }
-  const state = (): TransportState => transport.state; // changes while we wait
-  if (state() !== 'reconnecting' && state() !== 'connecting') return false;
-  while (!signal.aborted && !env.stopped.aborted) {
-    if (state() === 'connected') return true;
-    if (state() === 'failed' || state() === 'closed') return false;
+  const wait = async (s: number) => {
     try {
-      await clock.sleep(0.05, signal);
+      await clock.sleep(s, signal);
+      return !env.stopped.aborted;
     } catch {
       return false;
     }
+  };
+  // The request's stream may fail a moment before the session reports its loss.
+  if (!(await wait(0.1))) return null;
+  if (transport.kind === 'http2') return (await wait(0.5)) ? transport : null;
+  const state = (): TransportState => transport.state; // changes while we wait
+  if (state() !== 'reconnecting' && state() !== 'connecting' && state() !== 'fallback') return null;
+  for (;;) {
+    if (state() === 'connected') return transport;
+    if (state() === 'fallback') return env.fallback ?? null;
+    if (state() === 'failed' || state() === 'closed') return null;
+    if (!(await wait(0.05))) return null;
   }
-  return false;
 }
 
 /** The task's QoE record (`originS`: when the session began, the records' time base). */

@@ -18,7 +18,7 @@
  * the segment is shown from the target's frame on. At the end of a pass (pass.ts) playback goes on into the
  * next pass when looping, or stands at the end until a seek.
  */
-import type { ObjectTransport } from '../transport/types';
+import { carriesRequests, type ObjectTransport } from '../transport/types';
 import type { QoeSegment } from '../model/qoe';
 import { type Clock, raceAbort } from './clock';
 import { BufferTarget, volatileTargetS } from './bufferTarget';
@@ -103,7 +103,7 @@ export class PlayoutSession {
     this.content = new ContentClock(cfg.clock, cfg.scene.segmentDuration);
     this.tasks = new SegmentRequests({
       clock: cfg.clock, decoder: cfg.decoder, decodeCost: this.decodeCost, link: this.link,
-      contentBase: cfg.contentBase, stopped: this.stop.signal,
+      contentBase: cfg.contentBase, stopped: this.stop.signal, fallback: cfg.transports.http2,
     }, cfg.transports);
     this.gate = {
       clock: cfg.clock, tasks: this.tasks, freezes: this.freezes, content: this.content, stopped: this.stop.signal,
@@ -236,7 +236,13 @@ export class PlayoutSession {
   /** The transport the current mode's requests travel on (plan.ts → `transportKind`). */
   private carrier(): ObjectTransport {
     const { webtransport, http2 } = this.cfg.transports;
-    return transportKind(this.policy.mode, webtransport !== undefined) === 'webtransport' ? webtransport! : http2;
+    return transportKind(this.policy.mode, this.webTransportUsable()) === 'webtransport' ? webtransport! : http2;
+  }
+
+  /** A WebTransport session carries requests now (it may have fallen back to HTTP/2: transport/types.ts). */
+  private webTransportUsable(): boolean {
+    const { webtransport } = this.cfg.transports;
+    return webtransport !== undefined && carriesRequests(webtransport.state);
   }
 
   private get aheadSegments(): number {
@@ -345,14 +351,14 @@ export class PlayoutSession {
 
   /** Plans and issues the requests of segment `k`, due at `deadline` (session clock). */
   private request(k: number, deadline: number): void {
-    const { scene, viewport, clock, decoder, transports } = this.cfg;
+    const { scene, viewport, clock, decoder } = this.cfg;
     const requests = planSegment({
       scene, viewport, policy: this.policy, segment: k, deadlineS: deadline, nowS: clock.now(),
       link: this.link.snapshot(this.carrier()), bufferS: this.bufferedS(), bufferTargetS: this.bufferTargetS,
       previousQuality: this.lastQuality,
       behind: this.tasks.behind(k),
       decodeParallelism: decoder.parallelism ?? 1, decodeCost: this.decodeCost,
-      hasWebTransport: transports.webtransport !== undefined,
+      hasWebTransport: this.webTransportUsable(),
     });
     const list = this.tasks.start(k, requests, deadline, this.bufferTargetS);
     this.cfg.onPlan?.(list.map((t) => ({

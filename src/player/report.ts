@@ -8,7 +8,7 @@ import { framePoints } from '../model/frames';
 import type { PlanDelivery, PlayerMode } from '../model/modes';
 import { QOE_SCHEMA, type QoeLog, type QoeSegment } from '../model/qoe';
 import type { SceneObject } from '../model/scene';
-import type { Transports } from '../transport/connect';
+import { currentFallbackReason, type Transports, webTransportUsable } from '../transport/connect';
 import { DEFAULT_STALL_TIMEOUT_MS } from '../transport/stall';
 import { volatileTargetS } from './bufferTarget';
 import { transportKind } from './plan';
@@ -36,7 +36,13 @@ export interface PlayerStats {
   state: PlayerState;
   mode: PlayerMode;
   transport: 'webtransport' | 'http2' | null;
+  /** Why requests go over HTTP/2 now although the mode would use WebTransport (null while it does). */
   fallbackReason: string | null;
+  /** The WebTransport endpoint (session URL) in use, null when none is open. */
+  endpoint: string | null;
+  /** Switches of path so far (endpoint to endpoint, to HTTP/2 and back), and why the last one happened. */
+  switches: number;
+  lastSwitchReason: string | null;
   playedS: number;
   /** Seconds into the pass (the element's `currentTime`). */
   positionS: number;
@@ -119,8 +125,11 @@ export function playerStats(src: StatsSource): PlayerStats {
   return {
     state: src.state,
     mode: src.mode,
-    transport: src.transports ? transportKind(src.mode, src.transports.webtransport !== undefined) : null,
-    fallbackReason: src.transports?.fallbackReason ?? null,
+    transport: src.transports ? transportKind(src.mode, webTransportUsable(src.transports)) : null,
+    fallbackReason: currentFallbackReason(src.transports),
+    endpoint: src.transports?.webtransport?.endpoint ?? null,
+    switches: src.transports?.webtransport?.switches.length ?? 0,
+    lastSwitchReason: src.transports?.webtransport?.switches.at(-1)?.reason ?? null,
     playedS: session?.playedS() ?? 0,
     positionS: src.positionS,
     seeking: src.seeking,
@@ -173,7 +182,8 @@ export function qoeLog(p: QoeSource): QoeLog {
       ...(fecTarget !== undefined ? { fecTarget } : {}),
       reliableCount: p.reliableCount,
       manifest: p.options.manifestUrl,
-      transport: p.transports?.webtransport && p.mode !== 'h2' ? 'webtransport' : 'http2',
+      // The path at the start; `switches` says where it went later.
+      transport: p.transports?.webtransport && !p.transports.fallbackReason && p.mode !== 'h2' ? 'webtransport' : 'http2',
       predictor: p.predictor,
       segmentDurationS: p.segmentDurationS,
     },
@@ -187,5 +197,8 @@ export function qoeLog(p: QoeSource): QoeLog {
     },
     freezes: freezes.map((f) => ({ atS: f.startMs / 1000 - origin, durationS: f.durationMs / 1000, cause: f.cause })),
     segments,
+    ...(p.transports?.webtransport ? {
+      switches: p.transports.webtransport.switches.map((s) => ({ atS: s.atMs / 1000 - origin, from: s.from, to: s.to, reason: s.reason })),
+    } : {}),
   };
 }

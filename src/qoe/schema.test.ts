@@ -187,4 +187,17 @@ describe('validateQoeLog', () => {
     expect(() => validateQoeLog({ schema: 'other' })).toThrow(/schema/);
     expect(() => validateQoeLog(null)).toThrow(/not an object/);
   });
+
+  it('takes switch records when present and logs without them (older ones) alike', () => {
+    const withSwitches = { ...log([segment({})]), switches: [{ atS: 4.2, from: 'https://a.test/holoquic', to: 'http2', reason: 'session lost' }] };
+    expect(validateQoeLog(JSON.parse(JSON.stringify(withSwitches))).switches).toHaveLength(1);
+    expect(validateQoeLog(JSON.parse(JSON.stringify(log([segment({})])))).switches).toBeUndefined();
+  });
+
+  it('names a malformed switch record', () => {
+    const bad = (switches: unknown) => ({ ...JSON.parse(JSON.stringify(log([segment({})]))), switches });
+    expect(() => validateQoeLog(bad({}))).toThrow(/switches is not an array/);
+    expect(() => validateQoeLog(bad([{ atS: 'soon', from: 'a', to: 'b', reason: 'r' }]))).toThrow(/switches\[0\]\.atS/);
+    expect(() => validateQoeLog(bad([{ atS: 1, from: 'a', to: 2, reason: 'r' }]))).toThrow(/switches\[0\]\.to/);
+  });
 });

@@ -222,5 +222,15 @@ export function validateQoeLog(value: unknown): QoeLog {
   log.freezes!.forEach((f, i) => {
     if (typeof f.atS !== 'number' || typeof f.durationS !== 'number' || f.durationS < 0) fail(`freezes[${i}] is malformed`);
   });
+  // Optional: older logs have none.
+  if (log.switches !== undefined) {
+    if (!Array.isArray(log.switches)) fail('switches is not an array');
+    log.switches!.forEach((s, i) => {
+      if (typeof s !== 'object' || s === null || typeof s.atS !== 'number' || !Number.isFinite(s.atS)) fail(`switches[${i}].atS is not a finite number`);
+      for (const key of ['from', 'to', 'reason'] as const) {
+        if (typeof s[key] !== 'string') fail(`switches[${i}].${key} is not a string`);
+      }
+    });
+  }
   return log as QoeLog;
 }

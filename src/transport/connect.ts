@@ -1,16 +1,33 @@
 /**
- * Choosing the transport: WebTransport when the browser has it and the session opens, else
- * HTTP/2 with the reason, so a player always plays and says why it is on the fallback.
+ * Choosing the transport: WebTransport when the browser has it and a session opens, else HTTP/2
+ * with the reason, so a player always plays and says why it is on the fallback. When the origin
+ * offers WebTransport but no session opens, the session is kept, fallen back: it probes in the
+ * background and carries requests again once one opens (webtransport.ts, failover.ts).
  */
 import { Http2Transport } from './http2';
-import type { ObjectTransport } from './types';
+import { carriesRequests, type ObjectTransport } from './types';
 import { WebTransportSession } from './webtransport';
 
 export interface Transports {
+  /** Absent when the browser or the origin has no WebTransport; may be fallen back (`carriesRequests`). */
   webtransport?: WebTransportSession;
   http2: Http2Transport;
-  /** Why WebTransport is not available, when it is not. */
+  /** Why WebTransport was not available at the start, when it was not. */
   fallbackReason?: string;
+}
+
+/** Whether requests go over WebTransport now (a session exists and has not fallen back). */
+export function webTransportUsable(t: Pick<Transports, 'webtransport'> | null): boolean {
+  return t?.webtransport !== undefined && carriesRequests(t.webtransport.state);
+}
+
+/** Why requests go over HTTP/2 now, or null while WebTransport carries them. */
+export function currentFallbackReason(t: Transports | null): string | null {
+  if (!t || webTransportUsable(t)) return null;
+  const session = t.webtransport;
+  const last = session?.switches.at(-1);
+  if (last?.to === 'http2') return last.reason;
+  return t.fallbackReason ?? session?.lastFailure ?? null;
 }
 
 export interface ConnectOptions {
@@ -34,8 +51,11 @@ export async function connectTransports(originBase: string, options: ConnectOpti
     await session.connect();
     return { webtransport: session, http2 };
   } catch (e) {
+    const fallbackReason = `WebTransport session failed: ${e instanceof Error ? e.message : e}`;
+    // The origin offers WebTransport but no session opened: keep probing for one.
+    if (session.state === 'fallback') return { webtransport: session, http2, fallbackReason };
     session.close();
-    return { http2, fallbackReason: `WebTransport session failed: ${e instanceof Error ? e.message : e}` };
+    return { http2, fallbackReason };
   }
 }
 

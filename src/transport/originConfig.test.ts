@@ -16,7 +16,24 @@ describe('parseOriginConfig', () => {
     expect(parseOriginConfig({ webtransportUrl: 'https://origin.test/holoquic' }, URL_).certificateHashes).toEqual([]);
   });
 
+  it('lists the one endpoint when the origin names no others', () => {
+    const c = parseOriginConfig({ webtransportUrl: 'https://a.test/holoquic', certificateHashes: [{ algorithm: 'sha-256', value: HASH }] }, URL_);
+    expect(c.endpoints.map((e) => [e.url, e.certificateHashes.length])).toEqual([['https://a.test/holoquic', 1]]);
+  });
+
+  it('reads every endpoint of webtransportEndpoints, in order, each with its own hashes', () => {
+    const c = parseOriginConfig({
+      webtransportUrl: 'https://a.test/holoquic', certificateHashes: [],
+      webtransportEndpoints: [{ url: 'https://a.test/holoquic', certificateHashes: [] }, { url: 'https://b.test:4434/holoquic', certificateHashes: [{ algorithm: 'sha-256', value: HASH }] }],
+    }, URL_);
+    expect(c.endpoints.map((e) => [e.url, e.certificateHashes.length])).toEqual([['https://a.test/holoquic', 0], ['https://b.test:4434/holoquic', 1]]);
+    expect(c.webtransportUrl).toBe('https://a.test/holoquic');
+  });
+
   const bad: Array<[string, unknown, RegExp]> = [
+    ['an empty endpoint list', { webtransportUrl: 'https://o.test/', webtransportEndpoints: [] }, /webtransportEndpoints is not a non-empty list/],
+    ['a plain-http endpoint', { webtransportUrl: 'https://o.test/', webtransportEndpoints: [{ url: 'http://b.test/' }] }, /webtransportEndpoints\[0\]\.url .* is not https/],
+    ['an endpoint hash too short', { webtransportUrl: 'https://o.test/', webtransportEndpoints: [{ url: 'https://b.test/', certificateHashes: [{ algorithm: 'sha-256', value: 'ab' }] }] }, /webtransportEndpoints\[0\]\.certificateHashes\[0\]\.value/],
     ['null', null, /not a JSON object/],
     ['a list', [], /not a JSON object/],
     ['no session URL', { certificateHashes: [] }, /webtransportUrl is not a string/],

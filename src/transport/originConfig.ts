@@ -1,15 +1,29 @@
 /**
  * `GET /config.json` on the origin (docs/protocol.md §1): where the WebTransport session is and
- * which certificate hashes to pin. Read once per session, from the network, so checked field by
+ * which certificate hashes to pin — and, when several origins serve the content, every endpoint a
+ * player may fail over to (`webtransportEndpoints`, the origin's own first). Read once per session, from the network, so checked field by
  * field: a wrong answer (a proxy's error page, another server's JSON) is an error naming the URL
  * and the field, not a TypeError deep in `new WebTransport`.
  */
-import { fetchWithRetry } from './retry';
+import { fetchWithRetry, type RetryOptions } from './retry';
+
+export type CertificateHash = { algorithm: 'sha-256'; value: Uint8Array<ArrayBuffer> };
+
+/** One place a WebTransport session can be opened, with the hashes its certificate is pinned by. */
+export interface WebTransportEndpoint {
+  url: string;
+  certificateHashes: CertificateHash[];
+}
 
 export interface OriginConfig {
   webtransportUrl: string;
   /** SHA-256 hashes of the self-signed certificate(s) served; empty with a PKI certificate. */
-  certificateHashes: Array<{ algorithm: 'sha-256'; value: Uint8Array<ArrayBuffer> }>;
+  certificateHashes: CertificateHash[];
+  /**
+   * Every endpoint, in the origin's order: `webtransportEndpoints` when the origin lists several
+   * (`--wt-endpoint`), else the one above.
+   */
+  endpoints: WebTransportEndpoint[];
 }
 
 export function parseOriginConfig(json: unknown, url: string): OriginConfig {
@@ -17,23 +31,37 @@ export function parseOriginConfig(json: unknown, url: string): OriginConfig {
     throw new Error(`${url}: not an origin configuration (${what})`);
   };
   if (typeof json !== 'object' || json === null || Array.isArray(json)) return fail('not a JSON object');
-  const { webtransportUrl, certificateHashes } = json as Record<string, unknown>;
-  if (typeof webtransportUrl !== 'string') return fail('webtransportUrl is not a string');
+  const { webtransportUrl, certificateHashes, webtransportEndpoints } = json as Record<string, unknown>;
+  const own = parseEndpoint(webtransportUrl, certificateHashes, 'webtransportUrl', 'certificateHashes', fail);
+  let endpoints = [own];
+  if (webtransportEndpoints !== undefined) {
+    if (!Array.isArray(webtransportEndpoints) || webtransportEndpoints.length === 0) return fail('webtransportEndpoints is not a non-empty list');
+    endpoints = webtransportEndpoints.map((e: unknown, i) => {
+      const { url, certificateHashes: hashes } = (typeof e === 'object' && e !== null ? e : {}) as Record<string, unknown>;
+      return parseEndpoint(url, hashes, `webtransportEndpoints[${i}].url`, `webtransportEndpoints[${i}].certificateHashes`, fail);
+    });
+  }
+  return { webtransportUrl: own.url, certificateHashes: own.certificateHashes, endpoints };
+}
+
+/** One session URL (absolute https) and its hashes (absent: none), checked; `fail` names the field. */
+function parseEndpoint(url: unknown, certificateHashes: unknown, urlField: string, hashField: string, fail: (what: string) => never): WebTransportEndpoint {
+  if (typeof url !== 'string') return fail(`${urlField} is not a string`);
   let session: URL;
   try {
-    session = new URL(webtransportUrl);
+    session = new URL(url);
   } catch {
-    return fail(`webtransportUrl "${webtransportUrl}" is not a URL`);
+    return fail(`${urlField} "${url}" is not a URL`);
   }
-  if (session.protocol !== 'https:') fail(`webtransportUrl "${webtransportUrl}" is not https`);
+  if (session.protocol !== 'https:') fail(`${urlField} "${url}" is not https`);
   const hashes = certificateHashes ?? [];
-  if (!Array.isArray(hashes)) return fail('certificateHashes is not a list');
+  if (!Array.isArray(hashes)) return fail(`${hashField} is not a list`);
   return {
-    webtransportUrl,
+    url,
     certificateHashes: hashes.map((h: unknown, i) => {
       const { algorithm, value } = (typeof h === 'object' && h !== null ? h : {}) as Record<string, unknown>;
-      if (algorithm !== 'sha-256') fail(`certificateHashes[${i}].algorithm is not "sha-256"`);
-      if (typeof value !== 'string' || !/^[0-9a-f]{64}$/i.test(value)) fail(`certificateHashes[${i}].value is not 64 hex digits`);
+      if (algorithm !== 'sha-256') fail(`${hashField}[${i}].algorithm is not "sha-256"`);
+      if (typeof value !== 'string' || !/^[0-9a-f]{64}$/i.test(value)) fail(`${hashField}[${i}].value is not 64 hex digits`);
       const bytes = new Uint8Array(32);
       for (let b = 0; b < 32; b++) bytes[b] = parseInt((value as string).slice(2 * b, 2 * b + 2), 16);
       return { algorithm: 'sha-256' as const, value: bytes };
@@ -41,10 +69,13 @@ export function parseOriginConfig(json: unknown, url: string): OriginConfig {
   };
 }
 
-/** Fetches and checks `originBase`'s `/config.json`; network hiccups are retried (retry.ts). */
-export async function fetchOriginConfig(originBase: string, signal?: AbortSignal): Promise<OriginConfig> {
+/**
+ * Fetches and checks `originBase`'s `/config.json`; network hiccups are retried (retry.ts, with
+ * `retry`: one attempt when failing over, where a copy read before will do).
+ */
+export async function fetchOriginConfig(originBase: string, signal?: AbortSignal, retry?: RetryOptions): Promise<OriginConfig> {
   const url = new URL('/config.json', originBase).href;
-  const response = await fetchWithRetry(url, { signal, cache: 'no-store' });
+  const response = await fetchWithRetry(url, { signal, cache: 'no-store' }, retry);
   if (!response.ok) throw new Error(`${url}: HTTP ${response.status}`);
   let json: unknown;
   try {

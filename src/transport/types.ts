@@ -6,7 +6,9 @@
  *   connect.ts         choosing the transport: WebTransport when it opens, else HTTP/2 and why
  *   http2.ts           `Http2Transport`: objects over fetch() (the h2 baseline and the fallback)
  *   webtransport.ts    `WebTransportSession`: the session's lifecycle — open with pinned
- *                      certificates, stall watch and replacement, reconnection, close, state
+ *                      certificates, stall watch and replacement, failover between endpoints,
+ *                      fallback to HTTP/2 and background probes, close, state
+ *   failover.ts        the failover rules: which endpoint next, when to fall back, when to probe
  *   requestStream.ts   one request on its own stream: REQUEST out, RESPONSE and the object in
  *   messageReader.ts   framed messages and raw bytes read off a request stream
  *   datagramDemux.ts   the session's datagrams sorted by request id (early ones held)
@@ -93,7 +95,28 @@ export interface ObjectResult {
   error?: string;
 }
 
-export type TransportState = 'connecting' | 'connected' | 'reconnecting' | 'closed' | 'failed';
+/**
+ * `fallback`: WebTransport kept failing, so requests go over HTTP/2 while the session is probed in
+ * the background (it turns `connected` again when a probe opens one; failover.ts). `failed` is
+ * for good, and only a session told not to reconnect ends there.
+ */
+export type TransportState = 'connecting' | 'connected' | 'reconnecting' | 'fallback' | 'closed' | 'failed';
+
+/** Whether requests may be given to a WebTransport session in `state` (not while it has fallen back, failed or closed). */
+export function carriesRequests(state: TransportState): boolean {
+  return state === 'connected' || state === 'connecting' || state === 'reconnecting';
+}
+
+/**
+ * The path requests travel changed: from one WebTransport endpoint (its URL) to another, or to
+ * HTTP/2 (`http2`) and back. `atMs` on the performance clock.
+ */
+export interface PathSwitch {
+  atMs: number;
+  from: string;
+  to: string;
+  reason: string;
+}
 
 export interface ObjectTransport {
   readonly kind: 'webtransport' | 'http2';

@@ -1,21 +1,24 @@
 /**
  * `WebTransportSession`: the session lifecycle of the object transport over WebTransport — open
- * a session to the origin (its `/config.json` names the URL and the certificate hashes to pin),
- * watch it for stalls and replace a stalled one, reconnect with backoff when one is lost, close,
- * and report each state change. A request runs on its own stream (requestStream.ts); datagrams
- * are sorted by request in the demux (datagramDemux.ts) and decoded per object
- * (datagramObject.ts). The link estimates the REQUESTs carry (loss.ts, rtt.ts) live here, one
- * per session object, across reconnections.
+ * a session to one of the origin's endpoints (its `/config.json` lists them with the certificate
+ * hashes to pin; the first to open wins), watch it for stalls and replace a stalled one, move to
+ * the next endpoint when one is lost, fall back to HTTP/2 when WebTransport keeps failing and
+ * probe it in the background until it works again (the rules: failover.ts), close, and report
+ * each state change and each switch of path. A request runs on its own stream (requestStream.ts);
+ * datagrams are sorted by request in the demux (datagramDemux.ts) and decoded per object
+ * (datagramObject.ts). The link estimates the REQUESTs carry (loss.ts, rtt.ts) live here, one per
+ * session object, across reconnections.
  */
 import { FecWorkerClient } from '../fec/client';
 import { DatagramDemux } from './datagramDemux';
+import { type FailoverCause, FailoverRules, type FailoverSettings } from './failover';
 import { LossEstimator } from './loss';
-import { fetchOriginConfig } from './originConfig';
+import { fetchOriginConfig, type WebTransportEndpoint } from './originConfig';
 import { exchange, failure, nextRequestId, type RequestSession } from './requestStream';
 import { RttEstimator } from './rtt';
 import { TransportStateCell } from './state';
 import { DEFAULT_STALL_TIMEOUT_MS, StallWatch } from './stall';
-import type { DeliveryStats, LinkMeasurement, ObjectRequest, ObjectResult, ObjectTransport, TransportState } from './types';
+import type { DeliveryStats, LinkMeasurement, ObjectRequest, ObjectResult, ObjectTransport, PathSwitch, TransportState } from './types';
 
 export interface WebTransportSessionOptions {
   /** Origin base URL whose `/config.json` names the session URL and certificate hashes. */
@@ -24,8 +27,10 @@ export interface WebTransportSessionOptions {
   webtransportUrl?: string;
   /** Reconnect after the session is lost (default true). */
   reconnect?: boolean;
-  /** Give up after this many failed reconnection attempts in a row (default 8). */
-  maxReconnectAttempts?: number;
+  /** The failover rules' settings (failover.ts; defaults there). */
+  failover?: Partial<FailoverSettings>;
+  /** An attempt to open a session that has not opened after this long has failed (default 4000 ms). */
+  connectTimeoutMs?: number;
   /**
    * Replace the session when requests have waited this long without a byte while it reads as open
    * (stall.ts; default `DEFAULT_STALL_TIMEOUT_MS`, 0 = never). Needs `reconnect`.
@@ -43,6 +48,18 @@ export interface WebTransportSessionOptions {
 const INCOMING_DATAGRAM_QUEUE = 8192;
 /** WebTransport close code of a session replaced because it stalled. */
 const STALLED_CLOSE_CODE = 0x5354;
+/** How long a new `/config.json` is waited for while failing over (a copy read before will do). */
+const CONFIG_REFRESH_TIMEOUT_MS = 2000;
+/** The path name of HTTP/2 in switch records. */
+const HTTP2_PATH = 'http2';
+
+function message(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
 
 export class WebTransportSession implements ObjectTransport {
   readonly kind = 'webtransport' as const;
@@ -63,6 +80,13 @@ export class WebTransportSession implements ObjectTransport {
   private watch: StallWatch | null = null;
   /** The session was closed for stalling: reconnect without the first backoff. */
   private replacingStalled = false;
+  /** Where sessions can be opened, as `/config.json` said when last read. */
+  private endpoints: WebTransportEndpoint[] = [];
+  private rules = new FailoverRules(1);
+  /** Every change of path since connect(), in order. */
+  readonly switches: PathSwitch[] = [];
+  /** Why the last attempt to open a session failed (or why the session fell back). */
+  lastFailure: string | null = null;
   /** What a request uses of this session (requestStream.ts, datagramObject.ts). */
   private readonly parts: RequestSession = {
     demux: this.demux,
@@ -88,27 +112,95 @@ export class WebTransportSession implements ObjectTransport {
     return this.stateCell.listen(listener);
   }
 
+  /** The endpoint's URL the session is open to, or null (none open: reconnecting, fallen back). */
+  get endpoint(): string | null {
+    return this.transport ? this.urlOf(this.rules.current) : null;
+  }
+
+  /**
+   * Reads `/config.json` and opens a session to every endpoint at once; the first to open is used
+   * (the lowest handshake time), the others are closed. Rejects when the configuration cannot be
+   * read (no WebTransport here) or no session opens; in that second case the session has fallen
+   * back (state `fallback`) and goes on probing in the background unless told not to reconnect.
+   */
   async connect(): Promise<void> {
     if (typeof WebTransport === 'undefined') throw new Error('this browser has no WebTransport');
     this.closing = false;
     this.stateCell.set('connecting');
-    this.connecting ??= this.open().finally(() => (this.connecting = null));
+    this.connecting ??= this.start().finally(() => (this.connecting = null));
     await this.connecting;
   }
 
-  private async open(): Promise<void> {
-    const config = await fetchOriginConfig(this.options.originBase);
+  private async start(): Promise<void> {
+    this.useEndpoints((await fetchOriginConfig(this.options.originBase)).endpoints);
     if (this.closing) throw new Error('closed while connecting');
-    const hashes = config.certificateHashes;
-    const wt = new WebTransport(this.options.webtransportUrl ?? config.webtransportUrl, hashes.length > 0 ? { serverCertificateHashes: hashes } : {});
-    wt.datagrams.incomingHighWaterMark = INCOMING_DATAGRAM_QUEUE;
-    await wt.ready;
-    // close() may have come while the session was being set up: it must not outlive it.
+    const attempts = this.endpoints.map((_, i) => this.openAt(i).then((wt) => ({ wt, i })));
+    let winner: { wt: WebTransport; i: number };
+    try {
+      winner = await Promise.any(attempts);
+    } catch (e) {
+      const reasons = e instanceof AggregateError ? e.errors.map(message) : [message(e)];
+      this.lastFailure = [...new Set(reasons)].join('; ');
+      if (this.options.reconnect !== false && !this.closing) this.fallBack(null, `no session opened: ${this.lastFailure}`);
+      throw new Error(this.lastFailure);
+    }
+    // The others that open later are not needed.
+    for (const a of attempts) void a.then(({ wt }) => wt !== winner.wt && wt.close({ closeCode: 0, reason: 'another endpoint answered first' }), () => undefined);
     if (this.closing) {
-      wt.close({ closeCode: 0, reason: 'player closed' });
+      winner.wt.close({ closeCode: 0, reason: 'player closed' });
       throw new Error('closed while connecting');
     }
+    this.adopt(winner.wt, winner.i);
+  }
+
+  /** The endpoints to use from now on (the failover rules start again if their number changed). */
+  private useEndpoints(endpoints: WebTransportEndpoint[]): void {
+    // A session URL given in the options replaces the origin's (one endpoint, its hashes).
+    const list = this.options.webtransportUrl ? [{ ...endpoints[0], url: this.options.webtransportUrl }] : endpoints;
+    if (list.length !== this.endpoints.length) this.rules = new FailoverRules(list.length, this.options.failover);
+    this.endpoints = list;
+  }
+
+  private urlOf(endpoint: number): string {
+    return this.endpoints[endpoint]?.url ?? 'unknown';
+  }
+
+  /** Reads `/config.json` again (new certificate hashes after a restart), once and briefly; keeps the old copy if that fails. */
+  private async refreshEndpoints(): Promise<void> {
+    try {
+      const config = await fetchOriginConfig(this.options.originBase, AbortSignal.timeout(CONFIG_REFRESH_TIMEOUT_MS), { attempts: 1 });
+      this.useEndpoints(config.endpoints);
+    } catch {
+      // the origin that served the page may be the one that is gone: the endpoints read before will do
+    }
+  }
+
+  /** Opens a session to endpoint `i`, or rejects (within the connect timeout) naming it. */
+  private async openAt(i: number): Promise<WebTransport> {
+    const { url, certificateHashes: hashes } = this.endpoints[i];
+    const wt = new WebTransport(url, hashes.length > 0 ? { serverCertificateHashes: hashes } : {});
+    wt.datagrams.incomingHighWaterMark = INCOMING_DATAGRAM_QUEUE;
+    const timeoutMs = this.options.connectTimeoutMs ?? 4000;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    try {
+      await Promise.race([
+        wt.ready,
+        new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(`no session after ${timeoutMs} ms`)), timeoutMs))),
+      ]);
+      return wt;
+    } catch (e) {
+      wt.close();
+      wt.ready.catch(() => undefined);
+      throw new Error(`${url}: ${message(e)}`);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Makes `wt`, open to endpoint `i`, the session requests use: stall watch, datagrams, loss. */
+  private adopt(wt: WebTransport, i: number): void {
     this.transport = wt;
+    this.rules.connected(i);
     const timeoutMs = this.options.stallTimeoutMs ?? DEFAULT_STALL_TIMEOUT_MS;
     const watch = timeoutMs <= 0 || this.options.reconnect === false ? null : new StallWatch(timeoutMs);
     this.watch = watch;
@@ -134,22 +226,57 @@ export class WebTransportSession implements ObjectTransport {
     if (this.closing) return this.stateCell.set('closed');
     if (this.options.reconnect === false) return this.stateCell.set('failed');
     this.stateCell.set('reconnecting');
-    const attempts = this.options.maxReconnectAttempts ?? 8;
-    const stalled = this.replacingStalled;
+    const cause: FailoverCause = this.replacingStalled ? 'stalled' : 'lost';
     this.replacingStalled = false;
-    for (let attempt = 0; attempt < attempts && !this.closing; attempt++) {
-      // A stalled session's link may be fine: try a new one at once.
-      const backoffMs = stalled && attempt === 0 ? 0 : Math.min(4000, 250 * 2 ** attempt);
-      await new Promise((r) => setTimeout(r, backoffMs));
+    const from = this.urlOf(this.rules.current);
+    let step = this.rules.next(cause);
+    let reason = cause === 'stalled' ? 'session stalled' : 'session lost';
+    let failed = 0;
+    while (!this.closing) {
+      if (step.kind === 'fall-back') return this.fallBack(from, `${reason}, then ${failed} attempt(s) failed (last: ${this.lastFailure})`);
+      if (step.delayMs > 0) await sleep(step.delayMs);
       if (this.closing) return;
-      try {
-        await this.open();
-        return;
-      } catch {
-        // try again after the backoff
-      }
+      await this.refreshEndpoints();
+      if (await this.tryOpen(step.endpoint, from, failed > 0 ? `${reason}, then ${failed} attempt(s) failed` : reason)) return;
+      failed++;
+      step = this.rules.next('failed');
     }
-    if (!this.closing) this.stateCell.set('failed');
+  }
+
+  /** Opens a session to `endpoint` and uses it, recording a switch from `from`; false if it failed. */
+  private async tryOpen(endpoint: number, from: string, reason: string): Promise<boolean> {
+    try {
+      const wt = await this.openAt(endpoint);
+      if (this.closing) {
+        wt.close({ closeCode: 0, reason: 'player closed' });
+        return true;
+      }
+      this.adopt(wt, endpoint);
+      const to = this.urlOf(endpoint);
+      if (to !== from) this.switches.push({ atMs: performance.now(), from, to, reason });
+      return true;
+    } catch (e) {
+      this.lastFailure = message(e);
+      return false;
+    }
+  }
+
+  /** Requests go over HTTP/2 from now on; probes try WebTransport again in the background. */
+  private fallBack(from: string | null, reason: string): void {
+    if (from !== null) this.switches.push({ atMs: performance.now(), from, to: HTTP2_PATH, reason });
+    this.stateCell.set('fallback');
+    void this.probe();
+  }
+
+  private async probe(): Promise<void> {
+    while (!this.closing && this.state === 'fallback') {
+      const { endpoint, delayMs } = this.rules.nextProbe();
+      await sleep(delayMs);
+      if (this.closing || this.state !== 'fallback') return;
+      await this.refreshEndpoints();
+      if (await this.tryOpen(endpoint, HTTP2_PATH, 'a background probe opened a session')) return;
+      this.rules.probeFailed();
+    }
   }
 
   close(): void {
