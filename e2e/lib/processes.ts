@@ -90,12 +90,12 @@ export async function startOrigin(content: string, extra: string[] = [], listen 
   };
 }
 
-/** The UDP relay of holoquic-impair in front of `upstreamPort`, with impairment arguments. */
-export async function startRelay(upstreamPort: number, impairment: string[]): Promise<Running & { port: number }> {
+/** The UDP relay of holoquic-impair in front of `upstreamPort`, with impairment arguments (on a free port unless `listen` names one). */
+export async function startRelay(upstreamPort: number, impairment: string[], listen = '127.0.0.1:0'): Promise<Running & { port: number }> {
   requireBuilt(IMPAIR_BIN);
   const { running, match } = await start(
     IMPAIR_BIN,
-    ['relay', '--listen', '127.0.0.1:0', '--upstream', `127.0.0.1:${upstreamPort}`, ...impairment],
+    ['relay', '--listen', listen, '--upstream', `127.0.0.1:${upstreamPort}`, ...impairment],
     /relaying \S+:(\d+) ->/,
   );
   return { ...running, port: Number(match[1]) };
