@@ -307,7 +307,7 @@ mod tests {
         let config = Config::parse_from(all).unwrap();
         let certs = CertStore::generate(&dir.path().join("tls"), &[]).unwrap();
         let store = ContentStore::open(&content, 1 << 20).unwrap();
-        let site = Site { config: &config, certs: &certs, content: &store, web_root: None, quic_port: 4433 };
+        let site = Site { config: &config, certs: &certs, content: &store, web: None, quic_port: 4433 };
         let answer = respond(&site, &WebRequest { method: "GET", target: "/config.json", authority: Some("a.test"), ..Default::default() });
         assert_eq!(answer.status, 200);
         serde_json::from_slice(&answer.body).unwrap()
