@@ -437,7 +437,7 @@ fn objects_beyond_the_connections_byte_budget_get_503() {
 /// 100-kB object, one request at a time on an otherwise idle origin.
 /// `cargo test --release -p holoquic-origin first_byte_latency -- --ignored --nocapture`
 #[test]
-#[ignore]
+#[ignore = "a measurement, not a check"]
 fn first_byte_latency() {
     let origin = Origin::start(&[]);
     let mut client = Client::connect(origin.addr, Duration::from_secs(5), true).unwrap();

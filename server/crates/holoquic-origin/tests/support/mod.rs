@@ -63,7 +63,8 @@ impl Origin {
                 let _ = tx.send(line);
             }
         });
-        let line = rx.recv_timeout(Duration::from_secs(10)).unwrap_or_else(|_| panic!("no ready line; stderr:\n{}", stderr.lock().unwrap()));
+        // Generous: a loaded CI machine pages a large binary in slowly.
+        let line = rx.recv_timeout(Duration::from_secs(30)).unwrap_or_else(|_| panic!("no ready line; stderr:\n{}", stderr.lock().unwrap()));
         let field = |name: &str| line.split(' ').find_map(|f| f.strip_prefix(name)).and_then(|v| v.parse().ok());
         assert!(line.starts_with("holoquic-origin: listening"), "{line}");
         Self { child, quic: field("quic=").expect("quic address"), http: field("http="), admin: field("admin="), stderr }
