@@ -43,13 +43,28 @@ impl Origin {
         Self::spawn(command(args, env))
     }
 
-    /// Spawns `cmd` and waits (10 s at most) for its ready line.
+    /// Spawns `cmd` and waits (30 s at most) for its ready line. With `--listen …:0` the origin
+    /// binds TCP on the port the kernel gave its UDP socket, which a client socket of a test
+    /// running beside it may already use: an origin that exits because the address is in use is
+    /// started again (5 tries).
     pub fn spawn(mut cmd: Command) -> Self {
+        for attempt in 1.. {
+            match Self::try_spawn(&mut cmd) {
+                Ok(origin) => return origin,
+                Err(stderr) if attempt < 5 && stderr.contains("in use") => continue,
+                Err(stderr) => panic!("no ready line; stderr:\n{stderr}"),
+            }
+        }
+        unreachable!()
+    }
+
+    /// One start: the origin once ready, or its stderr when it exited or stayed silent for 30 s.
+    fn try_spawn(cmd: &mut Command) -> Result<Self, String> {
         let mut child = cmd.spawn().expect("spawn the origin");
         let stderr = Arc::new(Mutex::new(String::new()));
         let sink = Arc::clone(&stderr);
         let err = child.stderr.take().unwrap();
-        std::thread::spawn(move || {
+        let stderr_reader = std::thread::spawn(move || {
             for line in BufReader::new(err).lines().map_while(Result::ok) {
                 let Ok(mut all) = sink.lock() else { return };
                 all.push_str(&line);
@@ -64,10 +79,16 @@ impl Origin {
             }
         });
         // Generous: a loaded CI machine pages a large binary in slowly.
-        let line = rx.recv_timeout(Duration::from_secs(30)).unwrap_or_else(|_| panic!("no ready line; stderr:\n{}", stderr.lock().unwrap()));
+        let Ok(line) = rx.recv_timeout(Duration::from_secs(30)) else {
+            let _ = child.kill();
+            let _ = child.wait();
+            let _ = stderr_reader.join();
+            let text = stderr.lock().unwrap().clone();
+            return Err(text);
+        };
         let field = |name: &str| line.split(' ').find_map(|f| f.strip_prefix(name)).and_then(|v| v.parse().ok());
         assert!(line.starts_with("holoquic-origin: listening"), "{line}");
-        Self { child, quic: field("quic=").expect("quic address"), http: field("http="), admin: field("admin="), stderr }
+        Ok(Self { child, quic: field("quic=").expect("quic address"), http: field("http="), admin: field("admin="), stderr })
     }
 
     pub fn signal(&self, signal: libc::c_int) {
