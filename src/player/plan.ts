@@ -6,7 +6,7 @@
  *   2. policy   — quality, delivery and FEC per object (the mode's `DeliveryPolicy`, whose ABR
  *                 rule allocates the throughput);
  *   3. urgency  — RFC 9218 bands from delivery, rank and whether an earlier segment is behind;
- *   4. rules    — the planning-time quality rules (quality.ts: the decode budget);
+ *   4. rules    — the planning-time quality rules (quality.ts: the viewer's quality cap, the decode budget);
  *   5. carrier  — the transport of each request (`transportKind`: HTTP/2 for `h2` or when
  *                 WebTransport is absent, which also makes every request reliable).
  *
@@ -74,6 +74,8 @@ export interface PlanContext {
   /** Segments the decoder decodes at once, and what a decode costs. */
   decodeParallelism: number;
   decodeCost: DecodeCostModel;
+  /** The highest quality the viewer allows (null: any). */
+  maxQuality: number | null;
   hasWebTransport: boolean;
 }
 
@@ -101,7 +103,7 @@ export function planSegment(ctx: PlanContext): PlannedRequest[] {
     timeToDeadlineS: ctx.deadlineS - ctx.nowS, bufferS: ctx.bufferS, bufferTargetS: ctx.bufferTargetS,
   });
   for (const p of networkPlans) p.urgency = requestUrgency(p.delivery, p.urgency, ctx.behind);
-  const plans = applyPlanningRules(networkPlans, { scene, decodeParallelism: ctx.decodeParallelism, decodeCost: ctx.decodeCost });
+  const plans = applyPlanningRules(networkPlans, { scene, decodeParallelism: ctx.decodeParallelism, decodeCost: ctx.decodeCost, maxQuality: ctx.maxQuality });
   const transport = transportKind(ctx.policy.mode, ctx.hasWebTransport);
   return plans.map((plan) => {
     const object = objectById(scene, plan.objectId);

@@ -66,6 +66,8 @@ export interface PlayerOptions {
   durationS?: number;
   /** At the end of a pass go on into the next (default true) or end there (`loop` below). */
   loop?: boolean;
+  /** The highest ladder index (0 = lowest) any object is fetched at; default: none (`maxQuality` below). */
+  maxQuality?: number | null;
   decoder: SegmentDecoder;
   /** Builds the viewport model once the scene is known; without it every object counts as equally visible. */
   viewport?: (scene: SceneModel) => PoseDrivenViewport;
@@ -105,6 +107,12 @@ export function frameIndexAt(playedS: number, segmentStartS: number, segmentS: n
   return Math.min(frames - 1, Math.max(0, Math.floor(((playedS - segmentStartS) / segmentS) * frames + 1e-9)));
 }
 
+/** A quality cap is null (none) or a ladder index: a whole number ≥ 0. */
+function checkedQualityCap(cap: number | null): number | null {
+  if (cap !== null && !(Number.isInteger(cap) && cap >= 0)) throw new Error(`maxQuality must be null or a whole number ≥ 0, got ${cap}`);
+  return cap;
+}
+
 export class Player extends EventTarget {
   private currentState: PlayerState = 'idle';
   private failure: string | null = null;
@@ -112,6 +120,7 @@ export class Player extends EventTarget {
   /** Where playback starts when currentTime is set before play() (media seconds). */
   private startPositionS: number | null = null;
   private looping: boolean;
+  private qualityCap: number | null;
   /** run() of the playout loop has returned: playback cannot go on (closed, duration over, failed). */
   private finished = false;
   private sceneModel: SceneModel | null = null;
@@ -137,6 +146,7 @@ export class Player extends EventTarget {
     super();
     this.mode = options.mode ?? DEFAULT_MODE;
     this.looping = options.loop ?? true;
+    this.qualityCap = checkedQualityCap(options.maxQuality ?? null);
     if (!PLAYER_MODES.includes(this.mode)) throw new Error(`unknown mode "${this.mode}" (${PLAYER_MODES.join(', ')})`);
     if (options.abr !== undefined) abrRule(options.abr); // fail early on a typo
     if (options.reliability !== undefined) reliableCountFromDegree(options.reliability, 1);
@@ -188,6 +198,19 @@ export class Player extends EventTarget {
   set loop(loop: boolean) {
     this.looping = loop;
     this.session?.setLoop(loop);
+  }
+
+  /**
+   * The highest quality (ladder index, 0 = lowest) objects are fetched at, from the next segment
+   * planned; null lets the ABR choose freely. A planning-time quality rule (quality.ts,
+   * `quality-cap`): the decode budget and abandonment may still go lower.
+   */
+  get maxQuality(): number | null {
+    return this.qualityCap;
+  }
+
+  set maxQuality(cap: number | null) {
+    this.qualityCap = checkedQualityCap(cap);
   }
 
   /**
@@ -420,6 +443,7 @@ export class Player extends EventTarget {
       volatileBufferTargetS: this.options.volatileBufferTargetS,
       durationS: this.options.durationS,
       loop: this.looping,
+      maxQuality: () => this.qualityCap,
       onSegment: (k, shown) => this.onSegment(k, shown),
       onPlan: (plans) => {
         for (const p of plans) this.lastPlan.set(p.objectId, { rank: p.rank, visibleArea: p.visibleArea, delivery: p.delivery });

@@ -31,6 +31,19 @@ describe('PlayoutSession', () => {
     expect(Math.min(...q0)).toBeGreaterThanOrEqual(Math.max(...q1));
   });
 
+  it('fetches nothing above the viewer\'s quality cap, read anew at each segment', async () => {
+    const clock = new VirtualClock();
+    const link = new ScriptedLink(clock, () => 40e6);
+    const session = await playOn(clock, link, 8, { maxQuality: () => (clock.now() < 4 ? 1 : null) });
+    const records = session.segmentRecords();
+    const early = records.filter((r) => r.index < 4).map((r) => r.quality);
+    const late = records.filter((r) => r.index >= 7).map((r) => r.quality);
+    expect(early.length).toBeGreaterThan(0);
+    expect(Math.max(...early)).toBeLessThanOrEqual(1);
+    // The cap lifted: the fast link raises qualities above it again.
+    expect(Math.max(...late)).toBeGreaterThan(1);
+  });
+
   it('a segment prefetched while an earlier one is still arriving queues behind it', async () => {
     // Slow enough that segment k is still in flight when k + 1 is requested.
     const { link } = await play(() => 2.5e6, 6, 3);

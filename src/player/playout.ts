@@ -60,6 +60,8 @@ export interface PlayoutConfig {
    * frame shown, until a seek (`setLoop` changes it while playing).
    */
   loop?: boolean;
+  /** The highest quality the viewer allows now (read at each segment's planning; null or absent: any). */
+  maxQuality?: () => number | null;
   /** A reliable object later than this stalls no longer: it is given up and the segment plays. */
   maxStallS?: number;
   /** Called when segment k starts playing, with the frames to show per object (null = keep the last). */
@@ -357,7 +359,7 @@ export class PlayoutSession {
       link: this.link.snapshot(this.carrier()), bufferS: this.bufferedS(), bufferTargetS: this.bufferTargetS,
       previousQuality: this.lastQuality,
       behind: this.tasks.behind(k),
-      decodeParallelism: decoder.parallelism ?? 1, decodeCost: this.decodeCost,
+      decodeParallelism: decoder.parallelism ?? 1, decodeCost: this.decodeCost, maxQuality: this.cfg.maxQuality?.() ?? null,
       hasWebTransport: this.webTransportUsable(),
     });
     const list = this.tasks.start(k, requests, deadline, this.bufferTargetS);

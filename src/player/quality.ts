@@ -8,6 +8,7 @@
  * | rule              | when                       | what it does                                              |
  * |-------------------|----------------------------|-----------------------------------------------------------|
  * | `allocation`      | planning (policy.ts)       | qualities within the throughput budget (`AbrRule`)        |
+ * | `quality-cap`     | planning                   | no object above the viewer's cap (`Player.maxQuality`)    |
  * | `decode-budget`   | planning                   | steps the least visible down until decodes fit the workers |
  * | `abandonment`     | every 0.1 s, in flight     | gives a late reliable request up for the lowest quality   |
  * | `session-restore` | a request lost with the session | asks for it again at the lowest quality              |
@@ -22,6 +23,8 @@ export interface PlanningState {
   scene: SceneModel;
   decodeParallelism: number;
   decodeCost: DecodeCostModel;
+  /** The highest ladder index the viewer allows (the controls' quality menu); null = no cap. */
+  maxQuality: number | null;
 }
 
 /** What an in-flight rule may read. */
@@ -43,6 +46,15 @@ export interface QualityRule {
   /** A reliable request lost with its session, asked for again once the session is back. */
   reRequest?(plan: ObjectPlan): ObjectPlan;
 }
+
+/**
+ * The viewer's choice wins over the network's: a cap chosen in the controls (or set in code)
+ * lowers every object above it. It acts before the decode budget, which may lower further.
+ */
+export const qualityCapRule: QualityRule = {
+  name: 'quality-cap',
+  plan: (plans, { maxQuality }) => (maxQuality === null ? plans : plans.map((p) => (p.quality > maxQuality ? { ...p, quality: Math.max(0, maxQuality) } : p))),
+};
 
 export const decodeBudgetRule: QualityRule = {
   name: 'decode-budget',
@@ -66,7 +78,7 @@ export const sessionRestoreRule: QualityRule = {
 };
 
 /** The rules after the policy's allocation, in the order they act. */
-export const QUALITY_RULES: readonly QualityRule[] = [decodeBudgetRule, abandonmentRule, sessionRestoreRule];
+export const QUALITY_RULES: readonly QualityRule[] = [qualityCapRule, decodeBudgetRule, abandonmentRule, sessionRestoreRule];
 
 /** Applies every planning-time rule in turn. */
 export function applyPlanningRules(plans: ObjectPlan[], state: PlanningState, rules = QUALITY_RULES): ObjectPlan[] {
