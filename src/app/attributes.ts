@@ -5,11 +5,13 @@
  * scene from 0, the others keep the position).
  */
 import { PLAYER_MODES, type PlayerMode } from '../model/modes';
-import type { PlayerOptions } from '../player/player';
+import type { Player, PlayerOptions } from '../player/player';
+import { SPLAT_SHAPES, type SplatShape } from '../render/pointMaterial';
+import type { SceneRenderer } from '../render/sceneRenderer';
 import { reliableCountFromDegree } from '../player/policy';
 
 /** Applied to the running player and renderer as they change. */
-export const LIVE_ATTRIBUTES = ['mode', 'splat', 'loop', 'abr', 'k', 'reliability', 'controls', 'autoplay', 'when-hidden'] as const;
+export const LIVE_ATTRIBUTES = ['mode', 'splat', 'loop', 'abr', 'k', 'reliability', 'max-quality', 'controls', 'autoplay', 'when-hidden'] as const;
 /** Read when the player is built: a change builds a new one (the old one closed, its workers and GPU buffers released). */
 export const RELOAD_ATTRIBUTES = ['src', 'origin', 'buffer', 'volatile-buffer', 'stall-timeout', 'duration', 'render', 'reconstruction'] as const;
 
@@ -41,7 +43,37 @@ export function optionsFromAttributes(get: (name: string) => string | null): Omi
     stallTimeoutS: number('stall-timeout'),
     durationS: number('duration'),
     loop: loopAttribute(get('loop')),
+    maxQuality: maxQualityAttribute(get('max-quality')),
   };
+}
+
+/**
+ * Hands live attribute `name`'s value (read by `get`) to the running player and renderer. A value
+ * they cannot use is ignored (at load it fails the element). Delivery options set in code
+ * (`options`) win over the `abr`, `k` and `reliability` attributes, as they do at load.
+ */
+export function applyLiveAttribute(
+  name: string, get: (name: string) => string | null, options: Pick<PlayerOptions, 'abr' | 'reliableCount' | 'reliability'>,
+  player: Player | null, view: SceneRenderer | null,
+): void {
+  const value = get(name);
+  try {
+    if (name === 'splat' && value && view && SPLAT_SHAPES.includes(value as SplatShape)) view.setSplat(value as SplatShape);
+    if (!player) return;
+    if (name === 'mode' && value && PLAYER_MODES.includes(value as PlayerMode)) player.setMode(value as PlayerMode);
+    if (name === 'loop') player.loop = loopAttribute(value);
+    if (name === 'max-quality') player.maxQuality = maxQualityAttribute(value);
+    if (name === 'abr' || name === 'k' || name === 'reliability') {
+      const k = get('k');
+      player.setDelivery({
+        abr: options.abr ?? get('abr') ?? undefined,
+        reliableCount: options.reliableCount ?? (k === null || k === '' ? undefined : Number(k)),
+        reliability: options.reliability ?? reliabilityAttribute(get('reliability')),
+      });
+    }
+  } catch {
+    // An invalid value on a running player is ignored.
+  }
 }
 
 export function modeAttribute(text: string | null): PlayerMode | undefined {
@@ -59,6 +91,14 @@ export function reliabilityAttribute(text: string | null): string | undefined {
     throw new AttributeError(`attribute reliability="${text}" is not Q0 … Q100`);
   }
   return text.toUpperCase();
+}
+
+/** `max-quality`: the highest ladder index fetched (0 = lowest); absent, empty or `auto`: no cap. */
+export function maxQualityAttribute(text: string | null): number | null {
+  if (text === null || text === '' || text === 'auto') return null;
+  const cap = Number(text);
+  if (!Number.isInteger(cap) || cap < 0) throw new AttributeError(`attribute max-quality="${text}" is not auto or a whole number ≥ 0`);
+  return cap;
 }
 
 /** Looping is on unless `loop="false"`: scenes are made to loop (docs/embedding.md → "Time"). */

@@ -10,7 +10,8 @@
  * (manifest URL), `origin`, `mode`, `abr`, `k`, `reliability` (`Q0` … `Q100`), `buffer`,
  * `volatile-buffer`, `stall-timeout`, `duration` (stop after so many seconds), `loop` (on unless
  * `loop="false"`), `autoplay`, `render="off"` (decode without drawing: experiments), `splat`,
- * `controls="off"` (no Enter-VR/AR buttons), `when-hidden="play"` (keep playing while unseen; by
+ * `max-quality` (a cap on the quality fetched), `controls` (the built-in control bar, controls.ts;
+ * absent: only Enter VR/AR buttons; `"off"`: none), `when-hidden="play"` (keep playing while unseen; by
  * default the element pauses while the page — or, in WebXR, the headset's session — is hidden),
  * `reconstruction="cpu"` (reconstruct points in the decode workers even where the GPU could).
  *
@@ -18,7 +19,7 @@
  * `ended`, `loop`, `seeking`, `buffered`, `readyState`, `error` (`MediaError`-like), `play()`
  * returning a promise, `pause()`; media events and the player's own (mediaEvents.ts), typed by
  * `HoloquicPlayerEventMap` (mediaTypes.ts). Also `load`, `setMode`, `setPoseSource`,
- * `getStats`, `qoe`, `xrModes`, `enterXR`, `close`.
+ * `getStats`, `qoe`, `xrModes`, `enterXR`, `close`, `maxQuality`.
  */
 import { createDecoderPool, type DecoderPoolStats } from '../decoder';
 import type { SceneModel } from '../model/scene';
@@ -31,7 +32,9 @@ import { type RenderStats, SceneRenderer } from '../render/sceneRenderer';
 import type { XRMode } from '../render/xr';
 import type { PoseSource } from '../model/pose';
 import { createViewportModel } from '../viewport/visibility';
-import { AttributeError, LIVE_ATTRIBUTES, loopAttribute, optionsFromAttributes, RELOAD_ATTRIBUTES, reliabilityAttribute } from './attributes';
+import { applyLiveAttribute, AttributeError, LIVE_ATTRIBUTES, loopAttribute, maxQualityAttribute, optionsFromAttributes, RELOAD_ATTRIBUTES } from './attributes';
+import { PlayerControls } from './controls';
+import { controlsShown } from './controlsLogic';
 import { MediaEvents } from './mediaEvents';
 import { bufferedRanges, type HoloquicTimeRanges, type MediaSnapshot, readyStateOf } from './mediaState';
 import { HoloquicMediaError, type HoloquicPlayerEventMap, type ReadyState } from './mediaTypes';
@@ -49,15 +52,6 @@ export interface HoloquicStats extends PlayerStats {
   /** The element's decode worker pool (null when the page supplied its own decoder). */
   decoder: DecoderPoolStats | null;
 }
-
-const STYLE = `
-:host { display: block; position: relative; overflow: hidden; background: #101318; min-height: 150px; }
-.view { position: absolute; inset: 0; }
-.xr { position: absolute; bottom: 12px; left: 50%; transform: translateX(-50%); display: flex; gap: 8px; }
-.xr button { font: 600 13px system-ui, sans-serif; padding: 8px 14px; border-radius: 6px; border: 1px solid #fff8;
-  background: #0009; color: #fff; cursor: pointer; }
-.xr button:hover { background: #000c; }
-`;
 
 export class HoloquicPlayerElement extends HTMLElement {
   static readonly observedAttributes = [...LIVE_ATTRIBUTES, ...RELOAD_ATTRIBUTES];
@@ -79,7 +73,7 @@ export class HoloquicPlayerElement extends HTMLElement {
   private wantsPlay = false;
   private readonly media = new MediaEvents(this, () => this.currentTime, () => this.onPassEnded());
   private readonly viewHost: HTMLDivElement;
-  private readonly xrBar: HTMLDivElement;
+  private readonly controls: PlayerControls;
   /** The element paused itself because it could not be seen: being seen again resumes it. */
   private pausedWhileHidden = false;
   /**
@@ -108,13 +102,11 @@ export class HoloquicPlayerElement extends HTMLElement {
   constructor() {
     super();
     const root = this.attachShadow({ mode: 'open' });
-    const style = document.createElement('style');
-    style.textContent = STYLE;
     this.viewHost = document.createElement('div');
     this.viewHost.className = 'view';
-    this.xrBar = document.createElement('div');
-    this.xrBar.className = 'xr';
-    root.append(style, this.viewHost, this.xrBar);
+    root.append(this.viewHost);
+    // Entering XR failing is not playback failing: reported as an error event, the player plays on.
+    this.controls = new PlayerControls(this, root, (message) => this.media.dispatch('error', { message, code: PLAYER_ERROR.ABORTED }));
   }
 
   /** The underlying player (null before `load()`). */
@@ -175,6 +167,23 @@ export class HoloquicPlayerElement extends HTMLElement {
     return this.playerInstance?.seeking ?? false;
   }
 
+  /**
+   * The highest quality (ladder index, 0 = lowest) fetched from the next segment on; null lets the
+   * player choose (the controls' quality menu; reflects `max-quality`, absent or `auto` = null).
+   */
+  get maxQuality(): number | null {
+    try {
+      return maxQualityAttribute(this.getAttribute('max-quality'));
+    } catch {
+      return this.playerInstance?.maxQuality ?? null;
+    }
+  }
+
+  set maxQuality(cap: number | null) {
+    if (cap !== null && !(Number.isInteger(cap) && cap >= 0)) throw new TypeError(`maxQuality must be null or a whole number ≥ 0, got ${cap}`);
+    this.setAttribute('max-quality', cap === null ? 'auto' : String(cap));
+  }
+
   /** At the end of a pass, go on into the next (default) or end there; reflects the `loop` attribute (`loop="false"`: off). */
   get loop(): boolean {
     return loopAttribute(this.getAttribute('loop'));
@@ -195,12 +204,14 @@ export class HoloquicPlayerElement extends HTMLElement {
 
   connectedCallback(): void {
     document.addEventListener('visibilitychange', this.onVisibilityChange);
+    this.controls.setShown(controlsShown(this.getAttribute('controls')));
     if (this.autoplays()) void this.play().catch(() => undefined);
   }
 
   disconnectedCallback(): void {
     document.removeEventListener('visibilitychange', this.onVisibilityChange);
     this.close();
+    this.controls.stop();
   }
 
   attributeChangedCallback(name: string, old: string | null, value: string | null): void {
@@ -210,14 +221,8 @@ export class HoloquicPlayerElement extends HTMLElement {
       return;
     }
     const player = this.playerInstance;
-    if (name === 'mode' && value && player && PLAYER_MODES.includes(value as PlayerMode)) player.setMode(value as PlayerMode);
-    if (name === 'splat' && value && this.view && SPLAT_SHAPES.includes(value as SplatShape)) this.view.setSplat(value as SplatShape);
-    if (name === 'loop' && player) player.loop = loopAttribute(value);
-    if ((name === 'abr' || name === 'k' || name === 'reliability') && player) this.applyDelivery(player);
-    if (name === 'controls' && this.view) {
-      this.xrBar.replaceChildren();
-      if (value !== 'off') void this.addXRButtons();
-    }
+    applyLiveAttribute(name, (n) => this.getAttribute(n), this.options, player, this.view);
+    if (name === 'controls' && this.isConnected) this.controls.setShown(controlsShown(value));
     if (name === 'autoplay' && this.isConnected && this.autoplays() && !player && !this.loading) void this.play().catch(() => undefined);
     if (name === 'when-hidden') this.onVisibilityChange();
   }
@@ -306,7 +311,8 @@ export class HoloquicPlayerElement extends HTMLElement {
     this.view = null;
     this.decoder?.close();
     this.decoder = null;
-    this.xrBar.replaceChildren();
+    this.controls.setView(null);
+    this.controls.refresh();
   }
 
   /**
@@ -337,19 +343,6 @@ export class HoloquicPlayerElement extends HTMLElement {
     if (!this.wantsPlay) return;
     this.wantsPlay = false;
     this.media.timed('pause');
-  }
-
-  private applyDelivery(player: Player): void {
-    try {
-      const k = this.getAttribute('k');
-      player.setDelivery({
-        abr: this.options.abr ?? this.getAttribute('abr') ?? undefined,
-        reliableCount: this.options.reliableCount ?? (k === null || k === '' ? undefined : Number(k)),
-        reliability: this.options.reliability ?? reliabilityAttribute(this.getAttribute('reliability')),
-      });
-    } catch {
-      // A value the running player cannot use is ignored (at load it fails the element).
-    }
   }
 
   private snapshot(): MediaSnapshot {
@@ -401,7 +394,7 @@ export class HoloquicPlayerElement extends HTMLElement {
       this.view.onProjectionChange((p) => player.setViewport(p));
       this.view.onXRVisibilityChange(this.onVisibilityChange);
       this.view.start();
-      if (this.getAttribute('controls') !== 'off') void this.addXRButtons();
+      this.controls.setView(this.view);
     }
     this.applyPoseSource();
     return scene;
@@ -409,21 +402,6 @@ export class HoloquicPlayerElement extends HTMLElement {
 
   private applyPoseSource(): void {
     this.playerInstance?.setPoseSource(this.poseOverride ?? this.view?.poseSource ?? null);
-  }
-
-  private async addXRButtons(): Promise<void> {
-    const view = this.view;
-    if (!view) return;
-    for (const mode of await view.supportedXRModes()) {
-      if (view !== this.view || this.getAttribute('controls') === 'off') return;
-      const button = document.createElement('button');
-      button.textContent = mode === 'immersive-vr' ? 'Enter VR' : 'Enter AR';
-      button.addEventListener('click', () => {
-        // Entering XR failing is not playback failing: reported as an error event, the player plays on.
-        view.enterXR(mode).catch((e: unknown) => this.media.dispatch('error', { message: `${mode}: ${e instanceof Error ? e.message : String(e)}`, code: PLAYER_ERROR.ABORTED }));
-      });
-      this.xrBar.append(button);
-    }
   }
 
   /** An error before the player exists (the source or an attribute): dispatched like the player's own and thrown to the caller. */

@@ -56,6 +56,13 @@ describe('attributes', () => {
     expect(() => read({ mode: 'fastest' })).toThrow(/mode="fastest" is not one of/);
     expect(() => read({ buffer: '0' })).toThrow(/buffer="0" must be positive/);
     expect(() => read({ k: '-1' })).toThrow(/k="-1" is not a non-negative number/);
+    expect(() => read({ 'max-quality': '1.5' })).toThrow(/max-quality="1.5" is not auto or a whole number/);
+  });
+
+  it('reads max-quality as a ladder index, auto or absent as no cap', () => {
+    expect(read({ 'max-quality': '2' }).maxQuality).toBe(2);
+    expect(read({ 'max-quality': 'auto' }).maxQuality).toBeNull();
+    expect(read({}).maxQuality).toBeNull();
   });
 });
 
