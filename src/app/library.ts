@@ -1,7 +1,8 @@
 /**
  * The npm library entry (`npm run build:lib` → dist-lib/): importing it registers
  * `<holoquic-player>`; the element class, the `Player` facade and their types are exported for
- * code that wants the typed API or its own UI.
+ * code that wants the typed API or its own UI, and `HoloquicObject` puts a scene into an
+ * application's own three.js scene.
  */
 import { defineHoloquicPlayer } from './component';
 
@@ -17,6 +18,7 @@ export { TracePoseSource } from '../viewport/traceSource';
 export { parseTrace } from '../viewport/trace';
 export type { QoeLog } from '../model/qoe';
 export { SceneRenderer, type RenderStats } from '../render/sceneRenderer';
+export { HoloquicObject, type HoloquicObjectOptions } from './holoquicObject';
 export type { SplatShape } from '../render/pointMaterial';
 export type { XRMode } from '../render/xr';
 

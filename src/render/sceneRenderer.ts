@@ -1,6 +1,8 @@
 /**
- * The three.js view of a holoquic scene: one `ObjectLayer` per object, an orbit or fly camera,
- * WebXR, and the animation loop.
+ * The three.js view of a holoquic scene for the element's own canvas: the scene's layers
+ * (sceneLayers.ts), an orbit or fly camera (orbit: drag or one finger to turn, wheel or two-finger
+ * pinch to zoom, two fingers to pan — three's OrbitControls reads pointer events of every kind), WebXR,
+ * and the animation loop.
  *
  * Pacing: `renderer.setAnimationLoop` runs at the display's (or headset's) rate. Each animation
  * frame asks the frame source — the player's `currentFrames()` — what to draw; the content clock
@@ -10,17 +12,15 @@
 import * as THREE from 'three';
 import { FlyControls } from 'three/examples/jsm/controls/FlyControls.js';
 import { OrbitControls } from 'three/examples/jsm/controls/OrbitControls.js';
-import type { DecodedFrame } from '../model/frames';
 import type { SceneModel } from '../model/scene';
 import { CameraPoseSource } from './cameraPoseSource';
 import { defaultFraming } from './framing';
-import { ObjectLayer } from './objectLayer';
-import { createPointMaterial, setSplat, type SplatShape } from './pointMaterial';
+import type { SplatShape } from './pointMaterial';
 import { RateMeter } from './rateMeter';
+import { type FrameSource, SceneLayers } from './sceneLayers';
 import { startXRSession, supportedXRModes, type XRMode } from './xr';
 
-/** What to draw per object id now (null: nothing decoded yet). */
-export type FrameSource = () => ReadonlyMap<string, { frame: DecodedFrame } | null>;
+export type { FrameSource } from './sceneLayers';
 
 export type CameraMode = 'orbit' | 'fly';
 
@@ -59,12 +59,10 @@ export class SceneRenderer {
   /** The viewer's pose every animation frame (screen camera or XR viewer). */
   readonly poseSource = new CameraPoseSource();
   private readonly scene = new THREE.Scene();
-  private readonly layers: ObjectLayer[] = [];
-  private readonly materials: THREE.ShaderMaterial[] = [];
+  private layers: SceneLayers | null = null;
   private readonly options: Required<SceneRendererOptions>;
   /** Distance from the camera to what it looks at (orbit target), kept when switching modes. */
   private focusDistance = 3;
-  private readonly viewport = new THREE.Vector4();
   private lastFrameAt = NaN;
   /** Something changed that the next animation frame must draw (scene, size, splat). */
   private dirty = true;
@@ -102,24 +100,9 @@ export class SceneRenderer {
 
   /** Builds the layers for `scene` (replacing any previous scene) and frames the default view. */
   setScene(scene: SceneModel): void {
-    for (const layer of this.layers) layer.dispose();
-    for (const material of this.materials) material.dispose();
-    this.layers.length = 0;
-    this.materials.length = 0;
-    const maxPointSize = (this.renderer.getContext().getParameter(WebGL2RenderingContext.ALIASED_POINT_SIZE_RANGE) as Float32Array)[1];
-    for (const object of scene.objects) {
-      const material = createPointMaterial({ pointSizeM: object.scale * this.options.pointVoxels, splat: this.options.splat, maxPointSize });
-      const layer = new ObjectLayer(object, material);
-      // Per draw (so per eye in XR): the viewport three is about to draw into, in device pixels.
-      layer.points.onBeforeRender = (renderer) => {
-        material.uniforms.viewportHeight.value = renderer.getCurrentViewport(this.viewport).w;
-        // The layer draws with its CPU-path or its GPU-reconstruction material (same uniforms).
-        (layer.points.material as THREE.ShaderMaterial).uniformsNeedUpdate = true;
-      };
-      this.scene.add(layer.points);
-      this.layers.push(layer);
-      this.materials.push(material);
-    }
+    this.layers?.dispose();
+    this.layers = new SceneLayers(scene, { splat: this.options.splat, pointVoxels: this.options.pointVoxels, maxPointSize: SceneLayers.maxPointSize(this.renderer) });
+    this.scene.add(this.layers.group);
     const framing = defaultFraming(scene, this.camera.fov, this.camera.aspect);
     this.camera.position.copy(framing.eye);
     this.focusDistance = framing.eye.distanceTo(framing.target);
@@ -157,7 +140,7 @@ export class SceneRenderer {
   }
 
   setSplat(splat: SplatShape): void {
-    for (const material of this.materials) setSplat(material, splat);
+    this.layers?.setSplat(splat);
     this.options.splat = splat;
     this.dirty = true;
   }
@@ -240,13 +223,13 @@ export class SceneRenderer {
 
   stats(): RenderStats {
     const info = this.renderer.info;
-    const shown = this.layers.filter((l) => l.drawnPoints > 0).length;
+    const shown = this.layers?.objectsShown ?? 0;
     return {
       renderFps: this.renderRate.perSecond(),
       contentFps: shown ? this.uploadRate.perSecond() / shown : 0,
       frameMs: this.frameMs,
-      pointsDrawn: this.layers.reduce((a, l) => a + l.drawnPoints, 0),
-      gpuReconstructed: this.layers.filter((l) => l.gpuReconstructed).length,
+      pointsDrawn: this.layers?.pointsDrawn ?? 0,
+      gpuReconstructed: this.layers?.gpuReconstructed ?? 0,
       lastDrawAt: this.lastDrawAt,
       geometries: info.memory.geometries,
       textures: info.memory.textures,
@@ -270,8 +253,7 @@ export class SceneRenderer {
     this.resizeObserver.disconnect();
     this.orbit?.dispose();
     this.fly?.dispose();
-    for (const layer of this.layers) layer.dispose();
-    for (const material of this.materials) material.dispose();
+    this.layers?.dispose();
     this.renderer.dispose();
     // Browsers keep a few WebGL contexts per page: give this one back now, not at garbage collection.
     this.renderer.forceContextLoss();
@@ -289,11 +271,9 @@ export class SceneRenderer {
     this.lastFrameAt = started;
     const frames = this.frameSource?.();
     let changed = force || this.dirty || this.renderer.xr.isPresenting;
-    for (const layer of this.layers) {
-      const uploads = layer.uploads;
-      if (layer.show(frames?.get(layer.object.id)?.frame ?? null)) changed = true;
-      if (layer.uploads !== uploads) this.uploadRate.tick(started);
-    }
+    const shown = this.layers?.show(frames);
+    if (shown?.changed) changed = true;
+    for (let i = 0; i < (shown?.uploads ?? 0); i++) this.uploadRate.tick(started);
     if (!this.renderer.xr.isPresenting) {
       this.orbit?.update();
       this.fly?.update(delta);
