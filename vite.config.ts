@@ -10,13 +10,14 @@ const app: UserConfig = {
     target: 'es2022',
     sourcemap: true,
     rollupOptions: {
-      // Pages: the app and the embedding example; and the transport and decoder check pages, which
+      // Pages: the app and the embedding example; and the transport, decoder and host-scene check pages, which
       // live with the end-to-end tests that drive them (e2e/pages/, served at /e2e/pages/*.html).
       input: {
         main: 'index.html',
         embed: 'embed.html',
         transport: 'e2e/pages/transport.html',
         decoder: 'e2e/pages/decoder.html',
+        'host-scene': 'e2e/pages/host-scene.html',
       },
     },
   },
