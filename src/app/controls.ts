@@ -64,6 +64,7 @@ export class PlayerControls {
   private waiting = false;
   private scene: SceneModel | null = null;
   private refreshTimer: ReturnType<typeof setInterval> | null = null;
+  private readonly onFullscreenChange = (): void => this.refresh();
   private idleTimer: ReturnType<typeof setTimeout> | null = null;
 
   /** `onXRError` reports a failed Enter VR / AR (the element dispatches it as an `error` event; playback goes on). */
@@ -196,7 +197,6 @@ export class PlayerControls {
       const request = document.fullscreenElement === el ? document.exitFullscreen() : el.requestFullscreen();
       void request.catch(() => undefined);
     });
-    document.addEventListener('fullscreenchange', () => this.refresh());
     const on = (types: string[], f: () => void) => {
       for (const type of types) el.addEventListener(type, () => {
         f();
@@ -229,12 +229,16 @@ export class PlayerControls {
   }
 
   private startRefreshing(): void {
-    this.refreshTimer ??= setInterval(() => this.refresh(), REFRESH_MS);
+    if (this.refreshTimer !== null) return;
+    this.refreshTimer = setInterval(() => this.refresh(), REFRESH_MS);
+    // Only while shown and connected: a document listener would keep a removed element alive.
+    document.addEventListener('fullscreenchange', this.onFullscreenChange);
   }
 
   private stopRefreshing(): void {
     if (this.refreshTimer !== null) clearInterval(this.refreshTimer);
     this.refreshTimer = null;
+    document.removeEventListener('fullscreenchange', this.onFullscreenChange);
   }
 
   /** Offers an Enter VR / AR button per immersive mode the browser supports (none with `controls="off"`). */
