@@ -115,8 +115,10 @@ export class PlayerControls {
   /** Reads everything the bar shows from the element. */
   refresh(): void {
     const el = this.el;
-    this.playButton.setAttribute('aria-label', el.paused ? 'Play' : 'Pause');
-    this.playButton.textContent = el.paused ? '▶' : '❚❚';
+    // A failed element offers Play (disabled): nothing plays, whatever play() asked for.
+    const offerPlay = el.paused || el.state === 'failed';
+    this.playButton.setAttribute('aria-label', offerPlay ? 'Play' : 'Pause');
+    this.playButton.textContent = offerPlay ? '▶' : '❚❚';
     this.playButton.disabled = el.state === 'failed';
     const duration = el.duration;
     const known = Number.isFinite(duration) && duration > 0;
