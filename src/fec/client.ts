@@ -34,10 +34,14 @@ export class FecWorkerClient {
     };
   }
 
-  /** Starts decoding request `id`; resolves with the object once enough symbols arrived. */
-  open(id: number, oti: Uint8Array): Promise<Uint8Array> {
+  /**
+   * Starts decoding request `id`; resolves with the object once enough symbols arrived. The worker
+   * refuses (rejects) an OTI whose transfer length is above `maxTransferLength` or that breaks
+   * RFC 6330's limits (oti.ts) before it allocates anything for it.
+   */
+  open(id: number, oti: Uint8Array, maxTransferLength: number): Promise<Uint8Array> {
     const result = new Promise<Uint8Array>((resolve, reject) => this.pending.set(id, { resolve, reject, batch: [] }));
-    this.post({ type: 'open', id, oti });
+    this.post({ type: 'open', id, oti, maxTransferLength });
     return result;
   }
 

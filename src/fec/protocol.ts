@@ -5,7 +5,8 @@
  */
 
 export type ToWorker =
-  | { type: 'open'; id: number; oti: Uint8Array }
+  /** `maxTransferLength`: the largest object the client accepts for this request (oti.ts). */
+  | { type: 'open'; id: number; oti: Uint8Array; maxTransferLength: number }
   /** Serialized EncodingPackets of one request, in arrival order. */
   | { type: 'symbols'; id: number; packets: Uint8Array[] }
   | { type: 'close'; id: number };

@@ -17,7 +17,7 @@ self.onmessage = async (event: MessageEvent<ToWorker>) => {
     switch (m.type) {
       case 'open':
         decoders.get(m.id)?.free();
-        decoders.set(m.id, new ObjectFecDecoder(m.oti));
+        decoders.set(m.id, new ObjectFecDecoder(m.oti, m.maxTransferLength));
         break;
       case 'symbols': {
         const decoder = decoders.get(m.id);

@@ -66,6 +66,8 @@ export interface TaskEnv {
   link: LinkEstimates;
   /** Origin path of the manifest's directory (segment paths are relative to it). */
   contentBase: string;
+  /** Seconds of content per segment: with a representation's peak bandwidth, a segment's expected size. */
+  segmentDurationS: number;
   /** Aborted when playback stops. */
   stopped: AbortSignal;
   /** What asks again for a reliable object lost with a WebTransport session that then fell back (HTTP/2). */
@@ -106,6 +108,8 @@ export function startObjectTask(
       for (;;) {
         task.result = await transport.fetchObject({
           path, delivery, urgency: plan.urgency, fec: plan.fec, signal: task.abort.signal,
+          // The transport refuses an object far larger than this (src/transport/limits.ts).
+          expectedBytes: (object.representations[quality].bandwidth * env.segmentDurationS) / 8,
           // Reliable objects may stall playback, so the origin keeps sending them past the deadline.
           deadlineMs: delivery === 'datagram' ? Math.round(timeLeftMs) : undefined,
           onProgress: (received, total) => {

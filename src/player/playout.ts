@@ -105,7 +105,7 @@ export class PlayoutSession {
     this.content = new ContentClock(cfg.clock, cfg.scene.segmentDuration);
     this.tasks = new SegmentRequests({
       clock: cfg.clock, decoder: cfg.decoder, decodeCost: this.decodeCost, link: this.link,
-      contentBase: cfg.contentBase, stopped: this.stop.signal, fallback: cfg.transports.http2,
+      contentBase: cfg.contentBase, segmentDurationS: cfg.scene.segmentDuration, stopped: this.stop.signal, fallback: cfg.transports.http2,
     }, cfg.transports);
     this.gate = {
       clock: cfg.clock, tasks: this.tasks, freezes: this.freezes, content: this.content, stopped: this.stop.signal,

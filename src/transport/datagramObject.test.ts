@@ -1,18 +1,20 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { decodeMessage, type Message, writeVarint } from './codec';
 import { DatagramDemux } from './datagramDemux';
-import { type DatagramResponse, type FecDecoder, receiveDatagramObject, REPAIR_MARGIN } from './datagramObject';
+import { datagramResponseRefusal, type DatagramResponse, type FecDecoder, receiveDatagramObject, REPAIR_MARGIN } from './datagramObject';
 import { LossEstimator } from './loss';
 import type { DeliveryStats, ObjectRequest, ObjectResult } from './types';
 
 const REQUEST_ID = 7;
 const K = 10;
 
+/** The object size these tests accept. */
+const LIMIT = 2 ** 20;
+
 /** A RESPONSE for 10 source symbols of 100 bytes in `blocks` source blocks, 2 repair planned per block. */
 function response(blocks = 1): DatagramResponse {
-  const oti = new Uint8Array(12);
-  oti[7] = 100; // symbol size (bytes 6–7)
-  oti[8] = blocks; // source blocks
+  // transfer length 1000 (bytes 0–4), symbol size 100 (6–7), source blocks, 1 sub-block, alignment 4
+  const oti = Uint8Array.from([0, 0, 0, 0x03, 0xe8, 0, 0, 100, blocks, 0, 1, 4]);
   return { type: 'response', status: 200, delivery: 'datagram', objectLength: 1000, oti, sourceSymbols: K, plannedRepair: 2, firstRepairEsi: 12 };
 }
 
@@ -83,7 +85,7 @@ function setup(options: { rttMs?: number; request?: Partial<ObjectRequest>; bloc
   demux.expect(REQUEST_ID);
   let result: ObjectResult | undefined;
   const start = () => {
-    void receiveDatagramObject({ demux, fec: () => fec.fec, rtt: { ms: options.rttMs ?? 100 }, loss }, REQUEST_ID, response(options.blocks), request, stats, stream)
+    void receiveDatagramObject({ demux, fec: () => fec.fec, rtt: { ms: options.rttMs ?? 100 }, loss }, REQUEST_ID, response(options.blocks), request, stats, stream, LIMIT)
       .then((r) => (result = r));
   };
   return { demux, loss, fec, stream, stats, start, result: () => result };
@@ -186,5 +188,26 @@ describe('receiveDatagramObject', () => {
     expect(t.result()!.status).toBe(200);
     expect(t.stats.symbolsObserved).toBeUndefined();
     expect(t.loss.estimate().weight).toBe(0);
+  });
+});
+
+describe('datagramResponseRefusal', () => {
+  it('accepts what the origin sends and refuses a RESPONSE whose OTI disagrees with it or its limit', () => {
+    expect(datagramResponseRefusal(response(), LIMIT)).toBeNull();
+    expect(datagramResponseRefusal(response(2), LIMIT)).toBeNull();
+    const hostile = (change: Partial<DatagramResponse>, oti?: (o: Uint8Array) => void) => {
+      const r = { ...response(), ...change } as DatagramResponse;
+      r.oti = r.oti.slice();
+      oti?.(r.oti);
+      return datagramResponseRefusal(r, LIMIT);
+    };
+    // The OTI claims 4 GiB while the RESPONSE says 1000 bytes.
+    expect(hostile({}, (o) => o.set([1, 0, 0, 0, 0], 0))).toMatch(/transfer length 4294967296 above the 1048576-byte limit/);
+    expect(hostile({}, (o) => o.set([0, 0, 0, 0x07, 0xd0], 0))).toMatch(/OTI transfer length 2000 is not the object length 1000/);
+    expect(hostile({ sourceSymbols: 5_000_000 })).toMatch(/RESPONSE says 5000000 source symbols, the OTI 10/);
+    expect(hostile({ firstRepairEsi: 16_000_000 })).toMatch(/first repair ESI 16000000/);
+    expect(hostile({ plannedRepair: 1_000_000 })).toMatch(/1000000 repair symbols planned per block of 10/);
+    expect(hostile({}, (o) => (o[8] = 0))).toMatch(/0 source blocks/);
+    expect(hostile({}, (o) => (o[10] = 0))).toMatch(/0 sub-blocks/);
   });
 });

@@ -9,6 +9,7 @@
  * decoder come in as the small interfaces below, so it is tested without a browser.
  */
 import type { FecWorkerClient } from '../fec/client';
+import { checkOti, MAX_SOURCE_BLOCK_SYMBOLS, OtiError, usefulSymbolsPerBlock } from '../fec/oti';
 import { encodeMessage, type Message, packetSourceBlock, packetSymbolId, type ResponseMessage } from './codec';
 import type { DatagramDemux } from './datagramDemux';
 import { countLosses, datagramObservation, type LossEstimator, sendingIndex } from './loss';
@@ -42,8 +43,34 @@ export interface DatagramRequestStream {
 export type DatagramResponse = Extract<ResponseMessage, { delivery: 'datagram' }>;
 
 /**
- * Receives request `requestId`'s object after its datagram RESPONSE; fills in `stats`' symbol and
- * loss fields. Resolves (never rejects for the network's sake) with the object or the reason it
+ * Why a datagram RESPONSE is refused, or null: its OTI must pass RFC 6330's limits and the
+ * request's object size limit (fec/oti.ts), and agree with the RESPONSE's own fields — the
+ * transfer length is the object length, K is ⌈F / T⌉, block 0's K' is a valid extended size and
+ * the planned repair is no more than the protocol allows. Checked before the FEC worker is asked
+ * to allocate anything for the object.
+ */
+export function datagramResponseRefusal(response: DatagramResponse, maxObjectBytes: number): string | null {
+  let layout;
+  try {
+    layout = checkOti(response.oti, maxObjectBytes);
+  } catch (e) {
+    if (e instanceof OtiError) return e.message;
+    throw e;
+  }
+  const { info, sourceSymbols, largestBlock } = layout;
+  if (info.transferLength !== response.objectLength) return `OTI transfer length ${info.transferLength} is not the object length ${response.objectLength}`;
+  if (response.sourceSymbols !== sourceSymbols) return `RESPONSE says ${response.sourceSymbols} source symbols, the OTI ${sourceSymbols}`;
+  if (response.firstRepairEsi < largestBlock || response.firstRepairEsi > MAX_SOURCE_BLOCK_SYMBOLS) {
+    return `first repair ESI ${response.firstRepairEsi} is not an extended source block size for ${sourceSymbols} symbols`;
+  }
+  if (response.plannedRepair > usefulSymbolsPerBlock(largestBlock) - largestBlock) return `${response.plannedRepair} repair symbols planned per block of ${largestBlock}`;
+  return null;
+}
+
+/**
+ * Receives request `requestId`'s object after its datagram RESPONSE (checked already:
+ * `datagramResponseRefusal`); fills in `stats`' symbol and loss fields. The FEC worker refuses
+ * an object larger than `maxObjectBytes` too, and keeps no more symbols than it can use. Resolves (never rejects for the network's sake) with the object or the reason it
  * did not come: 408 for a passed deadline, 0 for a cancelled request.
  */
 export async function receiveDatagramObject(
@@ -53,6 +80,7 @@ export async function receiveDatagramObject(
   request: ObjectRequest,
   stats: DeliveryStats,
   { messages, writer }: DatagramRequestStream,
+  maxObjectBytes: number,
 ): Promise<ObjectResult> {
   const fec = session.fec();
   const symbolSize = (response.oti[6] << 8) | response.oti[7];
@@ -68,7 +96,7 @@ export async function receiveDatagramObject(
   const arrivedBlock0 = new Set<number>();
   const streamBlock0: number[] = [];
   let lastDatagram = -1;
-  const decoded = fec.open(requestId, response.oti);
+  const decoded = fec.open(requestId, response.oti, maxObjectBytes);
   decoded.catch(() => undefined);
   const onPacket = (packet: Uint8Array, block: number, esi: number, byStream = false) => {
     stats.symbolsReceived!++;

@@ -2,7 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { decodeMessage, encodeMessage, type Message, REQUEST_ID_LIMIT, writeVarint } from './codec';
 import { DatagramDemux } from './datagramDemux';
 import { LossEstimator } from './loss';
-import { exchange, MAX_OBJECT_BYTES, nextRequestId, type RequestSession, requestMessage } from './requestStream';
+import { InFlightBudget } from './budget';
+import { PROTOCOL_MAX_OBJECT_BYTES } from './limits';
+import { exchange, nextRequestId, type RequestSession, requestMessage } from './requestStream';
 import { RttEstimator } from './rtt';
 import type { DeliveryStats, ObjectRequest } from './types';
 
@@ -116,12 +118,6 @@ describe('exchange', () => {
     expect(s.demux.dropped).toBe(1);
   });
 
-  it(`refuses an object over ${MAX_OBJECT_BYTES} bytes before allocating it`, async () => {
-    const origin = fakeOrigin(() => [encodeMessage({ type: 'response', status: 200, delivery: 'reliable', objectLength: MAX_OBJECT_BYTES + 1 })]);
-    const result = await exchange(session(), origin.wt, 1, request({ delivery: 'reliable' }), newStats('reliable'), () => {});
-    expect(result).toMatchObject({ status: 0, bytes: null, error: `object of ${MAX_OBJECT_BYTES + 1} bytes is over the ${MAX_OBJECT_BYTES}-byte limit` });
-  });
-
   it('fails without a stream when none can be opened', async () => {
     const wt = { createBidirectionalStream: async () => { throw new Error('session is closed'); } } as unknown as WebTransport;
     const s = session();
@@ -129,5 +125,97 @@ describe('exchange', () => {
     expect(result).toMatchObject({ status: 0, bytes: null, error: 'could not open a stream: session is closed' });
     s.demux.accept(datagram(1));
     expect(s.demux.dropped).toBe(1);
+  });
+});
+
+/**
+ * One stream whose far end the test plays as the origin, served only as the client reads (so what
+ * the client has started reading is what it pulled): RESPONSE, then the object in two halves,
+ * the second once `gate` resolves.
+ */
+function pulledOrigin(objectLength: number, gate: Promise<void>, onBody: () => void) {
+  const half = new Uint8Array(objectLength / 2);
+  const chunks: Array<Uint8Array | 'gate'> = [encodeMessage({ type: 'response', status: 200, delivery: 'reliable', objectLength }), half, 'gate', half];
+  const readable = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      let next = chunks.shift();
+      if (next === 'gate') {
+        await gate;
+        next = chunks.shift();
+      }
+      if (next === half && chunks.length === 2) onBody();
+      if (next) controller.enqueue(next as Uint8Array);
+      else controller.close();
+    },
+  }, { highWaterMark: 0 });
+  const writable = new WritableStream<Uint8Array>();
+  return { createBidirectionalStream: async () => ({ readable, writable }) } as unknown as WebTransport;
+}
+
+describe('exchange with a hostile or buggy origin', () => {
+  it('refuses a RESPONSE claiming 4 GiB, or more than the protocol cap, or far more than expected, before allocating it', async () => {
+    for (const [objectLength, expectedBytes, limit] of [
+      [4 * 2 ** 30, undefined, PROTOCOL_MAX_OBJECT_BYTES],
+      [200 * 2 ** 20, undefined, PROTOCOL_MAX_OBJECT_BYTES],
+      [3 * 2 ** 20, 500_000, 2_000_000],
+    ] as const) {
+      const origin = fakeOrigin(() => [encodeMessage({ type: 'response', status: 200, delivery: 'reliable', objectLength })]);
+      const s = { ...session(), budget: new InFlightBudget() };
+      const result = await exchange(s, origin.wt, 1, request({ delivery: 'reliable', expectedBytes }), newStats('reliable'), () => {});
+      expect(result).toMatchObject({ status: 0, bytes: null, error: `object of ${objectLength} bytes is over this request's ${limit}-byte limit` });
+      // Nothing was reserved, let alone allocated; the stream was stopped.
+      expect(s.budget.peak).toBe(0);
+      expect(await origin.downClosed).toBe('stopped');
+    }
+  });
+
+  it('refuses a datagram RESPONSE whose OTI claims 4 GiB or absurd symbol counts without asking the FEC worker for anything', async () => {
+    let opened = 0;
+    const fec = { open: () => (opened++, new Promise<Uint8Array>(() => {})), push: () => {}, close: () => {} };
+    const oti = (bytes: number[]) => Uint8Array.from(bytes);
+    for (const [change, why] of [
+      [{ oti: oti([1, 0, 0, 0, 0, 0, 0x04, 0xb0, 1, 0, 1, 8]) }, /transfer length 4294967296 above/],
+      [{ oti: oti([0, 0x04, 0, 0, 0, 0, 0, 64, 1, 0, 1, 8]) }, /1048576 symbols in a source block/],
+      [{ sourceSymbols: 2 ** 40 }, /source symbols, the OTI/],
+    ] as const) {
+      const response = Object.assign({
+        type: 'response', status: 200, delivery: 'datagram', objectLength: 1000,
+        oti: oti([0, 0, 0, 0x03, 0xe8, 0, 0x04, 0xb0, 1, 0, 1, 8]), sourceSymbols: 1, plannedRepair: 2, firstRepairEsi: 10,
+      }, change) as Message;
+      const origin = fakeOrigin(() => [encodeMessage(response)]);
+      const result = await exchange({ ...session(), fec: () => fec }, origin.wt, 1, request(), newStats('datagram'), () => {});
+      expect(result.status).toBe(0);
+      expect(result.error).toMatch(why);
+    }
+    expect(opened).toBe(0);
+  });
+
+  it('keeps the bytes in flight of many concurrent requests within the budget: the rest wait their turn', async () => {
+    const budget = new InFlightBudget(2.5 * 2 ** 20);
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    let reading = 0;
+    const results = Array.from({ length: 6 }, (_, i) =>
+      exchange({ ...session(), budget }, pulledOrigin(2 ** 20, gate, () => reading++), i + 1, request({ delivery: 'reliable' }), newStats('reliable'), () => {}));
+    await new Promise((r) => setTimeout(r, 50));
+    // Two 1 MiB objects fit 2.5 MiB: only they are being read; four RESPONSEs wait.
+    expect(reading).toBe(2);
+    expect(budget.inUse).toBe(2 * 2 ** 20);
+    release();
+    for (const r of await Promise.all(results)) expect(r.bytes).toHaveLength(2 ** 20);
+    expect(reading).toBe(6);
+    expect(budget.peak).toBeLessThanOrEqual(budget.capacity);
+    expect(budget.waited).toBe(4);
+    expect(budget.inUse).toBe(0);
+  });
+
+  it('fails a request clearly when the budget has no room before its deadline', async () => {
+    const budget = new InFlightBudget(2 ** 20);
+    const held = await budget.acquire(2 ** 20);
+    const origin = fakeOrigin(() => [encodeMessage({ type: 'response', status: 200, delivery: 'reliable', objectLength: 1000 })]);
+    const result = await exchange({ ...session(), budget }, origin.wt, 1, request({ delivery: 'reliable', deadlineMs: 30 }), newStats('reliable'), () => {});
+    expect(result.status).toBe(0);
+    expect(result.error).toMatch(/for 1000 bytes of the 1048576-byte in-flight budget \(1048576 in use\)/);
+    held.release();
   });
 });

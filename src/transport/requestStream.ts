@@ -3,19 +3,18 @@
  * §3): REQUEST out; RESPONSE in (its wait is the session's RTT sample); then the object's bytes on
  * the stream, or its symbols as datagrams (datagramObject.ts). A request that ends without its
  * object stops the stream both ways, so the origin does not go on sending what nobody reads.
+ * The RESPONSE's object size is checked against the request's limit (limits.ts) and a datagram
+ * RESPONSE's OTI against RFC 6330 and itself, then the size is reserved in the in-flight budget
+ * (budget.ts), all before anything is allocated for the object.
  */
-import { encodeMessage, type FecMode, type RequestMessage, REQUEST_ID_LIMIT } from './codec';
-import { type DatagramSession, receiveDatagramObject } from './datagramObject';
+import { type InFlightBudget, InFlightBudgetError, sharedInFlightBudget } from './budget';
+import { encodeMessage, type FecMode, type RequestMessage, REQUEST_ID_LIMIT, type ResponseMessage } from './codec';
+import { datagramResponseRefusal, type DatagramSession, receiveDatagramObject } from './datagramObject';
+import { objectByteLimit, objectSizeRefusal } from './limits';
 import type { LossEstimator } from './loss';
 import { MessageReader } from './messageReader';
 import type { RttEstimator } from './rtt';
 import type { DeliveryStats, ObjectRequest, ObjectResult } from './types';
-
-/**
- * Largest object the client takes: RESPONSE's length is allocated at once, so a wrong or hostile
- * one must not ask for gigabytes. Four times the origin's default limit (64 MiB).
- */
-export const MAX_OBJECT_BYTES = 256 * 2 ** 20;
 
 /** What a request takes from its session: the datagram receiver's parts and the link estimates. */
 export interface RequestSession extends DatagramSession {
@@ -23,6 +22,8 @@ export interface RequestSession extends DatagramSession {
   readonly rtt: RttEstimator;
   /** Its estimate goes out in every REQUEST, for the origin's repair planning. */
   readonly loss: LossEstimator;
+  /** Where objects reserve their bytes while they arrive (default `sharedInFlightBudget`). */
+  readonly budget?: InFlightBudget;
 }
 
 /** The request id after `id`: 1 … 2^32 − 1, then 1 again (0 is never used). */
@@ -116,21 +117,50 @@ async function converse(
     if (first.status !== 200 || first.delivery === 'error') {
       return fail(first.status, first.delivery === 'error' ? first.message : `status ${first.status}`);
     }
-    if (first.objectLength > MAX_OBJECT_BYTES) return fail(0, `object of ${first.objectLength} bytes is over the ${MAX_OBJECT_BYTES}-byte limit`);
+    // RESPONSE's length is allocated at once (and the FEC decoder sizes itself from the OTI):
+    // a wrong or hostile one must not ask for gigabytes.
+    const limit = objectByteLimit(request.expectedBytes);
+    const refusal = objectSizeRefusal(first.objectLength, limit) ?? (first.delivery === 'datagram' ? datagramResponseRefusal(first, limit) : null);
+    if (refusal) return fail(0, refusal);
     stats.objectBytes = first.objectLength;
-    if (first.delivery === 'reliable') {
-      const bytes = await messages.readRaw(first.objectLength, request.signal, (n) => {
-        stats.receivedBytes = n;
-        request.onProgress?.(n, first.objectLength);
-      });
-      stats.lastByteAt = performance.now();
-      if (!bytes) return fail(0, request.signal?.aborted ? 'cancelled' : 'stream ended before the object did');
-      stats.receivedBytes = bytes.length;
-      stats.recovered = true;
-      return { status: 200, bytes, stats };
+    let reservation;
+    try {
+      const timeoutMs = request.deadlineMs ? stats.requestedAt + request.deadlineMs - performance.now() : undefined;
+      reservation = await (session.budget ?? sharedInFlightBudget).acquire(first.objectLength, { signal: request.signal, timeoutMs });
+    } catch (e) {
+      return fail(0, e instanceof InFlightBudgetError ? e.message : 'cancelled');
     }
-    return await receiveDatagramObject(session, message.requestId, first, request, stats, { messages, writer });
+    try {
+      return await receiveObject(session, request, message, first, stats, writer, messages, limit);
+    } finally {
+      reservation.release();
+    }
   } catch (e) {
     return fail(0, e instanceof Error ? e.message : String(e));
   }
+}
+
+/** The object after its accepted RESPONSE: raw bytes on the stream, or symbols (datagramObject.ts). */
+async function receiveObject(
+  session: RequestSession,
+  request: ObjectRequest,
+  message: RequestMessage,
+  response: Exclude<ResponseMessage, { delivery: 'error' }>,
+  stats: DeliveryStats,
+  writer: WritableStreamDefaultWriter<Uint8Array>,
+  messages: MessageReader,
+  limit: number,
+): Promise<ObjectResult> {
+  if (response.delivery === 'datagram') {
+    return receiveDatagramObject(session, message.requestId, response, request, stats, { messages, writer }, limit);
+  }
+  const bytes = await messages.readRaw(response.objectLength, request.signal, (n) => {
+    stats.receivedBytes = n;
+    request.onProgress?.(n, response.objectLength);
+  });
+  stats.lastByteAt = performance.now();
+  if (!bytes) return failure(stats, 0, request.signal?.aborted ? 'cancelled' : 'stream ended before the object did');
+  stats.receivedBytes = bytes.length;
+  stats.recovered = true;
+  return { status: 200, bytes, stats };
 }

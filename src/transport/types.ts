@@ -15,6 +15,8 @@
  *   datagramObject.ts  one object's RaptorQ symbols to the decoder (fec/): repair on demand,
  *                      the delivery's datagram loss measured
  *   codec.ts           the protocol's messages and datagrams as bytes, no I/O
+ *   limits.ts          the largest object one request takes (from the manifest, and a hard cap)
+ *   budget.ts          `InFlightBudget`: the object bytes all requests together may be receiving
  *   loss.ts, rtt.ts    the session's datagram loss and round-trip estimates
  *   stall.ts           when an open session counts as stalled
  *   originConfig.ts    the origin's /config.json, fetched and checked
@@ -48,6 +50,13 @@ export interface ObjectRequest {
   fec?: FecRequest;
   /** Aborting cancels the request on the origin (CANCEL) and rejects nothing: status is 0. */
   signal?: AbortSignal;
+  /**
+   * The object size the player expects, in bytes (the representation's peak bandwidth × the
+   * segment duration, from the manifest). The request refuses an object announced or arriving
+   * larger than `EXPECTED_SIZE_FACTOR` times this, and never takes one above
+   * `PROTOCOL_MAX_OBJECT_BYTES` (limits.ts).
+   */
+  expectedBytes?: number;
   /** Called as bytes (reliable) or symbols (datagram, as symbol bytes) arrive; lets the player
    *  abandon a request that will miss its deadline. */
   onProgress?: (receivedBytes: number, objectBytes: number) => void;
