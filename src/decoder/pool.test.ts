@@ -40,6 +40,14 @@ function pool(size: number, maxQueued: number, timeoutMs?: number) {
 const job = (segment: number) => ({ objectId: 'a', segment, quality: 0, bytes: Uint8Array.of(segment) });
 
 describe('DecoderPool', () => {
+  it('sends its atlas size limit with every segment', () => {
+    const worker = new ScriptedWorker();
+    const p = new DecoderPool({ size: 1, maxAtlasSize: 2048, createWorker: () => worker as unknown as Worker });
+    void p.decode(job(0)).catch(() => undefined);
+    expect(worker.requests[0]).toMatchObject({ type: 'decode', maxAtlasSize: 2048 });
+    p.close();
+  });
+
   it('runs one segment per worker and queues the rest in order', async () => {
     const { p, workers } = pool(2, 4);
     const results = [0, 1, 2].map((s) => p.decode(job(s)));

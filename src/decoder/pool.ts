@@ -31,6 +31,11 @@ export interface DecoderPoolOptions {
   timeoutMs?: number;
   /** What `decode()` (the player's interface) returns per frame (default points; see DecodeOutput). */
   output?: DecodeOutput;
+  /**
+   * Largest atlas width and height a segment may have (default `DEFAULT_MAX_ATLAS_SIZE`, 4096): a
+   * larger one fails as a decode error before any of its pictures is decoded.
+   */
+  maxAtlasSize?: number;
 }
 
 /**
@@ -64,6 +69,8 @@ export interface DecodeRequestOptions {
   output?: DecodeOutput;
   /** CPU reconstruction without the stream's post-processing (default: with it). */
   postProcess?: boolean;
+  /** Largest atlas width and height taken (default: the pool's). */
+  maxAtlasSize?: number;
 }
 
 export interface DecoderPoolStats {
@@ -104,6 +111,7 @@ export class DecoderPool implements SegmentDecoder {
   private readonly timeoutMs: number;
   private readonly createWorker: () => Worker;
   private readonly output: DecodeOutput;
+  private readonly maxAtlasSize: number | undefined;
   private nextId = 1;
   private closed = false;
   private totals = { segments: 0, frames: 0, failures: 0, rejectedBusy: 0, withdrawn: 0, restarts: 0, segmentMs: 0, frameMs: 0 };
@@ -113,6 +121,7 @@ export class DecoderPool implements SegmentDecoder {
     this.maxQueued = options.maxQueued ?? 32;
     this.timeoutMs = options.timeoutMs ?? 60_000;
     this.output = options.output ?? 'points';
+    this.maxAtlasSize = options.maxAtlasSize;
     this.createWorker = options.createWorker ?? (() => startModuleWorker(decodeWorkerUrl, { name: 'holoquic-decode' }));
     this.slots = Array.from({ length: size }, () => {
       const slot = { worker: undefined as unknown as Worker } as Slot;
@@ -219,7 +228,7 @@ export class DecoderPool implements SegmentDecoder {
       slot.busy = { id, job, startedAt: performance.now(), timer };
       // The worker gets its own copy (the caller keeps its bytes) and owns it from then on.
       const bytes = job.bytes.slice();
-      const message: ToWorker = { type: 'decode', id, bytes, ...job.options };
+      const message: ToWorker = { type: 'decode', id, bytes, maxAtlasSize: this.maxAtlasSize, ...job.options };
       slot.worker.postMessage(message, [bytes.buffer]);
     }
   }

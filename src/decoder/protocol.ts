@@ -13,6 +13,8 @@ export interface DecodeRequest {
   output?: DecodeOutput;
   /** CPU reconstruction without the stream's post-processing (default: with it). */
   postProcess?: boolean;
+  /** Largest atlas width and height taken (default `DEFAULT_MAX_ATLAS_SIZE`, segment.ts). */
+  maxAtlasSize?: number;
 }
 
 export type ToWorker = DecodeRequest;

@@ -46,6 +46,33 @@ export interface DecodeOptions {
   output?: DecodeOutput;
   /** CPU reconstruction without the stream's post-processing (default true: with it). */
   postProcess?: boolean;
+  /** Largest atlas (and decoded picture) width and height taken (default `DEFAULT_MAX_ATLAS_SIZE`). */
+  maxAtlasSize?: number;
+}
+
+/**
+ * The default of `maxAtlasSize`: 4096 × 4096. A 16-bit plane of that is 32 MiB, and the module
+ * keeps a few planes per frame in flight; the module itself parses atlases up to 16384², whose
+ * planes are 512 MiB each, and wasm memory, once grown, never shrinks. Our packager's atlases and
+ * those of the MPEG common test conditions are 2048 wide or less.
+ */
+export const DEFAULT_MAX_ATLAS_SIZE = 4096;
+
+/** A segment refused before its pictures were decoded: an atlas or picture above the size limit. */
+export class AtlasTooLargeError extends Error {
+  override name = 'AtlasTooLargeError';
+}
+
+/**
+ * Refuses a segment whose atlas (any of its coded sequences') is larger than `max` on a side. Run
+ * after `load` (which parses the parameter sets but allocates no picture) and before any picture
+ * is decoded or copied into wasm memory.
+ */
+function checkAtlasSize(decoder: VpccDecoder, frameCount: number, max: number): void {
+  for (let f = 0; f < frameCount; f++) {
+    const { width, height } = decoder.atlasSize(f);
+    if (width > max || height > max) throw new AtlasTooLargeError(`atlas of ${width}×${height} is larger than the ${max}×${max} this player decodes`);
+  }
 }
 
 export interface DecodedFrames {
@@ -74,9 +101,11 @@ function formatOf(format: VideoPixelFormat | null): { bytes: 1 | 2; bits: number
 export async function decodeSegment(decoder: VpccDecoder, bytes: Uint8Array, options: DecodeOptions = {}): Promise<DecodedFrames> {
   const output = options.output ?? 'points';
   const t0 = performance.now();
+  const maxAtlasSize = options.maxAtlasSize ?? DEFAULT_MAX_ATLAS_SIZE;
   const streams = decoder.load(bytes);
   const parseMs = performance.now() - t0;
   const frameCount = decoder.frameCount;
+  checkAtlasSize(decoder, frameCount, maxAtlasSize);
   const frames: DecodedFrame[] = [];
   const atlasFrames: AtlasFrame[] = [];
   let done = 0;
@@ -94,7 +123,7 @@ export async function decodeSegment(decoder: VpccDecoder, bytes: Uint8Array, opt
       try {
         if (failure) return;
         const p0 = performance.now();
-        await putPicture(decoder, stream, delivered[stream.index]++, frame);
+        await putPicture(decoder, stream, delivered[stream.index]++, frame, maxAtlasSize);
         pictureMs += performance.now() - p0;
         while (done < frameCount && decoder.frameReady(done)) reconstructNext();
       } catch (e) {
@@ -155,8 +184,13 @@ export async function decodeSegment(decoder: VpccDecoder, bytes: Uint8Array, opt
   return { frames, atlasFrames: output === 'both' ? atlasFrames : undefined, md5: options.md5 && md5.length === frameCount ? md5 : undefined, timing: { totalMs: performance.now() - t0, parseMs, frameMs, pictureMs, videoDecoder: viaWebCodecs ? 'webcodecs' : 'wasm' } };
 }
 
-async function putPicture(decoder: VpccDecoder, stream: VideoStream, index: number, frame: VideoFrame): Promise<void> {
+async function putPicture(decoder: VpccDecoder, stream: VideoStream, index: number, frame: VideoFrame, maxSize: number): Promise<void> {
   const { bytes, bits, chroma444, interleaved } = formatOf(frame.format);
+  // A video stream may decode to pictures larger than the atlas it belongs to (the module checks
+  // the match only once they are in): refuse before the copy grows wasm memory for it.
+  if (frame.codedWidth > maxSize || frame.codedHeight > maxSize) {
+    throw new AtlasTooLargeError(`${stream.component} picture of ${frame.codedWidth}×${frame.codedHeight} is larger than the ${maxSize}×${maxSize} this player decodes`);
+  }
   const size = frame.allocationSize();
   const ptr = decoder.pictureBuffer(size);
   // Straight into wasm memory (the view is made after pictureBuffer, which may grow the heap).

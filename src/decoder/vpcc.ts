@@ -169,6 +169,12 @@ export class VpccDecoder {
     return this.module._vpcc_frame_count(this.live());
   }
 
+  /** The atlas size of frame `frame` of the loaded segment (its coded sequence's, from the VPS). */
+  atlasSize(frame: number): { width: number; height: number } {
+    const d = this.live();
+    return { width: this.module._vpcc_atlas_width(d, frame) >>> 0, height: this.module._vpcc_atlas_height(d, frame) >>> 0 };
+  }
+
   /** A scratch area in wasm memory of at least `size` bytes to copy decoded planes into. */
   pictureBuffer(size: number): number {
     const ptr = this.module._vpcc_picture_buffer(this.live(), size);

@@ -37,7 +37,7 @@ scope.onmessage = (event: MessageEvent<ToWorker>) => {
     const transfer: Transferable[] = [];
     try {
       const decoder = await decoderReady;
-      const result = await decodeSegment(decoder, request.bytes, { md5: request.md5, output: request.output, postProcess: request.postProcess });
+      const result = await decodeSegment(decoder, request.bytes, { md5: request.md5, output: request.output, postProcess: request.postProcess, maxAtlasSize: request.maxAtlasSize });
       reply = { type: 'decoded', id: request.id, frames: result.frames, atlasFrames: result.atlasFrames, md5: result.md5, timing: result.timing };
       for (const f of result.frames) {
         if (isAtlasFrame(f)) transfer.push(...atlasFrameBuffers(f));
