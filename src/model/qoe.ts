@@ -11,6 +11,13 @@ import type { PlayerMode } from './modes';
 
 export const QOE_SCHEMA = 'holoquic-qoe/1';
 
+/**
+ * Object-segment records a player keeps in memory by default: the most recent ones, so that a
+ * long run's log stays bounded (a record is under 1 kB; 10 000 are about 40 minutes of four
+ * objects at one segment a second). The older ones are counted in `QoeLog.segmentsDropped`.
+ */
+export const QOE_SEGMENTS_KEPT = 10_000;
+
 export interface QoeConfig {
   mode: PlayerMode;
   /** ABR rule name, e.g. `priority-greedy`, `hybrid`, `knapsack`. */
@@ -142,7 +149,13 @@ export interface QoeLog {
     sessionsReplaced?: number;
   };
   freezes: QoeFreeze[];
+  /** The most recent object-segment records, in the order they were written (at most `QOE_SEGMENTS_KEPT` by default). */
   segments: QoeSegment[];
   /** Every switch of path, in order (absent in older logs, and in logs of players without WebTransport). */
   switches?: QoeSwitch[];
+  /**
+   * Older records left out of `segments` to bound the player's memory; summaries of the log cover
+   * the records kept (absent: none were left out).
+   */
+  segmentsDropped?: number;
 }

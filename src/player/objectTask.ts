@@ -10,7 +10,7 @@ import type { Clock } from './clock';
 import type { DecodeCostModel } from './decodeBudget';
 import type { LinkEstimates } from '../link/estimates';
 import type { DecodedSegment, SegmentDecoder } from '../model/decoder';
-import type { QoeSegment } from '../model/qoe';
+import { QOE_SEGMENTS_KEPT, type QoeSegment } from '../model/qoe';
 import type { SceneModel, SceneObject } from '../model/scene';
 import { segmentPath } from './mpd';
 import type { PlannedRequest } from './plan';
@@ -202,6 +202,31 @@ export function segmentRecord(t: ObjectTask, originS: number): QoeSegment {
     onTime: t.shown && !t.heldPlayback,
     shownLate: (t.shown && t.heldPlayback) || undefined,
   };
+}
+
+/**
+ * The QoE records of a playout session, bounded: the most recent `capacity`, and a count of the
+ * older ones dropped to make room (the QoE log's `segmentsDropped`).
+ */
+export class SegmentRecords {
+  private readonly kept: QoeSegment[] = [];
+  /** Records dropped, oldest first, to keep at most `capacity`. */
+  dropped = 0;
+
+  constructor(readonly capacity = QOE_SEGMENTS_KEPT) {}
+
+  add(record: QoeSegment): void {
+    this.kept.push(record);
+    if (this.kept.length > this.capacity) {
+      this.kept.shift();
+      this.dropped++;
+    }
+  }
+
+  /** The records kept, oldest first. */
+  get list(): readonly QoeSegment[] {
+    return this.kept;
+  }
 }
 
 /**

@@ -30,7 +30,7 @@ import type { ViewportModel } from '../model/pose';
 import type { SceneModel } from '../model/scene';
 import { FreezeTracker } from './freezes';
 import { LinkEstimates } from '../link/estimates';
-import { type ObjectTask, segmentRecord } from './objectTask';
+import { type ObjectTask, segmentRecord, SegmentRecords } from './objectTask';
 import { PassTimeline, passSegments } from './pass';
 import { planSegment, transportKind } from './plan';
 import type { DeliveryPolicy } from './policy';
@@ -69,6 +69,8 @@ export interface PlayoutConfig {
   onEvent?: (event: PlayoutEvent) => void;
   /** Called when the requests of a segment are planned (one entry per object, most visible first). */
   onPlan?: (plans: ReadonlyArray<PlannedObject>) => void;
+  /** QoE records kept in memory, the most recent (default `QOE_SEGMENTS_KEPT`, src/model/qoe.ts). */
+  qoeSegmentsKept?: number;
 }
 
 /** The reason a wait is interrupted by a seek (close() interrupts with its own). */
@@ -84,7 +86,7 @@ export class PlayoutSession {
   private readonly tasks: SegmentRequests;
   private readonly lastQuality = new Map<string, number>();
   private readonly decodeCost = new DecodeCostModel();
-  private readonly records: QoeSegment[] = [];
+  private readonly records: SegmentRecords;
   /** Records of shown segments still waiting for their tasks to settle. */
   private readonly recording = new Set<Promise<void>>();
   private policy: DeliveryPolicy;
@@ -101,6 +103,7 @@ export class PlayoutSession {
 
   constructor(private readonly cfg: PlayoutConfig) {
     this.policy = cfg.policy;
+    this.records = new SegmentRecords(cfg.qoeSegmentsKept);
     this.timeline = new PassTimeline(passSegments(cfg.scene), cfg.scene.segmentDuration, cfg.loop ?? true);
     this.content = new ContentClock(cfg.clock, cfg.scene.segmentDuration);
     this.tasks = new SegmentRequests({
@@ -212,9 +215,14 @@ export class PlayoutSession {
     return this.cfg.clock.now() - this.origin;
   }
 
-  /** Object-segment records so far (the QoE log's `segments`). */
+  /** Object-segment records so far, the most recent ones (the QoE log's `segments`). */
   segmentRecords(): readonly QoeSegment[] {
-    return this.records;
+    return this.records.list;
+  }
+
+  /** Older records dropped to keep memory bounded (the QoE log's `segmentsDropped`). */
+  segmentRecordsDropped(): number {
+    return this.records.dropped;
   }
 
   freezeSummary() {
@@ -407,6 +415,6 @@ export class PlayoutSession {
   private record(t: ObjectTask): void {
     if (t.recorded) return;
     t.recorded = true;
-    this.records.push(segmentRecord(t, this.origin));
+    this.records.add(segmentRecord(t, this.origin));
   }
 }

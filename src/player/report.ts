@@ -171,6 +171,7 @@ export function qoeLog(p: QoeSource): QoeLog {
     completedAtS: r.completedAtS === undefined ? undefined : r.completedAtS + shift,
   }));
   const fecTarget = fecTargetFor(p.mode, p.options.fecTarget);
+  const dropped = session?.segmentRecordsDropped() ?? 0;
   return {
     schema: QOE_SCHEMA,
     config: {
@@ -200,5 +201,6 @@ export function qoeLog(p: QoeSource): QoeLog {
     ...(p.transports?.webtransport ? {
       switches: p.transports.webtransport.switches.map((s) => ({ atS: s.atMs / 1000 - origin, from: s.from, to: s.to, reason: s.reason })),
     } : {}),
+    ...(dropped > 0 ? { segmentsDropped: dropped } : {}),
   };
 }

@@ -219,6 +219,9 @@ export function validateQoeLog(value: unknown): QoeLog {
       if (typeof s[key] !== 'boolean') fail(`segments[${i}].${key} is not a boolean`);
     }
   });
+  if (log.segmentsDropped !== undefined && !(Number.isSafeInteger(log.segmentsDropped) && log.segmentsDropped >= 0)) {
+    fail('segmentsDropped is not a count');
+  }
   log.freezes!.forEach((f, i) => {
     if (typeof f.atS !== 'number' || typeof f.durationS !== 'number' || f.durationS < 0) fail(`freezes[${i}] is malformed`);
   });
