@@ -162,7 +162,7 @@ describe('exchange with a hostile or buggy origin', () => {
       const origin = fakeOrigin(() => [encodeMessage({ type: 'response', status: 200, delivery: 'reliable', objectLength })]);
       const s = { ...session(), budget: new InFlightBudget() };
       const result = await exchange(s, origin.wt, 1, request({ delivery: 'reliable', expectedBytes }), newStats('reliable'), () => {});
-      expect(result).toMatchObject({ status: 0, bytes: null, error: `object of ${objectLength} bytes is over this request's ${limit}-byte limit` });
+      expect(result).toMatchObject({ status: 200, bytes: null, error: `object of ${objectLength} bytes is over this request's ${limit}-byte limit` });
       // Nothing was reserved, let alone allocated; the stream was stopped.
       expect(s.budget.peak).toBe(0);
       expect(await origin.downClosed).toBe('stopped');
@@ -184,7 +184,7 @@ describe('exchange with a hostile or buggy origin', () => {
       }, change) as Message;
       const origin = fakeOrigin(() => [encodeMessage(response)]);
       const result = await exchange({ ...session(), fec: () => fec }, origin.wt, 1, request(), newStats('datagram'), () => {});
-      expect(result.status).toBe(0);
+      expect(result.status).toBe(200);
       expect(result.error).toMatch(why);
     }
     expect(opened).toBe(0);
@@ -214,7 +214,7 @@ describe('exchange with a hostile or buggy origin', () => {
     const held = await budget.acquire(2 ** 20);
     const origin = fakeOrigin(() => [encodeMessage({ type: 'response', status: 200, delivery: 'reliable', objectLength: 1000 })]);
     const result = await exchange({ ...session(), budget }, origin.wt, 1, request({ delivery: 'reliable', deadlineMs: 30 }), newStats('reliable'), () => {});
-    expect(result.status).toBe(0);
+    expect(result.status).toBe(408);
     expect(result.error).toMatch(/for 1000 bytes of the 1048576-byte in-flight budget \(1048576 in use\)/);
     held.release();
   });

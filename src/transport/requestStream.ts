@@ -121,14 +121,16 @@ async function converse(
     // a wrong or hostile one must not ask for gigabytes.
     const limit = objectByteLimit(request.expectedBytes);
     const refusal = objectSizeRefusal(first.objectLength, limit) ?? (first.delivery === 'datagram' ? datagramResponseRefusal(first, limit) : null);
-    if (refusal) return fail(0, refusal);
+    // Status 200 with no object, as HTTP/2 reports a refused body: not a lost path, so the
+    // player does not ask for it again.
+    if (refusal) return fail(200, refusal);
     stats.objectBytes = first.objectLength;
     let reservation;
     try {
       const timeoutMs = request.deadlineMs ? stats.requestedAt + request.deadlineMs - performance.now() : undefined;
       reservation = await (session.budget ?? sharedInFlightBudget).acquire(first.objectLength, { signal: request.signal, timeoutMs });
     } catch (e) {
-      return fail(0, e instanceof InFlightBudgetError ? e.message : 'cancelled');
+      return e instanceof InFlightBudgetError ? fail(408, e.message) : fail(0, 'cancelled');
     }
     try {
       return await receiveObject(session, request, message, first, stats, writer, messages, limit);
