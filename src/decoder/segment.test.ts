@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { AtlasTooLargeError, decodeSegment, DEFAULT_MAX_ATLAS_SIZE } from './segment';
-import type { VideoStream, VpccDecoder } from './vpcc';
+import { isOutOfMemory, type VideoStream, type VpccDecoder, VpccError, VpccStatus } from './vpcc';
 
 /**
  * A decoder whose segment has one frame of a `side` × `side` atlas and one HEVC stream the module
@@ -43,5 +43,14 @@ describe('decodeSegment under hostile input', () => {
     const lowered = decoderWithAtlas(2048);
     await expect(decodeSegment(lowered.decoder, new Uint8Array(16), { maxAtlasSize: 1024 })).rejects.toThrow(AtlasTooLargeError);
     expect(lowered.asked.pictures).toBe(0);
+  });
+});
+
+describe('isOutOfMemory', () => {
+  it('tells running out of memory (the worker is replaced) from a decode error (an answer)', () => {
+    expect(isOutOfMemory(new VpccError(VpccStatus.memory, 'cannot allocate a picture'))).toBe(true);
+    expect(isOutOfMemory(new RangeError('Array buffer allocation failed'))).toBe(true);
+    expect(isOutOfMemory(new VpccError(VpccStatus.bitstream, 'bad NAL unit'))).toBe(false);
+    expect(isOutOfMemory(new AtlasTooLargeError('atlas too large'))).toBe(false);
   });
 });

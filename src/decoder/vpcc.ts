@@ -71,6 +71,16 @@ export class VpccError extends Error {
   }
 }
 
+/**
+ * Whether an error says the worker ran out of memory: the module's allocator failed (status
+ * `memory`), or an array buffer could not be allocated on the JavaScript side. Wasm memory never
+ * shrinks, so such a worker keeps its grown heap: the pool replaces it (a fresh one starts small).
+ */
+export function isOutOfMemory(e: unknown): boolean {
+  if (e instanceof VpccError) return e.status === VpccStatus.memory;
+  return e instanceof RangeError && /allocation failed|out of memory/i.test(e.message);
+}
+
 export type Component = 'occupancy' | 'geometry' | 'attribute';
 const components: Component[] = ['occupancy', 'geometry', 'attribute'];
 

@@ -6,7 +6,7 @@ import type { FromWorker, ToWorker } from './protocol';
 import { atlasFrameBuffers } from './atlasFrame';
 import { isAtlasFrame } from '../model/frames';
 import { decodeSegment } from './segment';
-import { VpccDecoder, type VpccModuleFactory } from './vpcc';
+import { isOutOfMemory, VpccDecoder, type VpccModuleFactory } from './vpcc';
 
 // Both files are emitted as assets by Vite and loaded at run time (no bundling of the
 // emscripten loader): the module from its URL, the wasm through locateFile.
@@ -54,10 +54,11 @@ scope.onmessage = (event: MessageEvent<ToWorker>) => {
 /**
  * Whether an error leaves this worker unusable. A trap (out-of-bounds access, unreachable) or an
  * emscripten abort — both surface as WebAssembly.RuntimeError — can leave the C++ heap half
- * updated, so the pool replaces the worker; a decode error the codec reported is just an answer.
+ * updated, so the pool replaces the worker; so does running out of memory, since the grown wasm
+ * heap would stay with the worker. A decode error the codec reported is just an answer.
  */
 function workerStateAfter(e: unknown): 'unloadable' | 'crashed' | undefined {
   if (e instanceof ModuleLoadError) return 'unloadable';
-  if (e instanceof WebAssembly.RuntimeError) return 'crashed';
+  if (e instanceof WebAssembly.RuntimeError || isOutOfMemory(e)) return 'crashed';
   return undefined;
 }
