@@ -5,7 +5,8 @@
  * scene from 0, the others keep the position).
  */
 import { PLAYER_MODES, type PlayerMode } from '../model/modes';
-import type { Player, PlayerOptions } from '../player/player';
+import type { Player } from '../player/player';
+import type { PlayerOptions } from '../player/options';
 import { SPLAT_SHAPES, type SplatShape } from '../render/pointMaterial';
 import type { SceneRenderer } from '../render/sceneRenderer';
 import { reliableCountFromDegree } from '../player/policy';

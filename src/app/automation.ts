@@ -3,7 +3,8 @@
  * configure a player, and `window.holoquic` through which the QoE runner and the end-to-end tests
  * watch it. The demo app and the headless experiment mode (`render=0`) share it.
  */
-import type { Player, PlayerOptions } from '../player/player';
+import type { Player } from '../player/player';
+import type { PlayerOptions } from '../player/options';
 import type { PlayerStats } from '../player/report';
 import { PLAYER_MODES, type PlayerMode } from '../model/modes';
 import type { QoeLog } from '../model/qoe';

@@ -23,8 +23,9 @@
  */
 import { createDecoderPool, type DecoderPoolStats } from '../decoder';
 import type { SceneModel } from '../model/scene';
-import { PLAYER_ERROR, Player, type PlayerOptions } from '../player/player';
-import { type PlayerStats, type PlayerState } from '../player/report';
+import { Player } from '../player/player';
+import { PLAYER_ERROR, type PlayerStats, type PlayerState } from '../player/report';
+import { type PlayerOptions } from '../player/options';
 import { PLAYER_MODES, type PlayerMode } from '../model/modes';
 import type { QoeLog } from '../model/qoe';
 import { SPLAT_SHAPES, type SplatShape } from '../render/pointMaterial';

@@ -7,7 +7,9 @@
 import { defineHoloquicPlayer } from './component';
 
 export { defineHoloquicPlayer, HoloquicPlayerElement, PLAYER_EVENTS, type HoloquicPlayerOptions, type HoloquicStats } from './component';
-export { Player, type CurrentFrame, type PlayerOptions } from '../player/player';
+export { Player } from '../player/player';
+export { type CurrentFrame } from '../player/framesOnScreen';
+export { type PlayerOptions } from '../player/options';
 export { type ObjectStats, type PlayerState, type PlayerStats } from '../player/report';
 export { PLAYER_MODES, type PlayerMode } from '../model/modes';
 export type { SceneModel, SceneObject } from '../model/scene';

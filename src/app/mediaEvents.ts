@@ -7,8 +7,8 @@
  * `qualitychange` and `transportchange`. It also keeps the promises `play()` returned until
  * playback moves (resolved) or cannot (rejected as `HTMLMediaElement.play()`'s are).
  */
-import type { Player, PlayerErrorCode } from '../player/player';
-import { PLAYER_ERROR } from '../player/player';
+import type { Player } from '../player/player';
+import { type PlayerErrorCode, PLAYER_ERROR } from '../player/report';
 import type { TransportState } from '../transport/types';
 import type { HoloquicPlayerEventMap } from './mediaTypes';
 

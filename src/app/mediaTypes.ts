@@ -4,8 +4,7 @@
  * so that `element.addEventListener('seeked', (e) => e.detail.currentTime)` is typed.
  */
 import type { PlayerMode } from '../model/modes';
-import { PLAYER_ERROR, type PlayerErrorCode } from '../player/player';
-import type { PlayerState } from '../player/report';
+import { PLAYER_ERROR, type PlayerErrorCode, type PlayerState } from '../player/report';
 import type { TransportState } from '../transport/types';
 
 /** What went wrong, as `HTMLMediaElement.error` describes it: a `MediaError`-like code and a message. */

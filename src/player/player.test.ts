@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { SegmentDecoder } from '../model/decoder';
-import { frameIndexAt, Player } from './player';
+import { Player } from './player';
+import { frameIndexAt } from './framesOnScreen';
 
 const decoder = { decode: () => Promise.reject(new Error('not used')) } as unknown as SegmentDecoder;
 const make = (options: Partial<ConstructorParameters<typeof Player>[0]>) => new Player({ manifestUrl: 'https://o.test/m.mpd', decoder, ...options });

@@ -2,19 +2,14 @@
  * `Player`: the one object an application talks to. It loads a scene (origin configuration, MPD),
  * connects the transports, and runs the playout loop (playout.ts) with the delivery policy of the
  * chosen mode, the viewport model fed by a pose source, and a segment decoder. It answers the
- * renderer's one question — which frame of each object to draw now — and keeps the QoE log.
- *
- * Content time: the renderer asks many times per content frame (display rate ≠ 30 fps); the
- * answer is derived from the playout loop's played-seconds clock, which stands still during
- * freezes and pauses, so objects stand still too.
+ * renderer's one question — which frame of each object to draw now (framesOnScreen.ts) — and
+ * reports its state, stats and QoE log (report.ts). Its options and their checks: options.ts.
  *
  * Media time: `currentTime` is the position within one pass of the scene (`duration`, the MPD's
  * `mediaPresentationDuration`, src/player/pass.ts); setting it seeks. At the end of a pass the
  * player loops into the next (`loop`, the default) or ends there, paused at the last frame;
  * play() from the end starts the pass again.
  */
-import type { DecodedFrame } from '../model/frames';
-import type { SegmentDecoder } from '../model/decoder';
 import { PLAYER_MODES, type PlanDelivery, type PlayerMode } from '../model/modes';
 import type { PoseDrivenViewport, PoseSource, ViewportModel } from '../model/pose';
 import type { QoeLog } from '../model/qoe';
@@ -23,94 +18,22 @@ import { connectTransports, type Transports } from '../transport/connect';
 import { fetchWithRetry } from '../transport/retry';
 import type { TransportState } from '../transport/types';
 import { AdaptivePolicy } from './adaptive';
-import { checkBufferTargets, volatileTargetS } from './bufferTarget';
 import { realClock } from './clock';
+import { type CurrentFrame, FramesOnScreen } from './framesOnScreen';
 import { parseManifest } from './mpd';
+import { checkedQualityCap, checkOptions, DEFAULT_MODE, type PlayerOptions } from './options';
 import { passSegments } from './pass';
 import { DEFAULT_BUFFER_TARGET_S, PlayoutSession } from './playout';
-import { type PlayoutEvent, type ShownObject } from './playoutEvents';
+import { type PlayoutEvent } from './playoutEvents';
 import { type DeliveryPolicy, FixedModePolicy, reliableCountFromDegree } from './policy';
-import { type ObjectPlayback, playerStats, type PlayerState, type PlayerStats, qoeLog } from './report';
+import { PLAYER_ERROR, playerStats, type PlayerErrorCode, type PlayerState, type PlayerStats, qoeLog } from './report';
 import { abrRule, knapsackRule } from './rules';
-
-export interface PlayerOptions {
-  /** URL of the scene's manifest.mpd (absolute, or relative to the page). */
-  manifestUrl: string;
-  /** Origin base URL whose /config.json describes the WebTransport endpoint; default: the manifest's origin. */
-  origin?: string;
-  /** WebTransport session URL overriding the origin's configuration (e.g. through a relay). */
-  webtransportUrl?: string;
-  mode?: PlayerMode;
-  /** ABR rule name (`knapsack`, `priority-greedy`, `hybrid`); ignored by `adaptive`. */
-  abr?: string;
-  /** Objects sent reliably in `qpr` / `qpr-fec` (default: half, rounded up). */
-  reliableCount?: number;
-  /** The same as a degree of reliability `Q0` … `Q100` (share of objects sent reliably); wins over `reliableCount`. */
-  reliability?: string;
-  /** Seconds of content requested ahead of the playhead on a steady link (default `DEFAULT_BUFFER_TARGET_S`, 2). */
-  bufferTargetS?: number;
-  /** Seconds requested ahead after the link starved (default twice `bufferTargetS`; set it equal for a fixed target). */
-  volatileBufferTargetS?: number;
-  /**
-   * Seconds requests may wait without a byte before the WebTransport session is replaced by a new
-   * one (default 2, `DEFAULT_STALL_TIMEOUT_MS`; 0 = never; docs/player.md → "Stalled sessions").
-   */
-  stallTimeoutS?: number;
-  /**
-   * `qpr-fec` / `q100-fec`: the recovery probability the repair sent up front must reach, planned
-   * by the player and asked for as fixed FEC (default 0.7 for `qpr-fec`, `QPR_FEC_TARGET`; for
-   * `q100-fec` the origin plans for 99 %). Repair on demand makes up the rest while the deadline allows.
-   */
-  fecTarget?: number;
-  /** Stop after this many seconds of wall time from play() (default: never). */
-  durationS?: number;
-  /** At the end of a pass go on into the next (default true) or end there (`loop` below). */
-  loop?: boolean;
-  /** The highest ladder index (0 = lowest) any object is fetched at; default: none (`maxQuality` below). */
-  maxQuality?: number | null;
-  decoder: SegmentDecoder;
-  /** Builds the viewport model once the scene is known; without it every object counts as equally visible. */
-  viewport?: (scene: SceneModel) => PoseDrivenViewport;
-}
-
-/** What the renderer draws for one object now. */
-export interface CurrentFrame {
-  frame: DecodedFrame;
-  quality: number;
-  /** Index of the frame within its segment. */
-  frameIndex: number;
-  /** The segment's index on the timeline (pass.ts: segment k of pass p is p · segments per pass + k). */
-  segment: number;
-  /** True when the object's latest segment did not arrive in time and its last frame is held. */
-  stale: boolean;
-}
-
-const DEFAULT_MODE: PlayerMode = 'qpr-fec';
-
-/**
- * Why playback failed, as `MediaError.code` numbers it: 1 aborted, 2 network (the origin or its
- * transports unreachable), 3 decode (the playback pipeline stopped), 4 source not supported (the
- * manifest could not be fetched or read, or the options are invalid).
- */
-export type PlayerErrorCode = 1 | 2 | 3 | 4;
-export const PLAYER_ERROR = { ABORTED: 1, NETWORK: 2, DECODE: 3, SRC_NOT_SUPPORTED: 4 } as const;
 
 /** An error with the code it is reported under. */
 class CodedError extends Error {
   constructor(message: string, readonly code: PlayerErrorCode) {
     super(message);
   }
-}
-
-/** The frame of a segment that plays at `played` seconds: frames spread evenly over the segment. */
-export function frameIndexAt(playedS: number, segmentStartS: number, segmentS: number, frames: number): number {
-  return Math.min(frames - 1, Math.max(0, Math.floor(((playedS - segmentStartS) / segmentS) * frames + 1e-9)));
-}
-
-/** A quality cap is null (none) or a ladder index: a whole number ≥ 0. */
-function checkedQualityCap(cap: number | null): number | null {
-  if (cap !== null && !(Number.isInteger(cap) && cap >= 0)) throw new Error(`maxQuality must be null or a whole number ≥ 0, got ${cap}`);
-  return cap;
 }
 
 export class Player extends EventTarget {
@@ -134,8 +57,7 @@ export class Player extends EventTarget {
   private loadedAt = NaN;
   private startedAtIso = '';
   private endedAtS = NaN;
-  private readonly playback = new Map<string, ObjectPlayback>();
-  private readonly frameNow = new Map<string, CurrentFrame | null>();
+  private readonly frames = new FramesOnScreen();
   private readonly lastPlan = new Map<string, { rank: number; visibleArea: number; delivery: PlanDelivery }>();
   private contentBase = '/';
   private originBase = '';
@@ -144,17 +66,10 @@ export class Player extends EventTarget {
 
   constructor(private options: PlayerOptions) {
     super();
+    checkOptions(options);
     this.mode = options.mode ?? DEFAULT_MODE;
     this.looping = options.loop ?? true;
     this.qualityCap = checkedQualityCap(options.maxQuality ?? null);
-    if (!PLAYER_MODES.includes(this.mode)) throw new Error(`unknown mode "${this.mode}" (${PLAYER_MODES.join(', ')})`);
-    if (options.abr !== undefined) abrRule(options.abr); // fail early on a typo
-    if (options.reliability !== undefined) reliableCountFromDegree(options.reliability, 1);
-    const bufferS = options.bufferTargetS ?? DEFAULT_BUFFER_TARGET_S;
-    checkBufferTargets(bufferS, volatileTargetS(bufferS, options.volatileBufferTargetS));
-    if (options.stallTimeoutS !== undefined && !(options.stallTimeoutS >= 0)) {
-      throw new Error(`stall timeout must be 0 (never) or a positive number of seconds, got ${options.stallTimeoutS}`);
-    }
   }
 
   get state(): PlayerState {
@@ -230,7 +145,7 @@ export class Player extends EventTarget {
 
   /** A frame has been shown (it stays shown while seeking, until the target's replaces it). */
   get hasFrame(): boolean {
-    return this.playback.size > 0;
+    return this.frames.hasFrame;
   }
 
   /** Seconds ahead of the current position whose objects are decoded (0 before playback). */
@@ -379,30 +294,13 @@ export class Player extends EventTarget {
    * animation frame, so the map and its entries are reused: read them before the next call.
    */
   currentFrames(): ReadonlyMap<string, CurrentFrame | null> {
-    const played = this.session?.playedS() ?? 0;
-    for (const object of this.sceneModel?.objects ?? []) {
-      const p = this.playback.get(object.id);
-      if (!p || p.decoded.frames.length === 0) {
-        this.frameNow.set(object.id, null);
-        continue;
-      }
-      const frames = p.decoded.frames;
-      const frameIndex = p.stale ? frames.length - 1 : frameIndexAt(played, p.startedAt, this.sceneModel!.segmentDuration, frames.length);
-      const entry = this.frameNow.get(object.id) ?? { frame: frames[frameIndex], quality: p.quality, frameIndex, stale: p.stale, segment: p.segment };
-      entry.frame = frames[frameIndex];
-      entry.quality = p.quality;
-      entry.frameIndex = frameIndex;
-      entry.stale = p.stale;
-      entry.segment = p.segment;
-      this.frameNow.set(object.id, entry);
-    }
-    return this.frameNow;
+    return this.frames.current(this.session?.playedS() ?? 0, this.sceneModel?.objects ?? [], this.sceneModel?.segmentDuration ?? 1);
   }
 
   getStats(): PlayerStats {
     return playerStats({
       state: this.currentState, mode: this.mode, session: this.session, transports: this.transports,
-      objects: this.sceneModel?.objects ?? [], playback: this.playback, lastPlan: this.lastPlan,
+      objects: this.sceneModel?.objects ?? [], playback: this.frames.playback, lastPlan: this.lastPlan,
       frames: this.currentFrames(), positionS: this.currentTime, seeking: this.seeking,
     });
   }
@@ -444,7 +342,7 @@ export class Player extends EventTarget {
       durationS: this.options.durationS,
       loop: this.looping,
       maxQuality: () => this.qualityCap,
-      onSegment: (k, shown) => this.onSegment(k, shown),
+      onSegment: (k, shown) => this.frames.show(k, shown, scene.segmentDuration),
       onPlan: (plans) => {
         for (const p of plans) this.lastPlan.set(p.objectId, { rank: p.rank, visibleArea: p.visibleArea, delivery: p.delivery });
       },
@@ -459,20 +357,6 @@ export class Player extends EventTarget {
       this.finished = true;
       this.finish();
     });
-  }
-
-  private onSegment(k: number, shown: ReadonlyMap<string, ShownObject | null>): void {
-    // Frames are placed on the timeline: segment k starts at k·D, so after a seek into it the
-    // frame shown is the target's, not its first.
-    const startedAt = k * (this.sceneModel?.segmentDuration ?? 1);
-    for (const [id, object] of shown) {
-      if (object) {
-        this.playback.set(id, { decoded: object.decoded, quality: object.quality, startedAt, stale: false, segment: k });
-      } else {
-        const held = this.playback.get(id);
-        if (held) held.stale = true;
-      }
-    }
   }
 
   private onPlayoutEvent(event: PlayoutEvent): void {

@@ -3,7 +3,6 @@
  * live statistics (`getStats()`, the demo's overlay) and the QoE log of a run (`qoe()`,
  * `holoquic-qoe/1`, src/model/qoe.ts). Reading only: nothing here changes playback.
  */
-import type { DecodedSegment } from '../model/decoder';
 import { framePoints } from '../model/frames';
 import type { PlanDelivery, PlayerMode } from '../model/modes';
 import { QOE_SCHEMA, type QoeLog, type QoeSegment } from '../model/qoe';
@@ -12,11 +11,20 @@ import { currentFallbackReason, type Transports, webTransportUsable } from '../t
 import { DEFAULT_STALL_TIMEOUT_MS } from '../transport/stall';
 import { volatileTargetS } from './bufferTarget';
 import { transportKind } from './plan';
+import type { ObjectPlayback } from './framesOnScreen';
 import { DEFAULT_BUFFER_TARGET_S, type PlayoutSession } from './playout';
 import { fecTargetFor } from './policy';
 import { knapsackRule } from './rules';
 
 export type PlayerState = 'idle' | 'loading' | 'ready' | 'playing' | 'paused' | 'ended' | 'failed';
+
+/**
+ * Why playback failed, as `MediaError.code` numbers it: 1 aborted, 2 network (the origin or its
+ * transports unreachable), 3 decode (the playback pipeline stopped), 4 source not supported (the
+ * manifest could not be fetched or read, or the options are invalid).
+ */
+export type PlayerErrorCode = 1 | 2 | 3 | 4;
+export const PLAYER_ERROR = { ABORTED: 1, NETWORK: 2, DECODE: 3, SRC_NOT_SUPPORTED: 4 } as const;
 
 export interface ObjectStats {
   id: string;
@@ -60,17 +68,6 @@ export interface PlayerStats {
   freezes: number;
   freezeTotalS: number;
   objects: ObjectStats[];
-}
-
-/** What the player shows of one object now. */
-export interface ObjectPlayback {
-  decoded: DecodedSegment;
-  quality: number;
-  /** Played seconds (timeline) at which the segment starts. */
-  startedAt: number;
-  stale: boolean;
-  /** The segment's index on the timeline. */
-  segment: number;
 }
 
 /** What `playerStats` reads. */
