@@ -494,7 +494,20 @@ fn a_full_loader_queue_gets_503_at_once() {
     // Block every worker, then fill the queue.
     let gate = Arc::new(std::sync::Mutex::new(()));
     let held = gate.lock().unwrap();
+    // The workers take jobs while the queue fills: fill it again once they have all blocked on
+    // the gate (a few rounds apart), so the queue stays full when the request comes.
     let mut queued = 0;
+    for _ in 0..5 {
+        while {
+            let gate = Arc::clone(&gate);
+            f.loader.try_read(move || drop(gate.lock()))
+        } {
+            queued += 1;
+            assert!(queued < 1000);
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    // A last top-up right before the request.
     while {
         let gate = Arc::clone(&gate);
         f.loader.try_read(move || drop(gate.lock()))
