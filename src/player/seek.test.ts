@@ -3,12 +3,10 @@
  * (scene: 2 objects, 1-s segments, a 10-s pass).
  */
 import { describe, expect, it } from 'vitest';
-import { decoder, scene, ScriptedLink, viewport } from '../testing/scriptedLink';
+import { playOn, ScriptedLink } from '../testing/scriptedLink';
 import { VirtualClock } from './clock';
-import { FixedModePolicy } from './policy';
-import { type PlayoutConfig, PlayoutSession } from './playout';
+import type { PlayoutConfig, PlayoutSession } from './playout';
 import { type PlayoutEvent } from './playoutEvents';
-import { knapsackRule } from './rules';
 
 interface Run {
   session: PlayoutSession;
@@ -25,19 +23,15 @@ async function play(durationS: number, script: (run: Run) => void, options: Part
   const link = new ScriptedLink(clock, options.rate ?? (() => 40e6));
   const events: PlayoutEvent[] = [];
   const shown: Run['shown'] = [];
-  const session: PlayoutSession = new PlayoutSession({
-    scene: scene(2), contentBase: '/c/', transports: { webtransport: link, http2: link }, decoder, viewport,
-    policy: new FixedModePolicy('qr', knapsackRule), clock, durationS, ...options,
+  let run!: Run;
+  await playOn(clock, link, durationS, {
+    ...options,
     onEvent: (e) => events.push(e),
-    onSegment: (k) => shown.push({ k, at: clock.now(), played: session.playedS() }),
+    onSegment: (k) => shown.push({ k, at: clock.now(), played: run.session.playedS() }),
+  }, (session) => {
+    run = { session, link, clock, events, shown };
+    script(run);
   });
-  const run = { session, link, clock, events, shown };
-  script(run);
-  const done = session.run();
-  await clock.run(durationS + 1);
-  session.close();
-  await clock.run();
-  await done;
   return run;
 }
 

@@ -114,12 +114,19 @@ export const decoder: SegmentDecoder = { decode: async () => ({ frames: [], deco
 /** `o0` in view, the others mostly not. */
 export const viewport = { visibleArea: (id: string) => (id === 'o0' ? 0.5 : 0.1) };
 
-/** Plays `durationS` (default mode `qr`, 2 objects) on a virtual clock over `link`, then stops the session. */
-export async function playOn(clock: VirtualClock, link: ScriptedLink, durationS: number, options: Partial<PlayoutConfig> = {}): Promise<PlayoutSession> {
+/**
+ * Plays `durationS` (default mode `qr`, 2 objects) on a virtual clock over `link`, then stops the
+ * session. `beforeRun` sees the session first (to schedule seeks, pauses, …).
+ */
+export async function playOn(
+  clock: VirtualClock, link: ScriptedLink, durationS: number, options: Partial<PlayoutConfig> = {},
+  beforeRun?: (session: PlayoutSession) => void,
+): Promise<PlayoutSession> {
   const session = new PlayoutSession({
     scene: scene(2), contentBase: '/content/test/', transports: { webtransport: link, http2: link }, decoder, viewport,
     policy: new FixedModePolicy('qr', knapsackRule), clock, durationS, ...options,
   });
+  beforeRun?.(session);
   const done = session.run();
   await clock.run(durationS + 1);
   session.close();

@@ -4,59 +4,15 @@
 //! handshake limit is lifted here; isolation_tests.rs tests it.)
 
 use std::net::{SocketAddr, UdpSocket};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::retry::RETRY_ABOVE_HALF_OPEN;
-use super::{spawn, QuicContext};
-use crate::config::Config;
-use crate::content::ContentStore;
-use crate::metrics::Metrics;
-use crate::tls::CertStore;
+use super::test_support::{test_dir, LoopOrigin};
 
-struct Origin {
-    dir: std::path::PathBuf,
-    addr: SocketAddr,
-    metrics: Arc<Metrics>,
-    shutdown: Arc<AtomicBool>,
-    thread: Option<std::thread::JoinHandle<anyhow::Result<()>>>,
-}
-
-impl Origin {
-    fn start() -> Self {
-        let dir = std::env::temp_dir().join(format!("holoquic-handshake-{}-{}", std::process::id(), rand::random::<u64>()));
-        std::fs::create_dir_all(dir.join("content")).unwrap();
-        let config =
-            Config::parse_from(["x", "--content", dir.join("content").to_str().unwrap(), "--listen", "127.0.0.1:0", "--max-handshakes-per-ip", "1000"])
-                .unwrap();
-        let metrics = Arc::new(Metrics::default());
-        let ctx = QuicContext::new(
-            Arc::new(config),
-            Arc::new(CertStore::generate(&dir.join("tls"), &[]).unwrap()),
-            Arc::new(ContentStore::open(&dir.join("content"), 1 << 20).unwrap()),
-            Arc::clone(&metrics),
-            None,
-        )
-        .unwrap();
-        let shutdown = Arc::new(AtomicBool::new(false));
-        let (addr, thread) = spawn(ctx, Arc::clone(&shutdown)).unwrap();
-        Self { dir, addr, metrics, shutdown, thread: Some(thread) }
-    }
-
-    fn count(&self, metric: impl Fn(&Metrics) -> &std::sync::atomic::AtomicU64) -> u64 {
-        metric(&self.metrics).load(Ordering::Relaxed)
-    }
-}
-
-impl Drop for Origin {
-    fn drop(&mut self) {
-        self.shutdown.store(true, Ordering::Relaxed);
-        if let Some(t) = self.thread.take() {
-            let _ = t.join();
-        }
-        let _ = std::fs::remove_dir_all(&self.dir);
-    }
+/// An origin whose handshakes the tests watch: the per-IP handshake limit lifted (every Initial
+/// comes from 127.0.0.1).
+fn start_origin() -> LoopOrigin {
+    LoopOrigin::start(test_dir("handshake"), &["--max-handshakes-per-ip", "1000"])
 }
 
 fn client_config() -> quiche::Config {
@@ -103,14 +59,14 @@ fn handshake(server: SocketAddr) -> quiche::Connection {
 
 #[test]
 fn a_client_gets_in_without_retry_when_few_handshakes_are_open() {
-    let origin = Origin::start();
+    let origin = start_origin();
     assert!(handshake(origin.addr).is_established());
     assert_eq!(origin.count(|m| &m.retries_sent_total), 0);
 }
 
 #[test]
 fn many_half_open_handshakes_make_new_clients_answer_a_retry() {
-    let origin = Origin::start();
+    let origin = start_origin();
     // First Initials that never go further, as an attacker spoofing addresses sends them.
     let spoofer = UdpSocket::bind("127.0.0.1:0").unwrap();
     let local = spoofer.local_addr().unwrap();

@@ -9,17 +9,11 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use holoquic_proto::h3::{frame_type, stream_type, Frame, Settings, WEBTRANSPORT_BIDI_SIGNAL};
+use holoquic_proto::h3::WEBTRANSPORT_BIDI_SIGNAL;
 use holoquic_proto::{Delivery, FecMode, Message, Request};
-use quiche::h3::qpack;
-use quiche::h3::Header;
 
 use super::delivery::{PANIC_PATH, SLOW_PREFIX};
-use super::{spawn, QuicContext};
-use crate::config::Config;
-use crate::content::ContentStore;
-use crate::metrics::Metrics;
-use crate::tls::CertStore;
+use super::test_support::{connect, control_stream, test_dir, LoopOrigin};
 
 /// Size of the objects the bystander fetches.
 const SMALL: usize = 100_000;
@@ -27,60 +21,27 @@ const SMALL: usize = 100_000;
 /// loopback one takes a few ms; the blocking origin held them for the whole slow read (1.5 s).
 const BOUND: Duration = Duration::from_millis(700);
 
-struct Origin {
-    dir: std::path::PathBuf,
-    addr: SocketAddr,
-    metrics: Arc<Metrics>,
-    shutdown: Arc<AtomicBool>,
-    thread: Option<std::thread::JoinHandle<anyhow::Result<()>>>,
+/// An origin on 127.0.0.1 serving `small-0` … `small-9` (100 kB) and `slow/obj`, with
+/// `flags` added to its command line.
+fn start_origin(flags: &[&str]) -> LoopOrigin {
+    origin_with_big_objects(flags, 0)
 }
 
-impl Origin {
-    /// An origin on 127.0.0.1 serving `small-0` … `small-9` (100 kB) and `slow/obj`, with
-    /// `flags` added to its command line.
-    fn start(flags: &[&str]) -> Self {
-        Self::with_big_objects(flags, 0)
+/// The same, also serving `big-0` … `big-8` of `big` bytes each.
+fn origin_with_big_objects(flags: &[&str], big: u32) -> LoopOrigin {
+    let dir = test_dir("isolation");
+    let content = dir.join("content");
+    std::fs::create_dir_all(content.join("slow")).unwrap();
+    for i in 0..10 {
+        std::fs::write(content.join(format!("small-{i}")), vec![i as u8; SMALL]).unwrap();
     }
-
-    /// The same, also serving `big-0` … `big-8` of `big` bytes each.
-    fn with_big_objects(flags: &[&str], big: u32) -> Self {
-        let dir = std::env::temp_dir().join(format!("holoquic-isolation-{}-{}", std::process::id(), rand::random::<u64>()));
-        let content = dir.join("content");
-        std::fs::create_dir_all(content.join("slow")).unwrap();
-        for i in 0..10 {
-            std::fs::write(content.join(format!("small-{i}")), vec![i as u8; SMALL]).unwrap();
+    std::fs::write(content.join("slow/obj"), vec![9u8; SMALL]).unwrap();
+    for i in 0..9u32 {
+        if big > 0 {
+            std::fs::write(content.join(format!("big-{i}")), (0..big).map(|b| ((b * (i + 3)) >> 3) as u8).collect::<Vec<_>>()).unwrap();
         }
-        std::fs::write(content.join("slow/obj"), vec![9u8; SMALL]).unwrap();
-        for i in 0..9u32 {
-            if big > 0 {
-                std::fs::write(content.join(format!("big-{i}")), (0..big).map(|b| ((b * (i + 3)) >> 3) as u8).collect::<Vec<_>>()).unwrap();
-            }
-        }
-        let mut args = vec!["x", "--content", content.to_str().unwrap(), "--listen", "127.0.0.1:0"];
-        args.extend_from_slice(flags);
-        let config = Arc::new(Config::parse_from(args).unwrap());
-        let metrics = Arc::new(Metrics::default());
-        let certs = Arc::new(CertStore::generate(&dir.join("tls"), &[]).unwrap());
-        let store = Arc::new(ContentStore::open(&content, config.limits.max_object_bytes).unwrap());
-        let ctx = QuicContext::new(config, certs, store, Arc::clone(&metrics), None).unwrap();
-        let shutdown = Arc::new(AtomicBool::new(false));
-        let (addr, thread) = spawn(ctx, Arc::clone(&shutdown)).unwrap();
-        Self { dir, addr, metrics, shutdown, thread: Some(thread) }
     }
-
-    fn count(&self, metric: impl Fn(&Metrics) -> &std::sync::atomic::AtomicU64) -> u64 {
-        metric(&self.metrics).load(Ordering::Relaxed)
-    }
-}
-
-impl Drop for Origin {
-    fn drop(&mut self) {
-        self.shutdown.store(true, Ordering::Relaxed);
-        if let Some(t) = self.thread.take() {
-            let _ = t.join();
-        }
-        let _ = std::fs::remove_dir_all(&self.dir);
-    }
+    LoopOrigin::start(dir, flags)
 }
 
 /// A quiche client on its own UDP socket, speaking WebTransport to the origin.
@@ -121,22 +82,8 @@ impl Client {
             c.pump(Duration::from_millis(5));
         }
         if session {
-            let mut control = Vec::new();
-            holoquic_proto::varint::put(&mut control, stream_type::CONTROL);
-            Settings(vec![(0x33, 1), (0x2b603742, 1)]).encode_frame(&mut control);
-            c.conn.stream_send(2, &control, false).unwrap();
-            let headers = [
-                Header::new(b":method", b"CONNECT"),
-                Header::new(b":protocol", b"webtransport"),
-                Header::new(b":scheme", b"https"),
-                Header::new(b":authority", b"localhost"),
-                Header::new(b":path", b"/holoquic"),
-                Header::new(b"origin", b"https://localhost"),
-            ];
-            let mut block = vec![0u8; 1024];
-            let n = qpack::Encoder::new().encode(&headers, &mut block).unwrap();
-            let mut connect = Vec::new();
-            Frame::encode(frame_type::HEADERS, &block[..n], &mut connect);
+            c.conn.stream_send(2, &control_stream(), false).unwrap();
+            let connect = connect("CONNECT", "/holoquic");
             c.conn.stream_send(0, &connect, false).unwrap();
             let deadline = Instant::now() + timeout;
             let mut reply = Vec::new();
@@ -258,7 +205,7 @@ fn assert_prompt(times: &[Duration], while_: &str) {
 
 #[test]
 fn a_slow_object_read_does_not_delay_another_sessions_objects() {
-    let origin = Origin::start(&[]);
+    let origin = start_origin(&[]);
     let mut slow = Client::connect(origin.addr, Duration::from_secs(5), true).unwrap();
     let mut bystander = Client::connect(origin.addr, Duration::from_secs(5), true).unwrap();
     let stream = slow.request(reliable(&format!("{SLOW_PREFIX}obj")), &[]);
@@ -284,7 +231,7 @@ fn a_slow_object_read_does_not_delay_another_sessions_objects() {
 fn a_request_and_repair_storm_on_one_connection_does_not_stop_another_session() {
     // Objects of 4 MB: building one's encoders takes about 50 ms of CPU. The connection may hold
     // them all (its byte budget is tested apart).
-    let origin = Origin::with_big_objects(&["--max-held-bytes-per-connection", "1000000000"], 4_000_000);
+    let origin = origin_with_big_objects(&["--max-held-bytes-per-connection", "1000000000"], 4_000_000);
     let mut storm = Client::connect(origin.addr, Duration::from_secs(5), true).unwrap();
     let mut bystander = Client::connect(origin.addr, Duration::from_secs(5), true).unwrap();
     let mut repairs = Vec::new();
@@ -316,7 +263,7 @@ fn a_request_and_repair_storm_on_one_connection_does_not_stop_another_session() 
 
 #[test]
 fn a_datagram_flood_does_not_stop_another_session() {
-    let origin = Origin::start(&[]);
+    let origin = start_origin(&[]);
     let mut flooder = Client::connect(origin.addr, Duration::from_secs(5), true).unwrap();
     let mut bystander = Client::connect(origin.addr, Duration::from_secs(5), true).unwrap();
     // A second flood, from a thread as fast as it can send: short-header packets addressed to the
@@ -354,7 +301,7 @@ fn a_datagram_flood_does_not_stop_another_session() {
 
 #[test]
 fn a_panic_in_one_connection_closes_it_and_the_others_go_on() {
-    let origin = Origin::start(&[]);
+    let origin = start_origin(&[]);
     let mut victim = Client::connect(origin.addr, Duration::from_secs(5), true).unwrap();
     let mut bystander = Client::connect(origin.addr, Duration::from_secs(5), true).unwrap();
     victim.request(reliable(PANIC_PATH), &[]);
@@ -367,7 +314,7 @@ fn a_panic_in_one_connection_closes_it_and_the_others_go_on() {
     assert_eq!(origin.count(|m| &m.connection_panics_total), 1);
     let times = bystander.fetch(&small_paths(), Duration::from_secs(10));
     assert_prompt(&times, "another connection panicked");
-    assert!(origin.thread.as_ref().is_some_and(|t| !t.is_finished()), "the QUIC loop still runs");
+    assert!(origin.loop_running(), "the QUIC loop still runs");
     // Its slot is free again: a new client gets in and is served.
     let mut next = Client::connect(origin.addr, Duration::from_secs(5), true).unwrap();
     next.fetch(&small_paths()[..1], Duration::from_secs(5));
@@ -376,7 +323,7 @@ fn a_panic_in_one_connection_closes_it_and_the_others_go_on() {
 
 #[test]
 fn per_ip_limits_refuse_the_connection_beyond_them() {
-    let origin = Origin::start(&["--max-connections-per-ip", "2", "--max-handshakes-per-ip", "2"]);
+    let origin = start_origin(&["--max-connections-per-ip", "2", "--max-handshakes-per-ip", "2"]);
     let first = Client::connect(origin.addr, Duration::from_secs(5), false).unwrap();
     let _second = Client::connect(origin.addr, Duration::from_secs(5), false).unwrap();
     assert!(Client::connect(origin.addr, Duration::from_millis(1500), false).is_none(), "a third connection from 127.0.0.1 got in");
@@ -393,7 +340,7 @@ fn per_ip_limits_refuse_the_connection_beyond_them() {
     assert!(Client::connect(origin.addr, Duration::from_secs(5), false).is_some());
 
     // Handshakes in progress count apart: two first flights that never go further fill them.
-    let other = Origin::start(&["--max-handshakes-per-ip", "2"]);
+    let other = start_origin(&["--max-handshakes-per-ip", "2"]);
     let spoofer = UdpSocket::bind("127.0.0.1:0").unwrap();
     let mut config = quiche::Config::new(quiche::PROTOCOL_VERSION).unwrap();
     config.set_application_protos(&[b"h3"]).unwrap();
@@ -411,7 +358,7 @@ fn per_ip_limits_refuse_the_connection_beyond_them() {
 #[test]
 fn objects_beyond_the_connections_byte_budget_get_503() {
     // Two 100-kB datagram objects are held until the client ends them; a third does not fit.
-    let origin = Origin::start(&["--max-held-bytes-per-connection", "250000"]);
+    let origin = start_origin(&["--max-held-bytes-per-connection", "250000"]);
     let mut client = Client::connect(origin.addr, Duration::from_secs(5), true).unwrap();
     let streams: Vec<u64> = (0..3).map(|i| client.request(Request { delivery: Delivery::Datagram, ..reliable(&format!("/content/small-{i}")) }, &[])).collect();
     let deadline = Instant::now() + Duration::from_secs(5);
@@ -458,7 +405,7 @@ fn objects_beyond_the_connections_byte_budget_get_503() {
 #[test]
 #[ignore = "a measurement, not a check"]
 fn first_byte_latency() {
-    let origin = Origin::start(&[]);
+    let origin = start_origin(&[]);
     let mut client = Client::connect(origin.addr, Duration::from_secs(5), true).unwrap();
     client.fetch(&small_paths(), Duration::from_secs(5)); // the objects are cached from here on
     let mut samples = Vec::new();

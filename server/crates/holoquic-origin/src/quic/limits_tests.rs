@@ -7,12 +7,13 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use holoquic_proto::h3::{capsule_type, frame_type, stream_type, CloseSession, Frame, Settings, WEBTRANSPORT_BIDI_SIGNAL};
+use holoquic_proto::h3::{capsule_type, frame_type, stream_type, CloseSession, Frame, WEBTRANSPORT_BIDI_SIGNAL};
 use holoquic_proto::{Delivery, FecMode, Message, Request};
 use quiche::h3::qpack;
-use quiche::h3::{Header, NameValue};
+use quiche::h3::NameValue;
 use quiche::test_utils::Pipe;
 
+use super::test_support::{connect, control_stream};
 use super::{quiche_config, webtransport, QuicContext};
 use crate::config::Config;
 use crate::content::ContentStore;
@@ -63,10 +64,7 @@ impl Harness {
         pipe.handshake().unwrap();
         let mut h = Self { dir, ctx, pipe, wt: webtransport::Connection::new() };
 
-        let mut control = Vec::new();
-        holoquic_proto::varint::put(&mut control, stream_type::CONTROL);
-        Settings(vec![(0x33, 1), (0x2b603742, 1)]).encode_frame(&mut control);
-        h.pipe.client.stream_send(2, &control, false).unwrap();
+        h.pipe.client.stream_send(2, &control_stream(), false).unwrap();
         let mut connect = Vec::new();
         h.connect_frame(&mut connect);
         h.pipe.client.stream_send(0, &connect, false).unwrap();
@@ -77,17 +75,7 @@ impl Harness {
 
     /// The HEADERS frame of an extended CONNECT for the origin's WebTransport endpoint.
     fn connect_frame(&self, out: &mut Vec<u8>) {
-        let headers = [
-            Header::new(b":method", b"CONNECT"),
-            Header::new(b":protocol", b"webtransport"),
-            Header::new(b":scheme", b"https"),
-            Header::new(b":authority", b"localhost"),
-            Header::new(b":path", b"/holoquic"),
-            Header::new(b"origin", b"https://localhost"),
-        ];
-        let mut block = vec![0u8; 1024];
-        let n = qpack::Encoder::new().encode(&headers, &mut block).unwrap();
-        Frame::encode(frame_type::HEADERS, &block[..n], out);
+        out.extend(connect("CONNECT", "/holoquic"));
     }
 
     /// Moves packets both ways and lets the WebTransport layer run, a few times.

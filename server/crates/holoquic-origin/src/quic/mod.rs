@@ -43,6 +43,8 @@ mod isolation_tests;
 mod limits_tests;
 #[cfg(test)]
 mod session_tests;
+#[cfg(test)]
+mod test_support;
 
 use std::collections::{HashMap, VecDeque};
 use std::net::{IpAddr, SocketAddr, UdpSocket};

@@ -4,13 +4,13 @@
 
 use holoquic_proto::h3::{capsule_type, error_code, frame_type, stream_type, CloseSession, Frame, Settings, WEBTRANSPORT_BIDI_SIGNAL};
 use holoquic_proto::varint::put;
-use quiche::h3::qpack;
 use quiche::h3::Header;
 use std::sync::atomic::Ordering;
 
 use super::action::Action;
 use super::headers::{RequestHead, MAX_HEADERS};
 use super::session::{SessionEnv, SessionMachine};
+use super::test_support::{connect, control_stream, headers_frame};
 use crate::metrics::Metrics;
 
 /// The client's control stream and the session's CONNECT stream, as a browser opens them.
@@ -57,33 +57,6 @@ impl Fixture {
     fn count(&self, metric: impl Fn(&Metrics) -> &std::sync::atomic::AtomicU64) -> u64 {
         metric(&self.metrics).load(Ordering::Relaxed)
     }
-}
-
-fn control_stream() -> Vec<u8> {
-    let mut out = Vec::new();
-    put(&mut out, stream_type::CONTROL);
-    Settings(vec![(0x33, 1), (0x2b603742, 1)]).encode_frame(&mut out);
-    out
-}
-
-fn headers_frame(headers: &[Header]) -> Vec<u8> {
-    let mut block = vec![0u8; 1024];
-    let n = qpack::Encoder::new().encode(headers, &mut block).unwrap();
-    let mut out = Vec::new();
-    Frame::encode(frame_type::HEADERS, &block[..n], &mut out);
-    out
-}
-
-/// The HEADERS frame of a request as a browser's WebTransport CONNECT, with `method` and `path`.
-fn connect(method: &str, path: &str) -> Vec<u8> {
-    headers_frame(&[
-        Header::new(b":method", method.as_bytes()),
-        Header::new(b":protocol", b"webtransport"),
-        Header::new(b":scheme", b"https"),
-        Header::new(b":authority", b"localhost"),
-        Header::new(b":path", path.as_bytes()),
-        Header::new(b"origin", b"https://localhost"),
-    ])
 }
 
 /// The opening of a WebTransport bidi stream of `session`, then `rest`.
