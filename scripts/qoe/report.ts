@@ -1,6 +1,7 @@
 /**
  * Writes the QoE report of an experiment directory: runs.csv (one line per run), cells.json
- * (aggregates per trace × loss × mode), summary.md (the same as Markdown tables) and report.html.
+ * (aggregates per condition × loss × mode), summary.md (the same as Markdown tables, the dominance
+ * check first), dominance.md (that check alone, for docs/results.md) and report.html.
  *
  *   npm run qoe:report -- results/qoe/<name>
  *
@@ -13,7 +14,9 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { aggregate, combineSources, markdownSummary, type RunRecord, type RunSource, runsCsv, takenFrom, toRow } from './lib/aggregate';
+import { aggregate, combineSources, type RunRecord, type RunSource, takenFrom, toRow } from './lib/aggregate';
+import { dominanceMarkdown } from './lib/dominance';
+import { markdownSummary, runsCsv } from './lib/summary';
 import { renderReport } from './lib/report';
 
 /** The run records of an experiment directory; a record without its commit takes the directory's. */
@@ -33,6 +36,7 @@ export function writeReport(dir: string, provenance: string[], records: RunRecor
   const cells = aggregate(rows);
   writeFileSync(join(dir, 'cells.json'), JSON.stringify(cells, null, 1));
   writeFileSync(join(dir, 'summary.md'), markdownSummary(cells));
+  writeFileSync(join(dir, 'dominance.md'), dominanceMarkdown(cells));
   writeFileSync(join(dir, 'report.html'), renderReport({ title: `holoquic QoE — ${dir.replace(/^.*\//, '')}`, provenance, records }));
 }
 

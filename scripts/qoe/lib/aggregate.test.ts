@@ -1,30 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { aggregate, cdf, combineSources, markdownSummary, measuredLossPct, originFecOverhead, parsePrometheusText, parseQdiscStats, parseTcpCounters, parseUdpSnmp, queueDropPct, type RunRecord, runsCsv, sameSettings, stat, toRow } from './aggregate';
-import { QOE_SCHEMA, type QoeLog, type QoeSegment } from '../../../src/model/qoe';
+import { aggregate, cdf, combineSources, measuredLossPct, originFecOverhead, parsePrometheusText, parseQdiscStats, parseTcpCounters, parseUdpSnmp, queueDropPct, type RunRecord, sameSettings, stat, toRow } from './aggregate';
+import { markdownSummary, runsCsv } from './summary';
 import { barChart, lineChart, ticks } from './svg';
-
-function qoe(freezeS: number[], quality: number): QoeLog {
-  const segments: QoeSegment[] = [0, 1, 2].map((index) => ({
-    object: 'o0', index, quality, qualityCount: 5, bitrateBps: 1e6, delivery: 'datagram', fec: 'planned',
-    transport: 'webtransport', visibleArea: 0.3, rank: 0, requestedAtS: index, deadlineS: index + 1,
-    completedAtS: index + 0.5, objectBytes: 125_000, receivedBytes: 130_000, sourceSymbols: 100, symbolsSent: 110,
-    recovered: true, abandoned: false, decoded: true, onTime: true,
-  }));
-  return {
-    schema: QOE_SCHEMA,
-    config: { mode: 'qpr-fec', abr: 'knapsack', bufferTargetS: 1, manifest: 'm', transport: 'webtransport', predictor: 'p', segmentDurationS: 1 },
-    startedAt: '2026-11-23T00:00:00Z', userAgent: 'test', playback: { startupS: 0.3, playedS: 3, wallS: 4 },
-    freezes: freezeS.map((d, i) => ({ atS: i, durationS: d, cause: 'underrun' as const })), segments,
-  };
-}
-
-function record(id: string, mode: string, lossPct: number, rep: number, log: QoeLog | null): RunRecord {
-  return {
-    run: { id, mode, lossPct, ge: '', trace: 't', traceScale: 0.1, pose: 'p', repetition: rep, durationS: 3, delayMs: 10 },
-    qoe: log, error: log ? undefined : 'page never reached playing',
-    impairer: { toClient: { seen: 1000, dropped_loss: lossPct * 10 } },
-  };
-}
+import { qoe, record } from './testSupport';
 
 describe('aggregate', () => {
   it('groups repetitions per trace, loss and mode, averaging and counting failures', () => {
@@ -120,7 +98,9 @@ describe('sameSettings', () => {
 
 describe('statistics helpers', () => {
   it('stat ignores NaN and gives the sample standard deviation', () => {
-    expect(stat([1, 3, NaN])).toEqual({ mean: 2, sd: Math.SQRT2, n: 2 });
+    const s = stat([1, 3, NaN]);
+    expect([s.mean, s.sd, s.n]).toEqual([2, Math.SQRT2, 2]);
+    expect(s.ci95).toBeCloseTo(12.706, 3); // t(0.975, 1) · √2 / √2
     expect(stat([]).n).toBe(0);
   });
   it('cdf is sorted and ends at 1', () => {
@@ -190,13 +170,14 @@ describe('markdown summary', () => {
     const md = markdownSummary(cells);
     expect(md).toContain('#### t: freezes per run / seconds frozen per run');
     expect(md).toContain('| mode | 0 % | 5 % |');
-    // qr at 0 % only failed: nothing measured; at 5 %: (2 + 0) / 2 freezes, (3 + 0) / 2 s.
-    expect(md).toContain('| `qr` | – | 1.0 / 1.50 s |');
+    // qr at 0 % only failed: nothing measured; at 5 %: (2 + 0) / 2 freezes, (3 + 0) / 2 s, each
+    // with its 95 % interval over the two runs (t = 12.71 for one degree of freedom).
+    expect(md).toContain('| `qr` | – | 1.0 ± 12.7 / 1.50 ± 19.06 s |');
     expect(md).toContain('| `qpr-fec` | 1.0 / < 0.01 s | **0** |');
     expect(md.indexOf('freezes per run')).toBeLessThan(md.indexOf('| loss | mode | runs |'));
     // Beside it, the visible quality of the same cells with the runs it averages.
     expect(md).toContain('#### t: visible quality (runs)');
-    expect(md).toContain('| `qr` | – | 2.00 (2) |');
+    expect(md).toContain('| `qr` | – | 2.00 ± 12.71 (2) |');
     expect(md).toContain('| `qpr-fec` | 4.00 (1) | 4.00 (1) |');
   });
 });

@@ -6,6 +6,8 @@
 import { PLAYER_MODES } from '../../../src/model/modes';
 import type { QoeLog } from '../../../src/model/qoe';
 import { type QoeSummary, summarizeQoe } from '../../../src/qoe/schema';
+import { USUAL_DELAY_MS } from './matrix';
+import { type MeanWithInterval, meanWithInterval } from './stats';
 
 /** Counters of one direction of the impairer (holoquic-impair's JSON, docs/qoe.md). */
 export interface ImpairerDirection {
@@ -49,6 +51,27 @@ export function sameSettings(a: RunConfig, b: RunConfig): boolean {
   const settings = (r: RunConfig) => JSON.stringify([r.ge, r.traceScale, r.durationS, r.delayMs, r.lossDirection ?? 'down',
     r.congestionControl ?? null, r.lossBadMs ?? null, Object.entries(r.page ?? {}).sort()]);
   return settings(a) === settings(b);
+}
+
+/** The buffer target (s) a run gave the player (`page.buffer`), null when it kept the player's default. */
+export function bufferOf(run: RunConfig): number | null {
+  return run.page?.buffer === undefined ? null : Number(run.page.buffer);
+}
+
+/**
+ * What a run measured besides its mode and loss level — trace, one-way delay, buffer — as the
+ * report names it: the trace alone at the usual 10 ms with the player's buffer, so reports of
+ * matrices from before delay and buffer were dimensions read as they did.
+ */
+export function conditionOf(run: RunConfig): string {
+  const buffer = bufferOf(run);
+  return [run.trace, run.delayMs === USUAL_DELAY_MS ? '' : `${run.delayMs} ms one-way`, buffer === null ? '' : `${buffer}-s buffer`]
+    .filter(Boolean).join(' · ');
+}
+
+/** The cell a run belongs to: condition, loss level and mode. */
+export function cellKey(run: RunConfig): string {
+  return JSON.stringify([run.trace, run.delayMs, bufferOf(run), run.lossPct, run.mode]);
 }
 
 /** The origin-side bottleneck queue (`tc -s qdisc` of the rate-shaped interface). */
@@ -240,11 +263,11 @@ export function combineSources(sources: readonly RunSource[]): RunRecord[] {
     const taken = takenFrom(source);
     if (taken.length === 0) throw new Error(`${source.label}: no runs${source.modes ? ` of ${source.modes.join(', ')}` : ''}`);
     for (const record of taken) {
-      const { trace, lossPct, mode } = record.run;
-      const key = JSON.stringify([trace, lossPct, mode]);
+      const { lossPct, mode } = record.run;
+      const key = cellKey(record.run);
       const earlier = cellSource.get(key);
       if (earlier !== undefined && earlier !== source.label) {
-        throw new Error(`${trace} at ${lossPct} % loss, ${mode}: runs in both ${earlier} and ${source.label} ` +
+        throw new Error(`${conditionOf(record.run)} at ${lossPct} % loss, ${mode}: runs in both ${earlier} and ${source.label} ` +
           '(choose the modes taken from each: DIR:mode,mode)');
       }
       cellSource.set(key, source.label);
@@ -254,26 +277,20 @@ export function combineSources(sources: readonly RunSource[]): RunRecord[] {
   return combined;
 }
 
-/** Mean and sample standard deviation over repetitions; NaN values are left out. */
-export interface Stat {
-  mean: number;
-  sd: number;
-  n: number;
-}
-
-export function stat(values: number[]): Stat {
-  const v = values.filter((x) => Number.isFinite(x));
-  if (v.length === 0) return { mean: NaN, sd: NaN, n: 0 };
-  const mean = v.reduce((a, b) => a + b, 0) / v.length;
-  const sd = v.length < 2 ? 0 : Math.sqrt(v.reduce((a, b) => a + (b - mean) ** 2, 0) / (v.length - 1));
-  return { mean, sd, n: v.length };
-}
+/** Mean, sample standard deviation and 95 % Student t interval over repetitions; NaN values are left out. */
+export type Stat = MeanWithInterval;
+export const stat = meanWithInterval;
 
 /** One cell of the comparison: a mode at a loss level on a trace, over its repetitions. */
 export interface Cell {
   mode: string;
   lossPct: number;
   trace: string;
+  delayMs: number;
+  /** The player's buffer target, null for its default. */
+  bufferS: number | null;
+  /** Trace, delay and buffer as the report names them (`conditionOf`). */
+  condition: string;
   runs: number;
   failed: number;
   freezeCount: Stat;
@@ -304,16 +321,16 @@ export interface Cell {
 export function aggregate(rows: readonly RunRow[]): Cell[] {
   const groups = new Map<string, RunRow[]>();
   for (const row of rows) {
-    const key = JSON.stringify([row.run.trace, row.run.lossPct, row.run.mode]);
+    const key = cellKey(row.run);
     groups.set(key, [...(groups.get(key) ?? []), row]);
   }
   const cells: Cell[] = [];
   for (const group of groups.values()) {
     const ok = group.filter((r) => r.ok && r.summary);
     const pick = (f: (s: QoeSummary) => number) => stat(ok.map((r) => f(r.summary!)));
-    const { mode, lossPct, trace } = group[0].run;
+    const { mode, lossPct, trace, delayMs } = group[0].run;
     cells.push({
-      mode, lossPct, trace,
+      mode, lossPct, trace, delayMs, bufferS: bufferOf(group[0].run), condition: conditionOf(group[0].run),
       runs: group.length,
       failed: group.length - ok.length,
       freezeCount: pick((s) => s.freezeCount),
@@ -338,7 +355,8 @@ export function aggregate(rows: readonly RunRow[]): Cell[] {
       throughputSamplesMbps: ok.flatMap((r) => r.summary!.throughputBps.map((b) => b / 1e6)),
     });
   }
-  return cells.sort((a, b) => a.trace.localeCompare(b.trace) || a.lossPct - b.lossPct || compareModes(a.mode, b.mode));
+  return cells.sort((a, b) => a.trace.localeCompare(b.trace) || a.delayMs - b.delayMs || (b.bufferS ?? Infinity) - (a.bufferS ?? Infinity) ||
+    a.lossPct - b.lossPct || compareModes(a.mode, b.mode));
 }
 
 const MODE_ORDER: readonly string[] = PLAYER_MODES;
@@ -353,104 +371,4 @@ export function compareModes(a: string, b: string): number {
 export function cdf(samples: readonly number[]): Array<[number, number]> {
   const sorted = samples.filter((x) => Number.isFinite(x)).sort((a, b) => a - b);
   return sorted.map((x, i) => [x, (i + 1) / sorted.length]);
-}
-
-const CSV_COLUMNS = [
-  'id', 'trace', 'mode', 'lossPct', 'repetition', 'ok', 'error', 'freezeCount', 'freezeTotalS', 'meanQuality',
-  'meanThroughputMbps', 'onTimeRatio', 'visibleOnTimeRatio', 'skippedShare', 'decodeSuccess', 'datagramRecovery', 'datagramDecoded', 'fecOverhead',
-  'repairRequests', 'objectSegments', 'startupS', 'qualitySwitches', 'bytesWasted', 'bytesReceived', 'measuredLossPct',
-  'queueDropPct', 'meanVisibleQuality', 'volatileFromS', 'sessionsReplaced', 'busyGoodputMbps', 'originFecOverhead',
-  'originTcpTimeouts', 'originTcpRetransPct', 'commit',
-] as const;
-
-function csvField(value: unknown): string {
-  const text = typeof value === 'number' ? (Number.isFinite(value) ? String(+value.toFixed(6)) : '') : String(value ?? '');
-  return /[",\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
-}
-
-/** One line per run, for spreadsheets and scripts. */
-export function runsCsv(rows: readonly RunRow[]): string {
-  const lines = [CSV_COLUMNS.join(',')];
-  for (const r of rows) {
-    const s = r.summary;
-    const values: Record<(typeof CSV_COLUMNS)[number], unknown> = {
-      id: r.run.id, trace: r.run.trace, mode: r.run.mode, lossPct: r.run.lossPct, repetition: r.run.repetition,
-      ok: r.ok, error: r.error ?? '',
-      freezeCount: s?.freezeCount, freezeTotalS: s?.freezeTotalS, meanQuality: s?.meanQuality,
-      meanThroughputMbps: s ? s.meanThroughputBps / 1e6 : undefined, onTimeRatio: s?.onTimeRatio, visibleOnTimeRatio: s?.visibleOnTimeRatio, skippedShare: s?.skippedShare,
-      decodeSuccess: s?.decodeSuccess, datagramRecovery: s?.datagramRecovery, datagramDecoded: s?.datagramDecoded,
-      fecOverhead: s?.fecOverhead, repairRequests: s?.repairRequests, objectSegments: s?.objectSegments,
-      startupS: s?.startupS, qualitySwitches: s?.qualitySwitches, bytesWasted: s?.bytesWasted, bytesReceived: s?.bytesReceived,
-      measuredLossPct: r.measuredLossPct, queueDropPct: r.queueDropPct,
-      meanVisibleQuality: s?.meanVisibleQuality, volatileFromS: s?.volatileFromS, sessionsReplaced: s?.sessionsReplaced,
-      busyGoodputMbps: s ? s.busyGoodputBps / 1e6 : undefined, originFecOverhead: r.originFecOverhead,
-      originTcpTimeouts: r.originTcp?.timeouts,
-      originTcpRetransPct: r.originTcp && r.originTcp.outSegs > 0 ? (100 * r.originTcp.retransSegs) / r.originTcp.outSegs : undefined,
-      commit: r.commit,
-    };
-    lines.push(CSV_COLUMNS.map((c) => csvField(values[c])).join(','));
-  }
-  return lines.join('\n') + '\n';
-}
-
-/** "mean" or "mean ± sd" with `digits` decimals ("–" when there is no value). */
-function fmt(st: Stat, digits: number, scale = 1): string {
-  if (st.n === 0 || !Number.isFinite(st.mean)) return '–';
-  const m = (st.mean * scale).toFixed(digits);
-  return st.n > 1 ? `${m} ± ${(st.sd * scale).toFixed(digits)}` : m;
-}
-
-/** A share as "mean ± sd %" ("–" alone when there is no value). */
-function pct(st: Stat, digits: number): string {
-  return `${fmt(st, digits, 100)}${unit(st, ' %')}`;
-}
-
-function unit(st: Stat, text: string): string {
-  return st.n > 0 && Number.isFinite(st.mean) ? text : '';
-}
-
-/**
- * The comparison as Markdown tables, one per trace (docs/results.md takes them as they are):
- * freezes, quality (visible and all), throughput, on-time ratio (all and by visible area), datagram objects recovered and
- * decoded, FEC overhead, the loss the impairer applied and what the bottleneck queue dropped, per
- * loss level and mode.
- */
-export function markdownSummary(cells: readonly Cell[]): string {
-  const out: string[] = [];
-  for (const trace of [...new Set(cells.map((c) => c.trace))]) {
-    // The reference paper's Table 3 layout first: modes × loss levels, freezes / seconds frozen
-    // per run (mean over repetitions), a bold 0 where no repetition froze.
-    const tc = cells.filter((x) => x.trace === trace);
-    const losses = [...new Set(tc.map((c) => c.lossPct))].sort((a, b) => a - b);
-    const modes = [...new Set(tc.map((c) => c.mode))].sort(compareModes);
-    const modeByLoss = (title: string, text: (c: Cell) => string) => {
-      out.push(`#### ${trace}: ${title}`, '');
-      out.push(`| mode | ${losses.map((l) => `${l} %`).join(' | ')} |`, `|---|${losses.map(() => '---|').join('')}`);
-      for (const mode of modes) {
-        const row = losses.map((l) => {
-          const c = tc.find((x) => x.mode === mode && x.lossPct === l);
-          return c && c.freezeCount.n > 0 ? text(c) : '–';
-        });
-        out.push(`| \`${mode}\` | ${row.join(' | ')} |`);
-      }
-      out.push('');
-    };
-    modeByLoss('freezes per run / seconds frozen per run', (c) => {
-      if (c.freezeCount.mean === 0) return '**0**';
-      const seconds = c.freezeTotalS.mean;
-      return `${c.freezeCount.mean.toFixed(1)} / ${seconds < 0.005 ? '< 0.01' : seconds.toFixed(2)} s`;
-    });
-    // What the viewer saw, beside whether it stopped: the two numbers a mode trades.
-    modeByLoss('visible quality (runs)', (c) => `${c.meanVisibleQuality.mean.toFixed(2)} (${c.meanVisibleQuality.n})`);
-    out.push(`#### ${trace}`, '');
-    out.push('| loss | mode | runs | freezes | freeze time (s) | visible quality | quality | throughput (Mbit/s) | busy goodput (Mbit/s) | on time | visible on time | skipped | datagram objects recovered | of those, decoded | FEC overhead | FEC overhead (origin) | measured loss | queue drops |');
-    out.push('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
-    for (const c of cells.filter((x) => x.trace === trace)) {
-      out.push(`| ${c.lossPct} % | ${c.mode} | ${c.runs - c.failed}${c.failed ? ` (+${c.failed} failed)` : ''} | ${fmt(c.freezeCount, 1)} | ${fmt(c.freezeTotalS, 2)} | ` +
-        `${fmt(c.meanVisibleQuality, 2)} | ${fmt(c.meanQuality, 2)} | ${fmt(c.throughputMbps, 1)} | ${fmt(c.busyGoodputMbps, 1)} | ${pct(c.onTimeRatio, 1)} | ${pct(c.visibleOnTimeRatio, 1)} | ${pct(c.skippedShare, 1)} | ` +
-        `${pct(c.datagramRecovery, 1)} | ${pct(c.datagramDecoded, 1)} | ${pct(c.fecOverhead, 0)} | ${pct(c.originFecOverhead, 0)} | ${fmt(c.measuredLossPct, 2)}${unit(c.measuredLossPct, ' %')} | ${fmt(c.queueDropPct, 2)}${unit(c.queueDropPct, ' %')} |`);
-    }
-    out.push('');
-  }
-  return out.join('\n');
 }

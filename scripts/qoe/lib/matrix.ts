@@ -1,6 +1,6 @@
 /**
  * The experiment matrix of the QoE runner: modes × loss levels × bandwidth traces × pose traces ×
- * repetitions, and the network parameters of each run (docs/qoe.md).
+ * one-way delays × player buffers × repetitions, and the network parameters of each run (docs/qoe.md).
  */
 
 /** Gilbert–Elliott shape shared by every loss level (docs/qoe.md, "Parameterisation"): a Bad state
@@ -24,6 +24,10 @@ export interface MatrixSpec {
   /** Bandwidth trace names (file stem) or paths. */
   traces: string[];
   poses: string[];
+  /** One-way delays in ms, both directions (default: the usual 10 ms alone). */
+  delaysMs?: number[];
+  /** The player's buffer targets in s; null keeps the player's default (the default: that alone). */
+  buffersS?: Array<number | null>;
   repetitions: number;
 }
 
@@ -33,33 +37,57 @@ export interface MatrixEntry {
   lossPct: number;
   trace: string;
   pose: string;
+  delayMs: number;
+  bufferS: number | null;
   repetition: number;
 }
+
+/** The one-way delay runs had before delay was a dimension: ids and condition names leave it out. */
+export const USUAL_DELAY_MS = 10;
 
 function stem(path: string): string {
   return path.replace(/^.*\//, '').replace(/\.[^.]*$/, '');
 }
 
+/**
+ * A run's id: stable, file-name safe, and the same as before delay and buffer were dimensions
+ * for runs at the usual delay with the player's buffer (`…_loss5_qr_r0`; else `…_qr_d50ms_b1s_r0`),
+ * so earlier experiment directories resume and merge as they did.
+ */
+export function runId(e: Omit<MatrixEntry, 'id'>): string {
+  return [stem(e.trace), stem(e.pose), `loss${e.lossPct}`, e.mode, e.delayMs === USUAL_DELAY_MS ? '' : `d${e.delayMs}ms`,
+    e.bufferS === null ? '' : `b${e.bufferS}s`, `r${e.repetition}`].filter(Boolean).join('_').replace(/[^A-Za-z0-9_.-]/g, '-');
+}
+
 /** Every combination, repetitions outermost so an interrupted experiment has every cell at least
  *  once before any cell twice; ids are stable and file-name safe. */
 export function expandMatrix(spec: MatrixSpec): MatrixEntry[] {
-  if (spec.modes.length === 0 || spec.lossPct.length === 0 || spec.traces.length === 0 || spec.poses.length === 0) {
-    throw new Error('the matrix needs at least one mode, loss level, trace and pose');
+  const delays = spec.delaysMs ?? [USUAL_DELAY_MS], buffers = spec.buffersS ?? [null];
+  if (spec.modes.length === 0 || spec.lossPct.length === 0 || spec.traces.length === 0 || spec.poses.length === 0 || delays.length === 0 || buffers.length === 0) {
+    throw new Error('the matrix needs at least one mode, loss level, trace, pose, delay and buffer');
   }
   if (!Number.isInteger(spec.repetitions) || spec.repetitions < 1) throw new Error('repetitions must be a positive integer');
+  for (const d of delays) if (!(Number.isFinite(d) && d >= 0)) throw new Error(`one-way delay ${d} ms is not a non-negative number`);
+  for (const b of buffers) if (b !== null && !(Number.isFinite(b) && b > 0)) throw new Error(`buffer ${b} s is not a positive number`);
   const out: MatrixEntry[] = [];
   for (let repetition = 0; repetition < spec.repetitions; repetition++) {
     for (const trace of spec.traces) {
       for (const pose of spec.poses) {
-        for (const lossPct of spec.lossPct) {
-          for (const mode of spec.modes) {
-            const id = [stem(trace), stem(pose), `loss${lossPct}`, mode, `r${repetition}`].join('_').replace(/[^A-Za-z0-9_.-]/g, '-');
-            out.push({ id, mode, lossPct, trace, pose, repetition });
+        for (const delayMs of delays) {
+          for (const bufferS of buffers) {
+            for (const lossPct of spec.lossPct) {
+              for (const mode of spec.modes) {
+                const entry = { mode, lossPct, trace, pose, delayMs, bufferS, repetition };
+                out.push({ id: runId(entry), ...entry });
+              }
+            }
           }
         }
       }
     }
   }
+  const ids = new Set(out.map((e) => e.id));
+  if (ids.size !== out.length) throw new Error('two runs of the matrix share an id (traces or poses with the same file name, or a repeated value)');
   return out;
 }
 

@@ -3,7 +3,9 @@
  * records of an experiment. Layout follows the reference paper where it has one (freezes and
  * total freeze time per mode and loss: its Table 3) and adds what a decoding player can show.
  */
-import { aggregate, type Cell, cdf, compareModes, type RunRecord, type RunRow, type Stat, toRow } from './aggregate';
+import { aggregate, type Cell, cdf, compareModes, conditionOf, type RunRecord, type RunRow, type Stat, toRow } from './aggregate';
+import { checkDominance, DOMINANCE_LEGEND, dominanceTable } from './dominance';
+import { CI_NOTE } from './stats';
 import { barChart, escapeXml, lineChart } from './svg';
 
 export interface ReportInput {
@@ -11,6 +13,8 @@ export interface ReportInput {
   /** Free text: command line, machine, date. Shown verbatim. */
   provenance: string[];
   records: RunRecord[];
+  /** What merging shards found (report.ts --merge): planned runs without a record, runs recorded twice. */
+  mergeIssues?: { missing: string[]; duplicates: string[] };
 }
 
 /** The project's stated goals (issue 8), evaluated on the measured cells, never asserted. */
@@ -20,14 +24,15 @@ export interface GoalCheck {
   detail: string;
 }
 
-function fmt(s: Stat, digits = 2): string {
+/** "mean ± 95 % interval" (the mean alone for one run). */
+function fmt(s: Stat, digits = 2, scale = 1): string {
   if (s.n === 0 || !Number.isFinite(s.mean)) return '–';
-  return s.n > 1 && s.sd > 0 ? `${s.mean.toFixed(digits)} ± ${s.sd.toFixed(digits)}` : s.mean.toFixed(digits);
+  const mean = (scale * s.mean).toFixed(digits);
+  return Number.isFinite(s.ci95) ? `${mean} ± ${(scale * s.ci95).toFixed(digits)}` : mean;
 }
 
 function pct(s: Stat, digits = 1): string {
-  if (s.n === 0 || !Number.isFinite(s.mean)) return '–';
-  return `${(100 * s.mean).toFixed(digits)} %`;
+  return s.n === 0 || !Number.isFinite(s.mean) ? '–' : `${fmt(s, digits, 100)} %`;
 }
 
 function unique<T>(values: T[]): T[] {
@@ -36,15 +41,15 @@ function unique<T>(values: T[]): T[] {
 
 export function checkGoals(cells: readonly Cell[]): GoalCheck[] {
   const goals: GoalCheck[] = [];
-  for (const trace of unique(cells.map((c) => c.trace))) {
-    const at = (mode: string, loss: number) => cells.find((c) => c.trace === trace && c.mode === mode && c.lossPct === loss);
+  for (const trace of unique(cells.map((c) => c.condition))) {
+    const at = (mode: string, loss: number) => cells.find((c) => c.condition === trace && c.mode === mode && c.lossPct === loss);
     const qr5 = at('qr', 5), fec5 = at('qpr-fec', 5);
     if (qr5 && fec5 && fec5.throughputMbps.n > 0 && qr5.throughputMbps.n > 0) {
       const ratio = fec5.throughputMbps.mean / qr5.throughputMbps.mean;
       const busy = fec5.busyGoodputMbps.mean / qr5.busyGoodputMbps.mean;
       // Whether the target is reachable at all: above every mode's throughput with no loss, it is
       // beyond the link, whatever a player does.
-      const lossless = cells.filter((c) => c.trace === trace && c.lossPct === 0 && c.throughputMbps.n > 0);
+      const lossless = cells.filter((c) => c.condition === trace && c.lossPct === 0 && c.throughputMbps.n > 0);
       const ceiling = lossless.length ? Math.max(...lossless.map((c) => c.throughputMbps.mean)) : NaN;
       const target = 1.5 * qr5.throughputMbps.mean;
       const beyond = target > ceiling
@@ -53,7 +58,7 @@ export function checkGoals(cells: readonly Cell[]): GoalCheck[] {
         detail: `ratio ${ratio.toFixed(2)} (per-segment throughput; busy goodput ${Number.isFinite(busy) ? busy.toFixed(2) : '–'})${beyond}` });
     }
     for (const mode of ['qpr-fec', 'adaptive']) {
-      const upTo5 = cells.filter((c) => c.trace === trace && c.mode === mode && c.lossPct <= 5);
+      const upTo5 = cells.filter((c) => c.condition === trace && c.mode === mode && c.lossPct <= 5);
       if (upTo5.length === 0) continue;
       const measured = upTo5.filter((c) => c.freezeCount.n > 0);
       const worst = measured.length ? Math.max(...measured.map((c) => c.freezeCount.mean)) : NaN;
@@ -86,9 +91,9 @@ function modeLossTable(cells: readonly Cell[], modes: string[], losses: number[]
   }))));
 }
 
-function qualityOverTime(rows: readonly RunRow[], records: readonly RunRecord[], trace: string, loss: number): string {
+function qualityOverTime(rows: readonly RunRow[], records: readonly RunRecord[], condition: string, loss: number): string {
   const figures: string[] = [];
-  for (const row of rows.filter((r) => r.ok && r.run.trace === trace && r.run.lossPct === loss && r.run.repetition === 0)) {
+  for (const row of rows.filter((r) => r.ok && conditionOf(r.run) === condition && r.run.lossPct === loss && r.run.repetition === 0)) {
     const log = records.find((r) => r.run.id === row.run.id)?.qoe;
     if (!log) continue;
     const objects = unique(log.segments.map((s) => s.object)).sort();
@@ -110,10 +115,10 @@ function qualityOverTime(rows: readonly RunRow[], records: readonly RunRecord[],
  * (browser start-up; not recorded), an offset similar from run to run: freezes of different modes
  * within a few seconds of each other likely share a cause in the network (a trace's trough).
  */
-function freezeList(rows: readonly RunRow[], records: readonly RunRecord[], trace: string): string {
+function freezeList(rows: readonly RunRow[], records: readonly RunRecord[], condition: string): string {
   const usable = new Set(rows.filter((r) => r.ok).map((r) => r.run.id));
   const rowsOut = records
-    .filter((r) => usable.has(r.run.id) && r.run.trace === trace && (r.qoe?.freezes.length ?? 0) > 0)
+    .filter((r) => usable.has(r.run.id) && conditionOf(r.run) === condition && (r.qoe?.freezes.length ?? 0) > 0)
     .sort((a, b) => a.run.mode.localeCompare(b.run.mode) || a.run.lossPct - b.run.lossPct || a.run.repetition - b.run.repetition)
     .map((r) => [r.run.mode, `${r.run.lossPct} %`, String(r.run.repetition),
       r.qoe!.freezes.map((f) => `${f.atS.toFixed(1)} s (${f.durationS.toFixed(2)} s${f.cause === 'underrun' ? '' : `, ${f.cause}`})`).join(', ')]);
@@ -146,14 +151,28 @@ export function renderReport(input: ReportInput): string {
   const failed = rows.filter((r) => !r.ok);
   body += `<p>${rows.length} runs, ${failed.length} failed.</p>`;
   body += '<h2>Settings</h2><ul>' + describeSettings(input.records).map((l) => `<li>${escapeXml(l)}</li>`).join('') + '</ul>';
+  if (input.mergeIssues && input.mergeIssues.missing.length + input.mergeIssues.duplicates.length > 0) {
+    const { missing, duplicates } = input.mergeIssues;
+    body += '<h2>Merge: runs missing or recorded twice</h2>';
+    if (missing.length) body += `<p>${missing.length} planned run(s) have no record in any shard:</p><pre>${escapeXml(missing.join('\n'))}</pre>`;
+    if (duplicates.length) body += `<p>${duplicates.length} run(s) were recorded in more than one shard:</p><pre>${escapeXml(duplicates.join('\n'))}</pre>`;
+  }
+  const dominance = checkDominance(cells);
+  if (dominance.some((r) => r.adaptive || r.bestFixed)) {
+    const held = dominance.filter((r) => r.holds === true).length;
+    const { headers, rows: dominanceRows } = dominanceTable(dominance, (t) => `\u0000${t}`);
+    body += `<h2>adaptive against the best fixed mode (goal: in every cell)</h2><p>${held} of ${dominance.length} cells hold.</p>` +
+      table(headers, dominanceRows).replace(/<td>\u0000/g, '<td class="best">') + `<p class="note">${escapeXml(DOMINANCE_LEGEND)}</p>`;
+  }
+  body += `<p class="note">${escapeXml(CI_NOTE)}; bars carry the same interval as whiskers.</p>`;
   if (goals.length > 0) {
     body += '<h2>Goals</h2>' + table(['goal', 'met', 'measured'], goals.map((g) => [g.goal, g.met === null ? '–' : g.met ? 'yes' : 'NO', g.detail]));
   }
-  for (const trace of unique(cells.map((c) => c.trace))) {
-    const tc = cells.filter((c) => c.trace === trace);
+  for (const trace of unique(cells.map((c) => c.condition))) {
+    const tc = cells.filter((c) => c.condition === trace);
     const modes = unique(tc.map((c) => c.mode)).sort(compareModes);
     const losses = unique(tc.map((c) => c.lossPct)).sort((a, b) => a - b);
-    body += `<h2>Trace ${escapeXml(trace)}</h2>`;
+    body += `<h2>${escapeXml(trace)}</h2>`;
     body += '<h3>Freezes: count / total freeze time (s), mean over repetitions (the paper\'s Table 3 layout)</h3>';
     body += modeLossTable(tc, modes, losses, (c) => `${fmt(c.freezeCount, 1)} / ${fmt(c.freezeTotalS, 1)}${c.failed ? ` (${c.failed} of ${c.runs} runs failed)` : ''}`);
     body += '<h3>Mean throughput (Mbit/s): per segment, recovered bytes over first request → last completion</h3>' +
@@ -177,16 +196,21 @@ export function renderReport(input: ReportInput): string {
       body += lineChart({ title: `Throughput CDF, ${loss} % loss`, xLabel: 'Mbit/s per segment', yLabel: 'CDF', step: true, yMin: 0, yMax: 1,
         series: modes.map((m) => ({ name: m, points: cdf(tc.find((c) => c.mode === m && c.lossPct === loss)?.throughputSamplesMbps ?? []) })) });
     }
-    const byLoss = (f: (c: Cell) => number) => modes.map((m) => ({ name: m, values: losses.map((l) => {
-      const c = tc.find((x) => x.mode === m && x.lossPct === l);
-      return c ? f(c) : NaN;
-    }) }));
+    // Each bar the mean over repetitions, its whisker the 95 % interval.
+    const byLoss = (f: (c: Cell) => Stat) => modes.map((m) => {
+      const stats = losses.map((l) => {
+        const c = tc.find((x) => x.mode === m && x.lossPct === l);
+        return c ? f(c) : undefined;
+      });
+      return { name: m, values: stats.map((s) => s?.mean ?? NaN), intervals: stats.map((s) => s?.ci95 ?? NaN) };
+    });
     const categories = losses.map((l) => `${l} %`);
-    body += barChart({ title: 'Total freeze time (s)', yLabel: 's', categories, series: byLoss((c) => c.freezeTotalS.mean) });
-    body += barChart({ title: 'Mean quality shown', yLabel: 'quality index', categories, series: byLoss((c) => c.meanQuality.mean) });
-    body += barChart({ title: 'On-time display ratio', yLabel: 'ratio', categories, series: byLoss((c) => c.onTimeRatio.mean) });
-    body += barChart({ title: 'FEC overhead (repair / source symbols)', yLabel: 'ratio', categories, series: byLoss((c) => c.fecOverhead.mean) });
-    body += barChart({ title: 'Datagram objects recovered', yLabel: 'ratio', categories, series: byLoss((c) => c.datagramRecovery.mean) });
+    body += barChart({ title: 'Total freeze time (s)', yLabel: 's', categories, series: byLoss((c) => c.freezeTotalS) });
+    body += barChart({ title: 'Visible quality', yLabel: 'quality index', categories, series: byLoss((c) => c.meanVisibleQuality) });
+    body += barChart({ title: 'Mean quality shown', yLabel: 'quality index', categories, series: byLoss((c) => c.meanQuality) });
+    body += barChart({ title: 'On-time display ratio', yLabel: 'ratio', categories, series: byLoss((c) => c.onTimeRatio) });
+    body += barChart({ title: 'FEC overhead (repair / source symbols)', yLabel: 'ratio', categories, series: byLoss((c) => c.fecOverhead) });
+    body += barChart({ title: 'Datagram objects recovered', yLabel: 'ratio', categories, series: byLoss((c) => c.datagramRecovery) });
     body += lineChart({ title: 'Measured vs configured loss', xLabel: 'configured %', yLabel: 'measured %',
       series: modes.map((m) => ({ name: m, points: tc.filter((c) => c.mode === m).map((c) => [c.lossPct, c.measuredLossPct.mean] as [number, number]) })) });
     body += qualityOverTime(rows, input.records, trace, losses[losses.length - 1]);
@@ -197,6 +221,6 @@ export function renderReport(input: ReportInput): string {
     body += '<h2>Failed runs</h2>' + table(['run', 'error'], failed.map((r) => [r.run.id, r.error ?? '']));
   }
   const style = 'body{font-family:sans-serif;max-width:1200px;margin:auto;padding:1em}table{border-collapse:collapse;margin:.5em 0}' +
-    'td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}th{background:#f4f4f4}.figs svg{margin:4px}pre{background:#f8f8f8;padding:.5em}';
+    'td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}th{background:#f4f4f4}td.best{font-weight:bold;background:#eef6ee}.note{font-size:90%;color:#444}.figs svg{margin:4px}pre{background:#f8f8f8;padding:.5em}';
   return `<!doctype html><html><head><meta charset="utf-8"><title>${escapeXml(input.title)}</title><style>${style}</style></head><body>${body}</body></html>\n`;
 }

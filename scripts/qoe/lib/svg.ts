@@ -26,8 +26,8 @@ export interface BarChartOptions {
   yLabel: string;
   /** Category labels along the x axis (e.g. loss levels). */
   categories: string[];
-  /** One bar per series inside each category; NaN draws nothing. */
-  series: Array<{ name: string; values: number[] }>;
+  /** One bar per series inside each category; NaN draws nothing. `intervals`: half-widths drawn as whiskers (NaN: none). */
+  series: Array<{ name: string; values: number[]; intervals?: number[] }>;
   width?: number;
   height?: number;
 }
@@ -115,7 +115,8 @@ export function lineChart(o: LineChartOptions): string {
 export function barChart(o: BarChartOptions): string {
   const width = o.width ?? 560, height = o.height ?? 300;
   const w = width - MARGIN.left - MARGIN.right, h = height - MARGIN.top - MARGIN.bottom;
-  const values = o.series.flatMap((s) => s.values).filter((v) => Number.isFinite(v));
+  const tops = o.series.flatMap((s) => s.values.map((v, i) => v + (Number.isFinite(s.intervals?.[i]) ? s.intervals![i] : 0)));
+  const values = tops.filter((v) => Number.isFinite(v));
   const yHi = Math.max(1e-9, ...values);
   const py = (y: number) => MARGIN.top + h - (y / yHi) * h;
   const groupW = w / Math.max(1, o.categories.length);
@@ -127,7 +128,14 @@ export function barChart(o: BarChartOptions): string {
     s.values.forEach((v, ci) => {
       if (!Number.isFinite(v)) return;
       const x = MARGIN.left + groupW * ci + groupW * 0.1 + barW * si;
-      body += `<rect x="${x.toFixed(1)}" y="${py(v).toFixed(1)}" width="${barW.toFixed(1)}" height="${(MARGIN.top + h - py(v)).toFixed(1)}" fill="${colourFor(s.name, names)}"><title>${escapeXml(`${s.name} ${o.categories[ci]}: ${fmt(v)}`)}</title></rect>`;
+      const half = s.intervals?.[ci] ?? NaN;
+      const label = `${s.name} ${o.categories[ci]}: ${fmt(v)}${Number.isFinite(half) ? ` ± ${fmt(half)}` : ''}`;
+      body += `<rect x="${x.toFixed(1)}" y="${py(v).toFixed(1)}" width="${barW.toFixed(1)}" height="${(MARGIN.top + h - py(v)).toFixed(1)}" fill="${colourFor(s.name, names)}"><title>${escapeXml(label)}</title></rect>`;
+      if (Number.isFinite(half) && half > 0) {
+        // The whisker: the interval around the mean, clipped at the axis.
+        const cx = (x + barW / 2).toFixed(1), top = py(v + half).toFixed(1), bottom = py(Math.max(0, v - half)).toFixed(1);
+        body += `<path class="ci" d="M${cx},${top}V${bottom}M${(x + barW * 0.25).toFixed(1)},${top}h${(barW / 2).toFixed(1)}M${(x + barW * 0.25).toFixed(1)},${bottom}h${(barW / 2).toFixed(1)}" stroke="#222" fill="none"/>`;
+      }
     });
   });
   body += legend(names, MARGIN.left + w + 12, MARGIN.top);
