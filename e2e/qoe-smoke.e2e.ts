@@ -1,15 +1,18 @@
 /**
  * The QoE harness end to end (issue: QoE experiments, CI smoke): `npm run qoe -- --smoke` on the
- * packed demo — two network namespaces, the NFQUEUE Gilbert–Elliott impairer, tbf replaying a 5G
- * trace, the real origin, headless Chromium playing in headless mode — must produce a QoE log per
- * run, impairer counters near the configured loss, and the report. Needs root (namespaces);
- * CI runs as root.
+ * packed demo — two network namespaces, the NFQUEUE Gilbert–Elliott impairer, tbf replaying the
+ * built-in synthetic bandwidth trace (no evaluation data needed beside the checkout), the real
+ * origin, headless Chromium playing the synthetic head-pose trace — must produce a QoE log per
+ * run, impairer counters near the configured loss, the plan a report can merge shards by, and the
+ * report. Needs root (namespaces); CI runs as root.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { measuredLossPct, type RunRecord, unusableReason } from '../scripts/qoe/lib/aggregate';
+import { planDigest } from '../scripts/qoe/lib/plan';
+import { loadPlan, SHARD_FILE } from '../scripts/qoe/report';
 import { validateQoeLog } from '../src/qoe/schema';
 import { demoContentRoot } from './lib/content';
 import { ROOT } from './lib/processes';
@@ -34,6 +37,8 @@ describe.skipIf(!isRoot)('QoE experiment smoke run', () => {
     for (const file of runs) {
       const record = JSON.parse(readFileSync(join(OUT, 'runs', file), 'utf8')) as RunRecord;
       expect(record.error, `${file}: ${record.error}`).toBeUndefined();
+      // The smoke matrix's inputs are the project's own, not ../shared's.
+      expect([record.run.trace, record.run.pose]).toEqual(['synthetic_bandwidth', 'synthetic_pose.csv']);
       // A run the report counts: its mode's transport, playback started, the log spans the run.
       expect(unusableReason(record), file).toBeUndefined();
       const log = validateQoeLog(record.qoe);
@@ -52,7 +57,13 @@ describe.skipIf(!isRoot)('QoE experiment smoke run', () => {
       expect(record.impairer?.toServer?.seen ?? 0).toBeGreaterThan(100);
       expect(record.impairer?.toServer?.dropped_loss).toBe(0);
     }
-    for (const output of ['runs.csv', 'cells.json', 'report.html']) expect(existsSync(join(OUT, output)), output).toBe(true);
+    for (const output of ['runs.csv', 'cells.json', 'summary.md', 'dominance.md', 'report.html']) expect(existsSync(join(OUT, output)), output).toBe(true);
+    // The plan (every run) and this directory's share of it: one shard of one, all runs.
+    const plan = loadPlan(OUT);
+    expect(plan?.runs.map((r) => `${r.id}.json`).sort()).toEqual(runs.sort());
+    const shard = JSON.parse(readFileSync(join(OUT, SHARD_FILE), 'utf8')) as { plan: string; shard: { index: number; count: number }; runs: string[] };
+    expect(shard.shard).toEqual({ index: 1, count: 1 });
+    expect(shard.plan).toBe(planDigest(plan!));
     const report = readFileSync(join(OUT, 'report.html'), 'utf8');
     for (const mode of MODES) expect(report).toContain(mode);
   }, 700_000);

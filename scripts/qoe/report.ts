@@ -5,6 +5,12 @@
  *
  *   npm run qoe:report -- results/qoe/<name>
  *
+ * The shards of one plan (run.ts --shard I/N), merged into one experiment directory (their
+ * records copied into DIR/runs): runs missing from the plan or recorded twice are listed on the
+ * terminal and in the report; shards of different plans or commits are refused.
+ *
+ *   npm run qoe:report -- --merge --out results/qoe/<name> results/qoe/<name>-shard*
+ *
  * Or one report of several experiments, taking chosen modes from each (a column measured again
  * at a later commit beside the rest of a matrix); a cell found in two sources is refused:
  *
@@ -16,8 +22,14 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { aggregate, combineSources, type RunRecord, type RunSource, takenFrom, toRow } from './lib/aggregate';
 import { dominanceMarkdown } from './lib/dominance';
-import { markdownSummary, runsCsv } from './lib/summary';
+import { describeMerge, mergeShards, type ShardSource } from './lib/merge';
+import { type Plan, parsePlan } from './lib/plan';
 import { renderReport } from './lib/report';
+import { markdownSummary, runsCsv } from './lib/summary';
+
+/** Where an experiment directory keeps its plan (every run of the matrix) and which shard of it ran there. */
+export const PLAN_FILE = 'plan.json';
+export const SHARD_FILE = 'shard.json';
 
 /** The run records of an experiment directory; a record without its commit takes the directory's. */
 export function loadRecords(dir: string): RunRecord[] {
@@ -30,14 +42,21 @@ export function loadRecords(dir: string): RunRecord[] {
     .map((r) => (r.commit === undefined && commit !== undefined ? { ...r, commit } : r));
 }
 
-export function writeReport(dir: string, provenance: string[], records: RunRecord[] = loadRecords(dir)): void {
+/** The plan an experiment directory kept, if it kept one. */
+export function loadPlan(dir: string): Plan | undefined {
+  const file = join(dir, PLAN_FILE);
+  return existsSync(file) ? parsePlan(readFileSync(file, 'utf8'), file) : undefined;
+}
+
+export function writeReport(dir: string, provenance: string[], records: RunRecord[] = loadRecords(dir),
+  mergeIssues?: { missing: string[]; duplicates: string[] }): void {
   const rows = records.map(toRow);
   writeFileSync(join(dir, 'runs.csv'), runsCsv(rows));
   const cells = aggregate(rows);
   writeFileSync(join(dir, 'cells.json'), JSON.stringify(cells, null, 1));
   writeFileSync(join(dir, 'summary.md'), markdownSummary(cells));
   writeFileSync(join(dir, 'dominance.md'), dominanceMarkdown(cells));
-  writeFileSync(join(dir, 'report.html'), renderReport({ title: `holoquic QoE — ${dir.replace(/^.*\//, '')}`, provenance, records }));
+  writeFileSync(join(dir, 'report.html'), renderReport({ title: `holoquic QoE — ${dir.replace(/^.*\//, '')}`, provenance, records, mergeIssues }));
 }
 
 function commits(records: readonly RunRecord[]): string {
@@ -52,13 +71,38 @@ function parseSource(arg: string): RunSource {
   return { label: dir, modes, records: loadRecords(resolve(dir)) };
 }
 
+/** Merges shard directories into `out` (records, plan, commit) and reports on the whole. */
+function mergeInto(out: string, dirs: string[], date: string): void {
+  const shards: ShardSource[] = dirs.map((dir) => ({ label: dir, plan: loadPlan(resolve(dir)), records: loadRecords(resolve(dir)) }));
+  const result = mergeShards(shards);
+  const findings = describeMerge(result, shards);
+  for (const line of findings) (line.startsWith('MISSING') || line.startsWith('DUPLICATE') ? console.warn : console.log)(line);
+  mkdirSync(join(out, 'runs'), { recursive: true });
+  const already = readdirSync(join(out, 'runs')).filter((f) => f.endsWith('.json'));
+  if (already.length > 0) throw new Error(`${out}/runs already holds ${already.length} records: merge into an empty directory`);
+  for (const record of result.records) writeFileSync(join(out, 'runs', `${record.run.id}.json`), JSON.stringify(record));
+  if (result.plan) writeFileSync(join(out, PLAN_FILE), JSON.stringify(result.plan, null, 1));
+  writeFileSync(join(out, 'commit.txt'), `${commits(result.records)}\n`);
+  const issues = {
+    missing: result.missing,
+    duplicates: result.duplicates.map((d) => `${d.id}: in ${d.in.join(', ')}; kept ${d.keptUsable ? 'the usable copy' : 'the last (none usable)'} from ${d.kept}`),
+  };
+  writeReport(out, [`merged: npm run qoe:report -- ${process.argv.slice(2).join(' ')}`, ...findings, `commit: ${commits(result.records)}`, date],
+    result.records, issues);
+  console.log(`report: ${join(out, 'report.html')}`);
+}
+
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const usage = 'usage: npm run qoe:report -- results/qoe/<name>\n' +
+    '       npm run qoe:report -- --merge --out results/qoe/<name> <shard dir> <shard dir> …\n' +
     '       npm run qoe:report -- --out results/qoe/<combined> results/qoe/<a>[:mode,…] results/qoe/<b>[:mode,…] …';
   try {
-    const { values, positionals } = parseArgs({ options: { out: { type: 'string' } }, allowPositionals: true });
+    const { values, positionals } = parseArgs({ options: { out: { type: 'string' }, merge: { type: 'boolean', default: false } }, allowPositionals: true });
     const date = `date: ${new Date().toISOString()}`;
-    if (values.out !== undefined) {
+    if (values.merge) {
+      if (values.out === undefined || positionals.length === 0) throw new Error(usage);
+      mergeInto(resolve(values.out), positionals, date);
+    } else if (values.out !== undefined) {
       if (positionals.length === 0) throw new Error(usage);
       const sources = positionals.map(parseSource);
       const records = combineSources(sources);
