@@ -1,11 +1,25 @@
-// report.json and the table printed after packing (docs/packaging.md, "What it writes").
+// report.json and the table printed after packing (docs/packaging.md, "What it writes"); the
+// PSNRs are the quality library's (vpcc/quality.h: MPEG pc_error's definitions).
 #include "report.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 
 namespace holoquic {
+namespace {
+
+/// A PSNR as JSON: two decimals, or null when infinite (a rung that decodes losslessly; JSON has
+/// no infinity). The printed table shows "inf".
+std::string jsonPsnr(double db) {
+  if (!std::isfinite(db)) return "null";
+  char text[32];
+  std::snprintf(text, sizeof text, "%.2f", db);
+  return text;
+}
+
+}  // namespace
 
 void writeReport(const std::string& path, const std::string& scene, const std::vector<ObjectInfo>& objects,
                  const std::vector<std::vector<Measured>>& measured, const SceneTiming& timing) {
@@ -32,11 +46,10 @@ void writeReport(const std::string& path, const std::string& scene, const std::v
       std::printf("%-10s %2zu %9.0f %9.0f %7.3f %7.2f %7.2f %7.2f %7.2f\n", objects[s].id.c_str(), q, kbps, r.pointsPerFrame, bpp,
                   m.d1 / n, m.d2 / n, m.y / n, m.u / n);
       char line[512];
-      std::snprintf(line, sizeof line,
-                    "      {\"quality\": %zu, \"avgKbps\": %.1f, \"pointsPerFrame\": %.0f, \"bitsPerPoint\": %.4f, \"d1Psnr\": %.2f, "
-                    "\"d2Psnr\": %.2f, \"yPsnr\": %.2f, \"uPsnr\": %.2f, \"vPsnr\": %.2f}%s\n",
-                    q, kbps, r.pointsPerFrame, bpp, m.d1 / n, m.d2 / n, m.y / n, m.u / n, m.v / n, q + 1 < rungs ? "," : "");
-      report << line;
+      std::snprintf(line, sizeof line, "      {\"quality\": %zu, \"avgKbps\": %.1f, \"pointsPerFrame\": %.0f, \"bitsPerPoint\": %.4f, ", q, kbps,
+                    r.pointsPerFrame, bpp);
+      report << line << "\"d1Psnr\": " << jsonPsnr(m.d1 / n) << ", \"d2Psnr\": " << jsonPsnr(m.d2 / n) << ", \"yPsnr\": " << jsonPsnr(m.y / n)
+             << ", \"uPsnr\": " << jsonPsnr(m.u / n) << ", \"vPsnr\": " << jsonPsnr(m.v / n) << "}" << (q + 1 < rungs ? "," : "") << "\n";
     }
     report << "    ]}" << (s + 1 < objects.size() ? "," : "") << "\n";
   }

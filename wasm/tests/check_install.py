@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""The install target: `cmake --install BUILD --prefix DIR` puts holoquic-pack, vpcc-encode and
-vpcc-decode into DIR/bin, and each installed binary runs (--help exits 0).
+"""The install target: `cmake --install BUILD --prefix DIR` puts holoquic-pack, vpcc-encode,
+vpcc-decode and vpcc-quality into DIR/bin, and each installed binary runs (--help exits 0).
 
     check_install.py CMAKE BUILD_DIR"""
 import os
@@ -18,7 +18,7 @@ def main(cmake, build):
             print(f"FAIL cmake --install: {done.stdout}{done.stderr}")
             sys.exit(1)
         failed = False
-        for tool in ["holoquic-pack", "vpcc-encode", "vpcc-decode"]:
+        for tool in ["holoquic-pack", "vpcc-encode", "vpcc-decode", "vpcc-quality"]:
             path = os.path.join(prefix, "bin", tool)
             if not os.access(path, os.X_OK):
                 print(f"FAIL {path} is not installed")

@@ -1,5 +1,6 @@
 // PLY point clouds (binary little/big endian or ASCII): x y z (any numeric type) with optional
-// colours (red green blue: uchar, ushort, or float 0 … 1), other properties ignored. Coordinates
+// colours (red green blue: uchar, ushort, or float 0 … 1) and normals (nx ny nz, read for the
+// quality metrics only), other properties ignored. Coordinates
 // either already on a voxel grid, as 8i-style voxelized sequences store them, or in any unit,
 // then fitted onto the grid (scanned or exported clouds in metres or millimetres).
 #pragma once
@@ -16,6 +17,7 @@ namespace vpcc {
 struct PlyCloud {
   std::vector<double> positions;  // x, y, z per point
   std::vector<uint8_t> colors;    // r, g, b per point
+  std::vector<float> normals;     // nx, ny, nz per point; empty when the file has none
   size_t size() const { return positions.size() / 3; }
 };
 

@@ -104,7 +104,7 @@ PlyCloud readPly(const std::string& path) {
     }
   }
   if (!formatSeen) throw std::runtime_error(path + ": PLY header without format");
-  int ix = -1, iy = -1, iz = -1, ir = -1, ig = -1, ib = -1;
+  int ix = -1, iy = -1, iz = -1, ir = -1, ig = -1, ib = -1, inx = -1, iny = -1, inz = -1;
   for (size_t i = 0; i < props.size(); ++i) {
     const std::string& n = props[i].name;
     if (n == "x") ix = int(i);
@@ -113,6 +113,9 @@ PlyCloud readPly(const std::string& path) {
     if (n == "red" || n == "r" || n == "diffuse_red") ir = int(i);
     if (n == "green" || n == "g" || n == "diffuse_green") ig = int(i);
     if (n == "blue" || n == "b" || n == "diffuse_blue") ib = int(i);
+    if (n == "nx") inx = int(i);
+    if (n == "ny") iny = int(i);
+    if (n == "nz") inz = int(i);
   }
   if (ix < 0 || iy < 0 || iz < 0) throw std::runtime_error(path + ": vertex element lacks x, y or z");
   if (vertices > (size_t(1) << 28)) throw std::runtime_error(path + ": implausible vertex count");
@@ -120,12 +123,16 @@ PlyCloud readPly(const std::string& path) {
   cloud.positions.resize(vertices * 3);
   cloud.colors.assign(vertices * 3, 128);
   const bool hasColor = ir >= 0 && ig >= 0 && ib >= 0;
+  const bool hasNormal = inx >= 0 && iny >= 0 && inz >= 0;
+  if (hasNormal) cloud.normals.resize(vertices * 3);
   std::vector<double> values(props.size());
   if (format == Ascii) {
     for (size_t v = 0; v < vertices; ++v) {
       for (double& x : values)
         if (!(in >> x)) throw std::runtime_error(path + ": truncated at vertex " + std::to_string(v));
       cloud.positions[v * 3] = values[ix], cloud.positions[v * 3 + 1] = values[iy], cloud.positions[v * 3 + 2] = values[iz];
+      if (hasNormal)
+        for (int c = 0; c < 3; ++c) cloud.normals[v * 3 + c] = float(values[c == 0 ? inx : c == 1 ? iny : inz]);
       if (hasColor)
         for (int c = 0; c < 3; ++c) {
           const int i = c == 0 ? ir : c == 1 ? ig : ib;
@@ -147,6 +154,11 @@ PlyCloud readPly(const std::string& path) {
         const int i = c == 0 ? ix : c == 1 ? iy : iz;
         cloud.positions[v * 3 + c] = readValue(row + offset[i], props[i].type, big);
       }
+      if (hasNormal)
+        for (int c = 0; c < 3; ++c) {
+          const int i = c == 0 ? inx : c == 1 ? iny : inz;
+          cloud.normals[v * 3 + c] = float(readValue(row + offset[i], props[i].type, big));
+        }
       if (hasColor)
         for (int c = 0; c < 3; ++c) {
           const int i = c == 0 ? ir : c == 1 ? ig : ib;

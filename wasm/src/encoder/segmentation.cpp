@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "eigen.h"
+#include "common/eigen.h"
 #include "stages.h"
 
 namespace vpcc::encoding {

@@ -1,5 +1,5 @@
 // Small dense linear algebra shared by the encoder (normals for segmentation) and the quality
-// metrics (normals for D2): internal to the vpcc sources.
+// library (normals for D2, src/quality): internal to the vpcc sources.
 #pragma once
 
 #include <array>

@@ -1,4 +1,4 @@
-#include "eigen.h"
+#include "common/eigen.h"
 
 #include <cmath>
 
