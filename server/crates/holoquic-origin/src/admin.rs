@@ -57,6 +57,10 @@ pub async fn bind_admin(metrics: Arc<Metrics>, addr: SocketAddr) -> Result<(Sock
 fn route<B>(metrics: &Metrics, req: &Request<B>) -> Response<Full<Bytes>> {
     let (status, media_type, body) = match (req.method(), req.uri().path()) {
         (&Method::GET, "/metrics") => (StatusCode::OK, "text/plain; version=0.0.4", metrics.render_prometheus()),
+        // A draining origin is going away: health checks take it out of rotation.
+        (&Method::GET, "/healthz") if metrics.draining.load(std::sync::atomic::Ordering::Relaxed) > 0 => {
+            (StatusCode::SERVICE_UNAVAILABLE, "text/plain; charset=utf-8", "draining\n".to_owned())
+        }
         (&Method::GET, "/healthz") => (StatusCode::OK, "text/plain; charset=utf-8", "ok\n".to_owned()),
         (&Method::GET, _) => (StatusCode::NOT_FOUND, "text/plain; charset=utf-8", "not found: /metrics or /healthz\n".to_owned()),
         _ => (StatusCode::METHOD_NOT_ALLOWED, "text/plain; charset=utf-8", "only GET\n".to_owned()),

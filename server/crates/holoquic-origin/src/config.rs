@@ -46,6 +46,10 @@ pub enum AccessLogFormat {
     Off,
 }
 
+/// Default of `--drain-grace`: long enough for the objects in flight (a second or two of content)
+/// to finish, short enough for a supervisor's stop timeout (systemd waits 90 s).
+pub const DEFAULT_DRAIN_GRACE: Duration = Duration::from_secs(10);
+
 /// Default of `--loss-tolerance`, chosen by measurement (docs/benchmarks.md → "Origin").
 pub const DEFAULT_LOSS_TOLERANCE: f32 = 0.5;
 
@@ -61,6 +65,9 @@ pub struct Limits {
     pub max_handshakes_per_ip: usize,
     /// Object reads and encoder builds waiting for a loader worker; beyond, requests get 503.
     pub max_queued_loads: usize,
+    /// Loader jobs (reads, builds, HTTP/3 answers) one connection may have queued or running;
+    /// beyond, its requests get 503.
+    pub max_queued_loads_per_connection: usize,
     /// Object bytes all requests may hold at once; beyond, requests get 503.
     pub max_held_bytes: u64,
     /// Object bytes the requests of one connection may hold at once; beyond, they get 503.
@@ -76,6 +83,7 @@ impl Default for Limits {
             max_connections_per_ip: 64,
             max_handshakes_per_ip: 16,
             max_queued_loads: 256,
+            max_queued_loads_per_connection: 64,
             max_held_bytes: 1 << 30,
             max_held_bytes_per_connection: 128 << 20,
         }
@@ -188,6 +196,8 @@ pub struct Config {
     pub access_log_format: AccessLogFormat,
     pub limits: Limits,
     pub https: HttpsLimits,
+    /// How long a drain (SIGTERM, SIGINT) may take before every connection is closed anyway.
+    pub drain_grace: Duration,
 }
 
 /// The settings as clap sees them. Field name = TOML key; `--` + the name with `-` for `_` =
@@ -294,12 +304,18 @@ struct Cli {
     /// Object reads (and, apart, encoder builds) waiting for a worker; more get 503 [default: 256].
     #[arg(long, value_name = "N")]
     max_queued_loads: Option<usize>,
+    /// Object reads, encoder builds and HTTP/3 file answers one QUIC connection may have waiting for or running on a worker; more get 503, so one connection cannot fill the queue [default: 64].
+    #[arg(long, value_name = "N")]
+    max_queued_loads_per_connection: Option<usize>,
     /// Object bytes all requests may hold at once; more get 503 [default: 1073741824].
     #[arg(long, value_name = "N")]
     max_held_bytes: Option<u64>,
     /// Object bytes one connection's requests may hold at once; more get 503 [default: 134217728].
     #[arg(long, value_name = "N")]
     max_held_bytes_per_connection: Option<u64>,
+    /// Seconds a graceful stop (SIGTERM, SIGINT) may take: in-flight objects finish, then sessions and connections close; a second signal stops at once [default: 10].
+    #[arg(long, value_name = "S")]
+    drain_grace: Option<f64>,
 }
 
 /// The command line definition with every setting's environment variable attached.
@@ -373,6 +389,7 @@ impl Config {
                 max_connections_per_ip: cli.max_connections_per_ip.unwrap_or(defaults.max_connections_per_ip),
                 max_handshakes_per_ip: cli.max_handshakes_per_ip.unwrap_or(defaults.max_handshakes_per_ip),
                 max_queued_loads: cli.max_queued_loads.unwrap_or(defaults.max_queued_loads),
+                max_queued_loads_per_connection: cli.max_queued_loads_per_connection.unwrap_or(defaults.max_queued_loads_per_connection),
                 max_held_bytes: cli.max_held_bytes.unwrap_or(defaults.max_held_bytes),
                 max_held_bytes_per_connection: cli.max_held_bytes_per_connection.unwrap_or(defaults.max_held_bytes_per_connection),
             },
@@ -385,6 +402,7 @@ impl Config {
                 keepalive_timeout: seconds("https-keepalive-timeout", cli.https_keepalive_timeout, https.keepalive_timeout)?,
                 max_streams: cli.https_max_streams.unwrap_or(https.max_streams),
             },
+            drain_grace: seconds("drain-grace", cli.drain_grace, DEFAULT_DRAIN_GRACE)?,
         };
         config.validate()?;
         Ok(config)
@@ -407,11 +425,12 @@ impl Config {
         if l.max_connections_per_ip == 0
             || l.max_handshakes_per_ip == 0
             || l.max_queued_loads == 0
+            || l.max_queued_loads_per_connection == 0
             || l.max_held_bytes == 0
             || l.max_held_bytes_per_connection == 0
         {
             bail!(
-                "--max-connections-per-ip, --max-handshakes-per-ip, --max-queued-loads, --max-held-bytes and --max-held-bytes-per-connection must be positive"
+                "--max-connections-per-ip, --max-handshakes-per-ip, --max-queued-loads, --max-queued-loads-per-connection, --max-held-bytes and --max-held-bytes-per-connection must be positive"
             );
         }
         if !self.content.is_dir() {

@@ -27,6 +27,7 @@ use crate::config::Config;
 use crate::content::ContentStore;
 use crate::listener::{accept_loop, close_when_idle, Activity, Ended, TrackedBody};
 use crate::metrics::Metrics;
+use crate::shutdown::Shutdown;
 use crate::tls::CertStore;
 use crate::web::{self, Site, WebRequest, WebResponse};
 use crate::webfiles::WebFiles;
@@ -41,6 +42,8 @@ pub struct HttpContext {
     pub quic_port: u16,
     /// The web app (`--web`), shared with HTTP/3.
     pub web: Option<Arc<WebFiles>>,
+    /// The origin's drain: the listeners stop accepting and close their connections gracefully.
+    pub shutdown: Arc<Shutdown>,
 }
 
 type Body = Full<Bytes>;
@@ -69,10 +72,15 @@ const CLOSE_GRACE: Duration = Duration::from_secs(5);
 /// Binds the HTTPS listener; returns its address and the accept loop to spawn.
 pub async fn bind_https(ctx: Arc<HttpContext>, addr: SocketAddr) -> Result<(SocketAddr, impl std::future::Future<Output = ()>)> {
     let listener = TcpListener::bind(addr).await.with_context(|| format!("binding TCP {addr}"))?;
+    serve_https(ctx, listener)
+}
+
+/// The HTTPS accept loop on `listener` (already bound); returns its address and the loop to spawn.
+pub fn serve_https(ctx: Arc<HttpContext>, listener: TcpListener) -> Result<(SocketAddr, impl std::future::Future<Output = ()>)> {
     let local = listener.local_addr()?;
     let acceptor = tokio_rustls::TlsAcceptor::from(ctx.certs.rustls_config()?);
-    let (max_connections, metrics) = (ctx.config.https.max_connections, Arc::clone(&ctx.metrics));
-    let serve = accept_loop(listener, max_connections, metrics, move |tcp, peer, slot| {
+    let (max_connections, metrics, shutdown) = (ctx.config.https.max_connections, Arc::clone(&ctx.metrics), Arc::clone(&ctx.shutdown));
+    let serve = accept_loop(listener, max_connections, metrics, shutdown, move |tcp, peer, slot| {
         if let Err(e) = configure_accepted(&tcp) {
             tracing::warn!(%peer, "cannot set the socket options of an HTTPS connection: {e}");
         }
@@ -97,8 +105,8 @@ pub async fn bind_https(ctx: Arc<HttpContext>, addr: SocketAddr) -> Result<(Sock
 pub async fn bind_http(ctx: Arc<HttpContext>, addr: SocketAddr) -> Result<(SocketAddr, impl std::future::Future<Output = ()>)> {
     let listener = TcpListener::bind(addr).await.with_context(|| format!("binding TCP {addr}"))?;
     let local = listener.local_addr()?;
-    let (max_connections, metrics) = (ctx.config.https.max_connections, Arc::clone(&ctx.metrics));
-    let serve = accept_loop(listener, max_connections, metrics, move |tcp, peer, slot| {
+    let (max_connections, metrics, shutdown) = (ctx.config.https.max_connections, Arc::clone(&ctx.metrics), Arc::clone(&ctx.shutdown));
+    let serve = accept_loop(listener, max_connections, metrics, shutdown, move |tcp, peer, slot| {
         let ctx = Arc::clone(&ctx);
         tokio::spawn(async move {
             let _slot = slot;
@@ -113,7 +121,7 @@ where
     I: hyper::rt::Read + hyper::rt::Write + Unpin + Send + 'static,
 {
     let limits = ctx.config.https.clone();
-    let metrics = Arc::clone(&ctx.metrics);
+    let (metrics, origin) = (Arc::clone(&ctx.metrics), Arc::clone(&ctx.shutdown));
     let activity = Arc::new(Activity::default());
     let requests = Arc::clone(&activity);
     let service = hyper::service::service_fn(move |req| {
@@ -150,8 +158,9 @@ where
         .keep_alive_timeout(limits.keepalive_timeout)
         .max_concurrent_streams(limits.max_streams);
     let connection = builder.serve_connection(io, service);
-    match close_when_idle(connection, &activity, limits.idle_timeout, CLOSE_GRACE, |c| c.graceful_shutdown()).await {
+    match close_when_idle(connection, &activity, limits.idle_timeout, CLOSE_GRACE, &origin, |c| c.graceful_shutdown()).await {
         Ended::Finished(Ok(())) => {}
+        Ended::Drained => tracing::debug!("HTTP connection closed: the origin drains"),
         Ended::Finished(Err(e)) => {
             if e.downcast_ref::<hyper::Error>().is_some_and(hyper::Error::is_timeout) {
                 Metrics::inc(&metrics.https_timeouts_total);

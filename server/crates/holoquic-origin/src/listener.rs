@@ -10,6 +10,10 @@
 //! pending connection stays queued and the listener stays readable, so retrying at once spins a
 //! core. The loop sleeps instead, 5 ms doubling to 1 s, resetting on the next success, and warns
 //! at most every 10 s (descriptors freed one at a time make failures and successes alternate).
+//!
+//! **Drain.** When the origin drains (`shutdown.rs`) the accept loop returns, closing the
+//! listening socket (new connections are refused by the kernel), and each open connection is
+//! shut down gracefully (HTTP/2 GOAWAY, HTTP/1.1 `Connection: close` after the request under way).
 
 use std::future::Future;
 use std::net::SocketAddr;
@@ -25,6 +29,7 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use crate::metrics::Metrics;
+use crate::shutdown::Shutdown;
 
 const FIRST_BACKOFF: Duration = Duration::from_millis(5);
 const MAX_BACKOFF: Duration = Duration::from_secs(1);
@@ -64,16 +69,23 @@ fn is_per_connection(error: &std::io::Error) -> bool {
     matches!(error.kind(), ConnectionAborted | ConnectionReset | Interrupted | WouldBlock)
 }
 
-/// Accepts connections forever, handing each with its permit to `serve` (which spawns); closes
-/// those beyond `max_connections` at once.
-pub async fn accept_loop<F>(listener: TcpListener, max_connections: usize, metrics: Arc<Metrics>, mut serve: F)
+/// Accepts connections until the origin drains, handing each with its permit to `serve` (which
+/// spawns); closes those beyond `max_connections` at once.
+pub async fn accept_loop<F>(listener: TcpListener, max_connections: usize, metrics: Arc<Metrics>, shutdown: Arc<Shutdown>, mut serve: F)
 where
     F: FnMut(TcpStream, SocketAddr, ConnectionSlot),
 {
     let slots = Arc::new(Semaphore::new(max_connections));
     let mut backoff = AcceptBackoff::default();
     loop {
-        match listener.accept().await {
+        let accepted = tokio::select! {
+            _ = shutdown.draining() => {
+                tracing::info!(addr = ?listener.local_addr().ok(), "draining: no longer accepting TCP connections");
+                return;
+            }
+            accepted = listener.accept() => accepted,
+        };
+        match accepted {
             Ok((tcp, peer)) => {
                 backoff.succeeded();
                 match Arc::clone(&slots).try_acquire_owned() {
@@ -211,22 +223,37 @@ pub enum Ended<T> {
     Finished(T),
     /// Closed for being idle.
     Idle,
+    /// Closed because the origin drains.
+    Drained,
 }
 
 /// Drives `connection` until it ends, starting its graceful shutdown (`shutdown`) once it has
-/// had no request in flight for `idle_timeout`; what is left then gets `grace` to finish.
-pub async fn close_when_idle<C, S>(connection: C, activity: &Activity, idle_timeout: Duration, grace: Duration, shutdown: S) -> Ended<C::Output>
+/// had no request in flight for `idle_timeout`, or when the origin drains; what is left then gets
+/// `grace` to finish.
+pub async fn close_when_idle<C, S>(
+    connection: C,
+    activity: &Activity,
+    idle_timeout: Duration,
+    grace: Duration,
+    origin: &Shutdown,
+    shutdown: S,
+) -> Ended<C::Output>
 where
     C: Future,
     S: FnOnce(Pin<&mut C>),
 {
     let mut connection = std::pin::pin!(connection);
+    let mut ended = Ended::Idle;
     loop {
         // While a request is in flight, look again after a full timeout (a request that ends
         // before then sets the next deadline from its end).
         let deadline = activity.idle_deadline(idle_timeout).unwrap_or_else(|| Instant::now() + idle_timeout);
         tokio::select! {
             output = connection.as_mut() => return Ended::Finished(output),
+            _ = origin.draining() => {
+                ended = Ended::Drained;
+                break;
+            }
             _ = tokio::time::sleep_until(deadline.into()) => {
                 if activity.idle_deadline(idle_timeout).is_some_and(|d| d <= Instant::now()) {
                     break;
@@ -236,7 +263,7 @@ where
     }
     shutdown(connection.as_mut());
     let _ = tokio::time::timeout(grace, connection).await;
-    Ended::Idle
+    ended
 }
 
 #[cfg(test)]

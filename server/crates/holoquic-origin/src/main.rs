@@ -1,20 +1,23 @@
 //! The `holoquic-origin` binary: reads the configuration, starts the QUIC loop on its own thread
-//! and the HTTPS and admin listeners on tokio, prints one ready line, reloads on SIGHUP and stops
-//! on SIGINT/SIGTERM.
+//! and the HTTPS and admin listeners on tokio, prints one ready line, reloads on SIGHUP, drains
+//! on SIGINT/SIGTERM (`shutdown.rs`) and stops at once on a second one.
 
 use std::io::Write;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
+use std::time::Duration;
 
 use anyhow::{anyhow, Result};
 use holoquic_origin::access_log;
 use holoquic_origin::admin::bind_admin;
 use holoquic_origin::config::Config;
 use holoquic_origin::content::ContentStore;
-use holoquic_origin::https::{bind_http, bind_https, HttpContext};
+use holoquic_origin::https::{bind_http, serve_https, HttpContext};
 use holoquic_origin::metrics::Metrics;
+use holoquic_origin::ports::bind_pair;
 use holoquic_origin::private_dir::PrivateDir;
 use holoquic_origin::quic::{self, QuicContext};
+use holoquic_origin::shutdown::Shutdown;
 use holoquic_origin::tls::CertStore;
 use holoquic_origin::webfiles::WebFiles;
 use tokio::signal::unix::{signal, SignalKind};
@@ -53,10 +56,14 @@ fn run(config: Config) -> Result<()> {
         let content = Arc::new(ContentStore::open(&config.content, config.limits.max_object_bytes)?);
         let web = config.web.as_deref().map(WebFiles::open).transpose()?.map(Arc::new);
         let metrics = Arc::new(Metrics::default());
-        let shutdown = Arc::new(AtomicBool::new(false));
+        let shutdown = Arc::new(Shutdown::default());
 
-        let (quic_addr, quic_thread) = quic::spawn(
+        // UDP and TCP on one port number (port 0 → a free pair, see ports.rs).
+        let (udp, tcp) = bind_pair(config.listen)?;
+        tcp.set_nonblocking(true)?;
+        let (quic_addr, quic_thread) = quic::spawn_on(
             QuicContext::new(Arc::clone(&config), Arc::clone(&certs), Arc::clone(&content), Arc::clone(&metrics), web.clone())?,
+            udp,
             Arc::clone(&shutdown),
         )?;
         let mut quic_ended = tokio::task::spawn_blocking(move || quic_thread.join());
@@ -68,9 +75,9 @@ fn run(config: Config) -> Result<()> {
             metrics: Arc::clone(&metrics),
             quic_port: quic_addr.port(),
             web,
+            shutdown: Arc::clone(&shutdown),
         });
-        // The HTTPS listener takes the same port number as QUIC (port 0 → the port QUIC got).
-        let (https_addr, https) = bind_https(Arc::clone(&ctx), quic_addr).await?;
+        let (https_addr, https) = serve_https(Arc::clone(&ctx), tokio::net::TcpListener::from_std(tcp)?)?;
         tokio::spawn(https);
         let http_addr = match config.http_listen {
             Some(addr) => {
@@ -103,15 +110,38 @@ fn run(config: Config) -> Result<()> {
                 ended = &mut quic_ended => return Err(quic_failure(ended).unwrap_or_else(|| anyhow!("the QUIC loop stopped unasked"))),
             }
         }
-        // Shutdown. This is where a graceful drain begins (issue 31: stop accepting, let in-flight
-        // objects finish, close sessions with their capsule, bounded by a grace period); today
-        // the flag makes the QUIC loop close every connection at once and return.
-        tracing::info!("shutting down");
-        shutdown.store(true, Ordering::Relaxed);
-        let ended = quic_failure(quic_ended.await).map_or(Ok(()), Err);
+        // The drain (shutdown.rs): the listeners stop accepting, the QUIC loop finishes what is
+        // in flight and closes every session and connection, HTTPS connections close gracefully;
+        // all within the grace period. A second signal ends it at once.
+        tracing::info!(grace = ?config.drain_grace, "draining (a second SIGINT or SIGTERM stops at once)");
+        metrics.draining.store(1, Ordering::Relaxed);
+        shutdown.begin_drain(config.drain_grace);
+        let drained = async {
+            let ended = (&mut quic_ended).await;
+            https_closed(&metrics, &shutdown).await;
+            ended
+        };
+        let mut drained = std::pin::pin!(drained);
+        let ended = loop {
+            tokio::select! {
+                ended = &mut drained => break ended,
+                _ = interrupt.recv() => shutdown.stop_now(),
+                _ = term.recv() => shutdown.stop_now(),
+            }
+        };
+        tracing::info!("stopped");
+        let ended = quic_failure(ended).map_or(Ok(()), Err);
         drop(private); // the certificate files go with it
         ended
     })
+}
+
+/// Waits until the HTTPS and plain-HTTP connections have closed (they were told to when the
+/// drain began), or the drain must end.
+async fn https_closed(metrics: &Metrics, shutdown: &Shutdown) {
+    while metrics.https_connections_active.load(Ordering::Relaxed) > 0 && !shutdown.must_stop() {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
 }
 
 /// SIGHUP: the PKI certificate from its files (a failure keeps the one in service) and the

@@ -53,7 +53,8 @@ metrics! {
     counter requests_datagram_total,
     /// Object requests answered with an error status.
     counter requests_failed_total,
-    /// Object requests answered 503 because the loader's queue or a byte budget was full.
+    /// Object and HTTP/3 requests answered 503 because the loader's queue, the connection's share
+    /// of it or a byte budget was full.
     counter requests_shed_total,
     /// QUIC connections closed because their handling panicked (the origin goes on).
     counter connection_panics_total,
@@ -103,6 +104,11 @@ metrics! {
     /// QUIC packets declared lost by loss detection (queue drops and link loss alike), counted when
     /// their connection ends.
     counter quic_packets_lost_total,
+    /// 1 while the origin drains (after SIGTERM or SIGINT: no new connections, in-flight objects
+    /// finishing), else 0.
+    gauge draining,
+    /// QUIC connections refused because the origin is draining.
+    counter connections_refused_draining_total,
 }
 
 impl Metrics {

@@ -6,7 +6,22 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-/// A number of bytes that reservations may take up to `limit`, shared between threads: the
+/// What one connection's requests may hold at once: object bytes
+/// (`--max-held-bytes-per-connection`) and loader jobs queued or running
+/// (`--max-queued-loads-per-connection`, a budget counted in jobs).
+#[derive(Debug, Clone)]
+pub struct ConnectionBudgets {
+    pub bytes: Arc<ByteBudget>,
+    pub loads: Arc<ByteBudget>,
+}
+
+impl ConnectionBudgets {
+    pub fn new(limits: &crate::config::Limits) -> Self {
+        Self { bytes: ByteBudget::new(limits.max_held_bytes_per_connection), loads: ByteBudget::new(limits.max_queued_loads_per_connection as u64) }
+    }
+}
+
+/// A number of units (bytes, or loader jobs) that reservations may take up to `limit`, shared between threads: the
 /// loop's connections reserve through the loader's workers, and reservations are released on
 /// whichever thread drops them.
 #[derive(Debug)]

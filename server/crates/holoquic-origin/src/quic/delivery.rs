@@ -57,6 +57,10 @@ pub struct RequestEnv<'a> {
     pub loader: &'a Arc<Loader>,
     /// Object bytes the requests of this connection may hold (`--max-held-bytes-per-connection`).
     pub connection_budget: &'a Arc<ByteBudget>,
+    /// Loader jobs this connection may have queued or running (`--max-queued-loads-per-connection`).
+    pub connection_loads: &'a Arc<ByteBudget>,
+    /// The origin is draining (shutting down): new requests are refused with 503.
+    pub draining: bool,
     /// Largest symbol that fits a datagram after all prefixes (multiple of 8); None when the
     /// connection cannot carry datagrams of a useful size (the peer did not negotiate them).
     pub symbol_size: Option<u16>,
@@ -268,6 +272,10 @@ impl RequestStream {
         if !env.may_start {
             return self.fail(429, "too many concurrent requests in this session");
         }
+        if env.draining {
+            self.outcome.shed = true;
+            return self.fail(503, "the origin is shutting down: ask another");
+        }
         #[cfg(test)]
         if request.path == PANIC_PATH {
             panic!("test hook: a panic in one connection's handling");
@@ -300,7 +308,7 @@ impl RequestStream {
         };
         (self.log.1, self.log.2) = (200, object.len() as u64);
         self.held = Some(held);
-        let Loading { request, loader, client_fin, datagram_header, repair, .. } = loading;
+        let Loading { request, loader, loads, client_fin, datagram_header, repair, .. } = loading;
         match (request.delivery, symbols) {
             (Delivery::Reliable, _) => {
                 Message::Response(Response { status: 200, body: ResponseBody::Reliable { object_length: object.len() as u64 } }).encode(&mut self.out);
@@ -309,7 +317,7 @@ impl RequestStream {
             }
             (Delivery::Datagram, None) => self.fail(400, "empty objects cannot be sent as datagrams"),
             (Delivery::Datagram, Some(symbols)) => {
-                self.start_datagram(&request, symbols, datagram_header, loader);
+                self.start_datagram(&request, symbols, datagram_header, loader, loads);
                 if let Some(symbols) = repair {
                     self.repair(symbols, Instant::now());
                 }

@@ -27,6 +27,8 @@ pub struct RequestHead {
     pub range: String,
     /// The `priority` header (RFC 9218), e.g. `u=1, i`.
     pub priority: String,
+    /// The `if-none-match` header of a conditional GET.
+    pub if_none_match: String,
 }
 
 /// Decodes a HEADERS frame's payload; None when it is not a valid field section.
@@ -41,6 +43,7 @@ pub fn decode_request(block: &[u8]) -> Option<RequestHead> {
         authority: get(":authority").unwrap_or_default(),
         range: get("range").unwrap_or_default(),
         priority: get("priority").unwrap_or_default(),
+        if_none_match: get("if-none-match").unwrap_or_default(),
     })
 }
 

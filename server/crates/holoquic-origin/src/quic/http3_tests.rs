@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use quiche::h3::{Event, Header, NameValue};
 use quiche::test_utils::Pipe;
@@ -90,18 +90,29 @@ struct Case {
     method: &'static str,
     target: &'static str,
     range: Option<String>,
+    /// The `If-None-Match` header, when the request is conditional.
+    if_none_match: Option<String>,
     status: u16,
     headers: Vec<(&'static str, String)>,
     body: Body,
 }
 
 fn case(method: &'static str, target: &'static str, range: Option<&str>, status: u16, headers: &[(&'static str, &str)], body: Body) -> Case {
-    Case { method, target, range: range.map(str::to_owned), status, headers: headers.iter().map(|(n, v)| (*n, v.to_string())).collect(), body }
+    Case {
+        method,
+        target,
+        range: range.map(str::to_owned),
+        if_none_match: None,
+        status,
+        headers: headers.iter().map(|(n, v)| (*n, v.to_string())).collect(),
+        body,
+    }
 }
 
 fn cases(fixture: &Fixture) -> Vec<Case> {
     let (seg, n) = (&fixture.segment, fixture.segment.len());
     let len = |n: usize| n.to_string();
+    let (seg_tag, index_tag) = (etag_of(fixture, "content/scene/seg.v3c"), etag_of(fixture, "web/index.html"));
     let object = [("content-type", "application/octet-stream"), ("cache-control", "public, max-age=3600"), ("accept-ranges", "bytes")];
     vec![
         case("GET", "/content/scene/seg.v3c", None, 200, &[object[0], object[1], object[2], ("content-length", &len(n))], Body::Exact(seg.clone())),
@@ -154,12 +165,25 @@ fn cases(fixture: &Fixture) -> Vec<Case> {
         ),
         case("GET", "/cert-hash", None, 200, &[("content-type", "application/json")], Body::Contains("\"algorithm\":\"sha-256\"")),
         case("DELETE", "/healthz", None, 405, &[("allow", "GET, HEAD")], Body::Contains("only GET and HEAD")),
+        // Conditional requests (web.rs's one definition): the current ETag gets 304 and no body,
+        // another one the file.
+        Case { if_none_match: Some(seg_tag.clone()), ..case("GET", "/content/scene/seg.v3c", None, 304, &[("etag", &seg_tag)], Body::Exact(Vec::new())) },
+        Case { if_none_match: Some(index_tag.clone()), ..case("GET", "/", None, 304, &[("etag", &index_tag)], Body::Exact(Vec::new())) },
+        Case {
+            if_none_match: Some("\"other\"".into()),
+            ..case("GET", "/content/scene/seg.v3c", None, 200, &[("content-length", &len(n))], Body::Exact(seg.clone()))
+        },
     ]
+}
+
+/// The ETag of the fixture's file `path` as the origin computes it.
+fn etag_of(fixture: &Fixture, path: &str) -> String {
+    crate::filecache::Version::of(&std::fs::metadata(fixture.dir.join(path)).unwrap()).etag()
 }
 
 /// Checks `answer` against `case`; `via` names the transport in failure messages.
 fn check(case: &Case, answer: &Answer, via: &str) {
-    let what = format!("{via}: {} {} (range {:?})", case.method, case.target, case.range);
+    let what = format!("{via}: {} {} (range {:?}, if-none-match {:?})", case.method, case.target, case.range, case.if_none_match);
     assert_eq!(answer.status, case.status, "{what}: status; body {:?}", String::from_utf8_lossy(&answer.body[..answer.body.len().min(200)]));
     for (name, value) in &case.headers {
         assert_eq!(answer.headers.get(*name), Some(value), "{what}: header {name}");
@@ -201,6 +225,11 @@ impl H3 {
 
     /// Sends a request (FIN with its HEADERS); returns its stream.
     fn send(&mut self, method: &str, target: &str, range: Option<&str>) -> u64 {
+        self.send_conditional(method, target, range, None)
+    }
+
+    /// The same with an `If-None-Match` header when given.
+    fn send_conditional(&mut self, method: &str, target: &str, range: Option<&str>, if_none_match: Option<&str>) -> u64 {
         let mut headers = vec![
             Header::new(b":method", method.as_bytes()),
             Header::new(b":scheme", b"https"),
@@ -209,6 +238,9 @@ impl H3 {
         ];
         if let Some(range) = range {
             headers.push(Header::new(b"range", range.as_bytes()));
+        }
+        if let Some(tag) = if_none_match {
+            headers.push(Header::new(b"if-none-match", tag.as_bytes()));
         }
         self.client.send_request(&mut self.pipe.client, &headers, true).unwrap()
     }
@@ -221,14 +253,22 @@ impl H3 {
         self.pipe.advance().unwrap();
     }
 
-    /// Runs rounds until every stream in `streams` has finished (at most `rounds`), reading
-    /// bodies as they arrive unless `read_bodies` is false.
+    /// Runs rounds until every stream in `streams` has finished (at most `rounds`, not counting
+    /// those spent waiting for the loader's workers, 30 s at most), reading bodies as they arrive
+    /// unless `read_bodies` is false.
     fn collect(&mut self, ctx: &QuicContext, streams: &[u64], rounds: usize, read_bodies: bool) -> HashMap<u64, Answer> {
         let mut answers: HashMap<u64, Answer> = HashMap::new();
         let mut finished = 0;
         let mut buf = vec![0u8; 65_536];
-        for _ in 0..rounds {
+        let (mut round, deadline) = (0, Instant::now() + Duration::from_secs(30));
+        while round < rounds {
             self.turn(ctx);
+            if self.origin.waits_for_loader() {
+                assert!(Instant::now() < deadline, "the loader never answered");
+                std::thread::sleep(Duration::from_micros(200));
+            } else {
+                round += 1;
+            }
             loop {
                 match self.client.poll(&mut self.pipe.client) {
                     Ok((id, Event::Headers { list, .. })) => {
@@ -268,7 +308,7 @@ fn http3_answers_every_case_as_the_table_says() {
     let mut h3 = H3::connect(&fixture);
     let cases = cases(&fixture);
     // All at once on one connection, as a browser loading a page asks.
-    let streams: Vec<u64> = cases.iter().map(|c| h3.send(c.method, c.target, c.range.as_deref())).collect();
+    let streams: Vec<u64> = cases.iter().map(|c| h3.send_conditional(c.method, c.target, c.range.as_deref(), c.if_none_match.as_deref())).collect();
     let mut answers = h3.collect(&fixture.ctx, &streams, 2000, true);
     for (case, stream) in cases.iter().zip(&streams) {
         let answer = answers.remove(stream).unwrap_or_default();
@@ -290,6 +330,7 @@ async fn https_answers_every_case_as_the_table_says() {
         metrics: Arc::clone(&fixture.ctx.metrics),
         quic_port: 4433,
         web: fixture.ctx.web.clone(),
+        shutdown: Arc::new(crate::shutdown::Shutdown::default()),
     });
     let (addr, serve) = crate::https::bind_https(ctx, "127.0.0.1:0".parse().unwrap()).await.unwrap();
     let server = tokio::spawn(serve);
@@ -316,6 +357,9 @@ async fn https_answers_every_case_as_the_table_says() {
         let mut request = hyper::Request::builder().method(case.method).uri(format!("https://localhost:{}{}", addr.port(), case.target));
         if let Some(range) = &case.range {
             request = request.header("range", range.as_str());
+        }
+        if let Some(tag) = &case.if_none_match {
+            request = request.header("if-none-match", tag.as_str());
         }
         let mut client = client.clone().ready().await.unwrap();
         let (response, _) = client.send_request(request.body(()).unwrap(), true).unwrap();
@@ -370,7 +414,9 @@ fn a_connection_that_reads_nothing_holds_at_most_its_budget() {
     let statuses: Vec<u16> = streams.iter().map(|s| answers.get(s).map_or(0, |a| a.status)).collect();
     let served = statuses.iter().filter(|s| **s == 200).count();
     assert!(served >= CONNECTION_QUEUE_BYTES / BIG_FILE_BYTES && served < asked - 1, "{statuses:?}");
-    assert!(statuses[served..].iter().all(|s| *s == 503), "the rest are told to come back: {statuses:?}");
+    // Answers are computed by the loader's workers and start in the order they finish: which
+    // ones found the queue full varies, not how many were served.
+    assert!(statuses.iter().all(|s| *s == 200 || *s == 503), "the rest are told to come back: {statuses:?}");
     // Still usable: a small request on the same connection is answered.
     let health = h3.send("GET", "/healthz", None);
     assert_eq!(h3.collect(&fixture.ctx, &[health], 10, true)[&health].body, b"ok\n");

@@ -300,6 +300,37 @@ fn a_datagram_flood_does_not_stop_another_session() {
 }
 
 #[test]
+fn one_connection_cannot_fill_the_loader_queue() {
+    // Every slow read holds a reader for 1.5 s. With one load allowed per connection, the greedy
+    // client's ten requests take one reader; nine get 503 at once, and the other reader serves
+    // the bystander (one object at a time: its share is one load too). Without the cap the ten
+    // held both readers for 7.5 s.
+    let origin = start_origin(&["--max-queued-loads-per-connection", "1"]);
+    let mut greedy = Client::connect(origin.addr, Duration::from_secs(5), true).unwrap();
+    let mut bystander = Client::connect(origin.addr, Duration::from_secs(5), true).unwrap();
+    let streams: Vec<u64> = (0..10).map(|_| greedy.request(reliable(&format!("{SLOW_PREFIX}obj")), &[])).collect();
+    greedy.pump(Duration::from_millis(50));
+    let mut times = Vec::new();
+    for path in small_paths() {
+        times.extend(bystander.fetch(&[path], Duration::from_secs(10)));
+    }
+    assert_prompt(&times, "another connection asks for many slow objects");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let mut replies = vec![Vec::new(); streams.len()];
+    while replies.iter().any(|r| r.is_empty()) {
+        assert!(Instant::now() < deadline, "not every request was answered");
+        greedy.pump(Duration::from_millis(5));
+        for (i, &s) in streams.iter().enumerate() {
+            replies[i].extend(greedy.read(s).0);
+        }
+    }
+    let mut statuses: Vec<u16> = replies.iter().map(|r| response_status(r)).collect();
+    statuses.sort();
+    assert_eq!(statuses, [200, 503, 503, 503, 503, 503, 503, 503, 503, 503]);
+    assert_eq!(origin.count(|m| &m.requests_shed_total), 9);
+}
+
+#[test]
 fn a_panic_in_one_connection_closes_it_and_the_others_go_on() {
     let origin = start_origin(&[]);
     let mut victim = Client::connect(origin.addr, Duration::from_secs(5), true).unwrap();

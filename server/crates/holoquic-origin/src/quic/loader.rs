@@ -7,6 +7,11 @@
 //! each job leaves its result in a [`Ticket`] the request polls on the loop's next round, and
 //! wakes the loop through an eventfd so that round comes at once rather than at its next timer.
 //!
+//! Each connection has its own cap on the jobs it may have queued or running (a [`ByteBudget`]
+//! counted in jobs, `--max-queued-loads-per-connection`): one connection asking for many objects
+//! at once cannot fill the queue every other connection needs; its excess is refused like a full
+//! queue's.
+//!
 //! Why not a crate: std's `sync_channel` is the bounded queue, and the wake-up has to be a file
 //! descriptor the loop's `ppoll` can wait on beside its socket, which no channel crate gives.
 
@@ -15,7 +20,7 @@ use std::panic::AssertUnwindSafe;
 use std::sync::mpsc::{sync_channel, SyncSender, TrySendError};
 use std::sync::{Arc, Mutex};
 
-use super::budget::ByteBudget;
+use super::budget::{ByteBudget, Reservation};
 use crate::content::ContentStore;
 
 /// Read workers: reads mostly wait on the disk, so two overlap.
@@ -64,7 +69,14 @@ impl Lane {
         Ok(Self { jobs: Mutex::new(Some(tx)) })
     }
 
-    fn try_run(&self, job: Job) -> bool {
+    /// Queues `job` if `connection` has a job slot left and the queue has room; the slot is
+    /// given back when the job has run (or is dropped unrun).
+    fn try_run(&self, connection: &Arc<ByteBudget>, job: Job) -> bool {
+        let Some(slot) = Reservation::take(1, &[connection]) else { return false };
+        let job: Job = Box::new(move || {
+            let _slot = slot;
+            job();
+        });
         let Ok(jobs) = self.jobs.lock() else { return false };
         match jobs.as_ref().map(|tx| tx.try_send(job)) {
             Some(Ok(())) => true,
@@ -90,14 +102,16 @@ impl Loader {
         Ok(Arc::new(Self { reads, builds, wake, content, held: ByteBudget::new(max_held_bytes) }))
     }
 
-    /// Queues a read for a reader; false when the queue is full (or the loader stopped).
-    pub fn try_read(&self, job: impl FnOnce() + Send + 'static) -> bool {
-        self.reads.try_run(Box::new(job))
+    /// Queues a read for a reader; false when the queue is full (or the loader stopped) or
+    /// `connection` has as many jobs queued or running as it may.
+    pub fn try_read(&self, connection: &Arc<ByteBudget>, job: impl FnOnce() + Send + 'static) -> bool {
+        self.reads.try_run(connection, Box::new(job))
     }
 
-    /// Queues an encoder build for a builder; false when the queue is full.
-    pub fn try_build(&self, job: impl FnOnce() + Send + 'static) -> bool {
-        self.builds.try_run(Box::new(job))
+    /// Queues an encoder build for a builder; false when the queue is full or `connection` has
+    /// no job slot left.
+    pub fn try_build(&self, connection: &Arc<ByteBudget>, job: impl FnOnce() + Send + 'static) -> bool {
+        self.builds.try_run(connection, Box::new(job))
     }
 
     pub fn content(&self) -> &Arc<ContentStore> {
@@ -211,6 +225,10 @@ mod tests {
         (Loader::new(content, queue, 1 << 20).unwrap(), dir)
     }
 
+    fn unlimited() -> Arc<ByteBudget> {
+        ByteBudget::new(u64::MAX)
+    }
+
     fn wait_readable(fd: RawFd, timeout: Duration) -> bool {
         let mut p = libc::pollfd { fd, events: libc::POLLIN, revents: 0 };
         // SAFETY: one valid pollfd.
@@ -222,7 +240,7 @@ mod tests {
         let (loader, dir) = loader(4);
         let ticket = Ticket::new();
         let theirs = Arc::clone(&ticket);
-        assert!(loader.try_read(move || theirs.fill(42)));
+        assert!(loader.try_read(&unlimited(), move || theirs.fill(42)));
         assert!(wait_readable(loader.wake_fd(), Duration::from_secs(5)), "the wake fd turned readable");
         loader.clear_wake();
         assert!(matches!(ticket.poll(), Poll::Ready(42)));
@@ -233,6 +251,7 @@ mod tests {
     #[test]
     fn a_full_queue_refuses_and_a_panicking_job_loses_its_ticket() {
         let (loader, dir) = loader(1);
+        let any = unlimited();
         let gate = Arc::new(Mutex::new(()));
         let held = gate.lock().unwrap();
         // Every reader blocks on the gate and one more job fills the queue: the next is refused.
@@ -240,21 +259,21 @@ mod tests {
         let deadline = Instant::now() + Duration::from_secs(5);
         while queued < READERS + 1 {
             let gate = Arc::clone(&gate);
-            if loader.try_read(move || drop(gate.lock())) {
+            if loader.try_read(&any, move || drop(gate.lock())) {
                 queued += 1;
             } else {
                 assert!(Instant::now() < deadline, "the readers never took their jobs");
                 std::thread::sleep(Duration::from_millis(1));
             }
         }
-        assert!(!loader.try_read(|| {}), "the queue is full");
-        assert!(loader.try_build(|| {}), "builds have their own queue");
+        assert!(!loader.try_read(&any, || {}), "the queue is full");
+        assert!(loader.try_build(&any, || {}), "builds have their own queue");
         drop(held);
         let deadline = Instant::now() + Duration::from_secs(5);
         let ticket = loop {
             let ticket: Arc<Ticket<u32>> = Ticket::new();
             let theirs = Arc::clone(&ticket);
-            if loader.try_read(move || {
+            if loader.try_read(&any, move || {
                 let _keep = theirs;
                 panic!("injected");
             }) {
@@ -268,6 +287,29 @@ mod tests {
             assert!(Instant::now() < deadline, "the lost job was not noticed");
             std::thread::sleep(Duration::from_millis(1));
         }
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn a_connection_at_its_cap_is_refused_while_others_are_served_and_its_slots_come_back() {
+        let (loader, dir) = loader(64);
+        let (greedy, other) = (ByteBudget::new(2), ByteBudget::new(2));
+        let gate = Arc::new(Mutex::new(()));
+        let held = gate.lock().unwrap();
+        for _ in 0..2 {
+            let gate = Arc::clone(&gate);
+            assert!(loader.try_read(&greedy, move || drop(gate.lock())));
+        }
+        assert!(!loader.try_read(&greedy, || {}), "a third job of one connection is refused");
+        assert!(!loader.try_build(&greedy, || {}), "builds count against the same cap");
+        assert!(loader.try_read(&other, || {}), "another connection still gets in");
+        drop(held);
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while greedy.held() > 0 {
+            assert!(Instant::now() < deadline, "the slots were not given back");
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        assert!(loader.try_read(&greedy, || {}), "done jobs free their slots");
         std::fs::remove_dir_all(dir).unwrap();
     }
 }

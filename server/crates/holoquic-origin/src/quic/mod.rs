@@ -1,8 +1,8 @@
 //! The UDP side: one thread runs every QUIC connection (quiche is sans-IO, so the loop owns the
 //! socket, the timers and pacing), with the WebTransport layer on each connection. The files:
 //! - `mod.rs` (here): the loop — accepting connections (per-IP limits), receiving within a
-//!   budget, timers, pacing, reaping, and a panic in one connection's handling closing only that
-//!   connection; `udp.rs` sends in GSO batches, `retry.rs` mints and checks Retry tokens,
+//!   budget, timers, pacing, reaping, a panic in one connection's handling closing only that
+//!   connection, and the drain on shutdown (`drain.rs`); `udp.rs` sends in GSO batches, `retry.rs` mints and checks Retry tokens,
 //!   `congestion.rs` tunes congestion control.
 //! - `loader.rs`: worker threads that read objects and build encoders so the loop never blocks;
 //!   `budget.rs`: the byte budgets of what requests hold.
@@ -25,6 +25,7 @@ pub mod budget;
 pub mod congestion;
 mod control;
 pub mod delivery;
+mod drain;
 mod headers;
 mod http3;
 pub mod loader;
@@ -49,7 +50,6 @@ mod test_support;
 use std::collections::{HashMap, VecDeque};
 use std::net::{IpAddr, SocketAddr, UdpSocket};
 use std::panic::AssertUnwindSafe;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
 
@@ -59,6 +59,7 @@ use ring::rand::SecureRandom;
 use crate::config::Config;
 use crate::content::ContentStore;
 use crate::metrics::Metrics;
+use crate::shutdown::Shutdown;
 use crate::tls::CertStore;
 use crate::webfiles::WebFiles;
 
@@ -102,9 +103,15 @@ const RECV_BUDGET: usize = 256;
 /// quiche's INTERNAL_ERROR transport error code: what a connection closed after a panic gets.
 const INTERNAL_ERROR: u64 = 0x1;
 
-/// Binds the UDP socket and runs the QUIC loop on its own thread until `shutdown` is set.
-pub fn spawn(ctx: QuicContext, shutdown: Arc<AtomicBool>) -> Result<(SocketAddr, std::thread::JoinHandle<Result<()>>)> {
+/// Binds the UDP socket and runs the QUIC loop on its own thread (see `spawn_on`).
+pub fn spawn(ctx: QuicContext, shutdown: Arc<Shutdown>) -> Result<(SocketAddr, std::thread::JoinHandle<Result<()>>)> {
     let socket = UdpSocket::bind(ctx.config.listen).with_context(|| format!("binding UDP {}", ctx.config.listen))?;
+    spawn_on(ctx, socket, shutdown)
+}
+
+/// Runs the QUIC loop on `socket` on its own thread until `shutdown` says it must stop, or its
+/// drain is over (every connection closed).
+pub fn spawn_on(ctx: QuicContext, socket: UdpSocket, shutdown: Arc<Shutdown>) -> Result<(SocketAddr, std::thread::JoinHandle<Result<()>>)> {
     let local = socket.local_addr()?;
     // Built here, not on the thread: the certificate files are read before the caller announces
     // the origin ready (a failure is a start-up error), not later, when file descriptors may have
@@ -125,6 +132,8 @@ struct Client {
     /// Packets produced but not sent yet, oldest first, each batch with the time it may leave:
     /// quiche's pacing time, or a retry time when the socket's buffer was full.
     held: VecDeque<(udp::Batch, Instant)>,
+    /// How far its part of the origin's drain has come.
+    drain: drain::Step,
 }
 
 struct Server {
@@ -140,6 +149,8 @@ struct Server {
     retry_tokens: retry::RetryTokens,
     /// The socket's send buffer was full: wait until it is writable, not only readable.
     send_blocked: bool,
+    /// The origin drains: new connections are refused, the others closed once their work is done.
+    draining: bool,
 }
 
 impl Server {
@@ -159,13 +170,14 @@ impl Server {
             rng,
             retry_tokens,
             send_blocked: false,
+            draining: false,
         })
     }
 
-    fn run(&mut self, shutdown: &AtomicBool) -> Result<()> {
+    fn run(&mut self, shutdown: &Shutdown) -> Result<()> {
         let mut buf = vec![0u8; 65_536];
         self.out.socket.set_nonblocking(true)?;
-        while !shutdown.load(Ordering::Relaxed) {
+        while !shutdown.must_stop() {
             let wait = self.next_wake().saturating_duration_since(Instant::now());
             if wait_for_socket(&self.out.socket, self.ctx.loader.wake_fd(), wait, self.send_blocked)? {
                 self.ctx.loader.clear_wake();
@@ -200,23 +212,42 @@ impl Server {
                     }
                 });
             }
+            if shutdown.is_draining() {
+                self.drain_round(now);
+            }
             self.flush();
             self.reap();
+            if self.draining && self.clients.is_empty() {
+                tracing::info!("drained: every connection is closed");
+                return Ok(());
+            }
             self.refresh_certificate();
         }
         self.close_all();
         Ok(())
     }
 
-    /// On shutdown, tells every client the connection is over instead of going silent, so a
+    /// When the drain's grace period is over (or a second signal came): tells every client the
+    /// session and the connection are over instead of going silent — the sessions' close
+    /// capsules as far as the congestion window takes them, then the connection's close — so a
     /// browser notices at once and reconnects (to this origin restarted, or another) rather than
     /// waiting for its idle timeout. Sent without pacing: nothing follows it.
     fn close_all(&mut self) {
         let mut packet = [0u8; MAX_UDP_PAYLOAD];
+        let now = Instant::now();
         for client in self.clients.values_mut() {
-            let _ = client.conn.close(true, holoquic_proto::h3::error_code::H3_NO_ERROR, b"origin shutting down");
-            while let Ok((n, info)) = client.conn.send(&mut packet) {
-                let _ = self.out.socket.send_to(&packet[..n], info.to);
+            if !client.poisoned && client.conn.is_established() {
+                guarded(client, &self.ctx, "closing sessions", |client, ctx| {
+                    client.wt.close_sessions(&mut client.conn, ctx, now);
+                });
+            }
+            for close in [false, true] {
+                if close {
+                    let _ = client.conn.close(true, holoquic_proto::h3::error_code::H3_NO_ERROR, b"origin shutting down");
+                }
+                while let Ok((n, info)) = client.conn.send(&mut packet) {
+                    let _ = self.out.socket.send_to(&packet[..n], info.to);
+                }
             }
         }
     }
@@ -294,7 +325,20 @@ impl Server {
                     return;
                 }
             };
-            let mut client = Client { conn, ip, poisoned: false, accepted_at: Instant::now(), wt: webtransport::Connection::new(), held: VecDeque::new() };
+            let mut client = Client {
+                conn,
+                ip,
+                poisoned: false,
+                accepted_at: Instant::now(),
+                wt: webtransport::Connection::new(),
+                held: VecDeque::new(),
+                drain: drain::Step::default(),
+            };
+            if self.draining {
+                // Accepted only to be refused cleanly (CONNECTION_REFUSED, see `drain_round`).
+                Metrics::inc(&self.ctx.metrics.connections_refused_draining_total);
+                client.wt.begin_drain();
+            }
             if let Some(dir) = &self.ctx.config.qlog_dir {
                 attach_qlog(&mut client.conn, dir);
             }

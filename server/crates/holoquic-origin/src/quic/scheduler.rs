@@ -6,12 +6,11 @@
 //! `RequestStream`; `webtransport.rs` opens, feeds and ends them as the session machine says.
 
 use std::collections::BTreeMap;
-use std::sync::Arc;
 use std::time::Instant;
 
 use holoquic_proto::h3::{datagram_prefix, error_code};
 
-use super::budget::ByteBudget;
+use super::budget::ConnectionBudgets;
 use super::delivery::{Ending, RequestEnv, RequestStream};
 use super::QuicContext;
 use crate::metrics::Metrics;
@@ -37,8 +36,6 @@ pub struct Scheduler {
     datagrams_counted: u64,
     /// quiche's count of datagrams sent when the window's tail was last filled (`fill_window`).
     filled_at: Option<usize>,
-    /// Object bytes the connection's requests hold (`--max-held-bytes-per-connection`).
-    budget: Option<Arc<ByteBudget>>,
 }
 
 impl Scheduler {
@@ -48,11 +45,21 @@ impl Scheduler {
     }
 
     /// Bytes read from request stream `id`. Once the request is read, its stream gets its
-    /// urgency and the request is counted.
-    pub fn feed(&mut self, conn: &mut quiche::Connection, ctx: &QuicContext, id: u64, data: &[u8], fin: bool, now: Instant) {
+    /// urgency and the request is counted. A new request is refused (503) while `draining`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn feed(
+        &mut self,
+        conn: &mut quiche::Connection,
+        ctx: &QuicContext,
+        budgets: &ConnectionBudgets,
+        draining: bool,
+        id: u64,
+        data: &[u8],
+        fin: bool,
+        now: Instant,
+    ) {
         let Some(request) = self.requests.get(&id) else { return };
         let session_id = request.session_id;
-        let budget = Arc::clone(self.budget.get_or_insert_with(|| ByteBudget::new(ctx.config.limits.max_held_bytes_per_connection)));
         // Every datagram of the session starts with its quarter stream id.
         let mut prefix = Vec::new();
         datagram_prefix(session_id, &mut prefix);
@@ -60,7 +67,9 @@ impl Scheduler {
             self.requests.iter().filter(|(sid, r)| **sid != id && r.session_id == session_id && !r.is_done()).filter_map(|(_, r)| r.request_id()).collect();
         let env = RequestEnv {
             loader: &ctx.loader,
-            connection_budget: &budget,
+            connection_budget: &budgets.bytes,
+            connection_loads: &budgets.loads,
+            draining,
             symbol_size: symbol_size(conn, prefix.len()),
             datagram_prefix: &prefix,
             may_start: in_flight.len() < ctx.config.limits.max_requests_per_session,
@@ -99,6 +108,13 @@ impl Scheduler {
         }
         let _ = conn.stream_shutdown(id, quiche::Shutdown::Write, error_code::WEBTRANSPORT_SESSION_GONE);
         let _ = conn.stream_shutdown(id, quiche::Shutdown::Read, error_code::WEBTRANSPORT_SESSION_GONE);
+    }
+
+    /// Whether an object request is in flight: asked for (its REQUEST read) and not yet ended and
+    /// written. A stream that has not sent its REQUEST does not count (a drain does not wait
+    /// for it).
+    pub fn has_objects_in_flight(&self) -> bool {
+        self.requests.values().any(|r| r.request_id().is_some() && !r.is_done())
     }
 
     /// Whether a request waits for the loader (its object being read, or encoders being built).

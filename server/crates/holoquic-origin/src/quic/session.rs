@@ -25,6 +25,8 @@ pub struct SessionEnv<'a> {
     /// Origins allowed to open sessions (`--allow-origin`); empty = any.
     pub allowed_origins: &'a [String],
     pub metrics: &'a Metrics,
+    /// The origin is draining (shutting down): new sessions are refused with 503.
+    pub draining: bool,
 }
 
 /// What a client bidi stream turned out to be.
@@ -188,6 +190,16 @@ impl SessionMachine {
         }
     }
 
+    /// The origin closes every open session (it is draining): each session's requests stop and
+    /// the driver writes our close capsule and FIN on its stream.
+    pub fn close_all(&mut self, env: &SessionEnv) -> Vec<Action> {
+        let open: Vec<u64> = self.sessions.keys().copied().collect();
+        for session in open {
+            self.end_session(env, session, true);
+        }
+        std::mem::take(&mut self.actions)
+    }
+
     /// Called when the connection closes: sessions end.
     pub fn on_connection_closed(&mut self, env: &SessionEnv) {
         for _ in self.sessions.drain() {
@@ -287,6 +299,9 @@ impl SessionMachine {
         }
         if !env.allowed_origins.is_empty() && !env.allowed_origins.contains(&head.origin) {
             return self.refuse(env, id, "403", "origin not allowed\n");
+        }
+        if env.draining {
+            return self.refuse(env, id, "503", "the origin is shutting down\n");
         }
         // SETTINGS promised one session at a time (WT_MAX_SESSIONS = 1); the per-session request
         // limit is only a limit if a connection cannot open sessions without end.

@@ -27,7 +27,7 @@ struct Fixture {
 impl Fixture {
     /// The machine, and what it consults.
     fn parts(&mut self) -> (&mut SessionMachine, SessionEnv<'_>) {
-        (&mut self.machine, SessionEnv { wt_path: "/holoquic", allowed_origins: &self.allowed_origins, metrics: &self.metrics })
+        (&mut self.machine, SessionEnv { wt_path: "/holoquic", allowed_origins: &self.allowed_origins, metrics: &self.metrics, draining: false })
     }
 
     fn data(&mut self, stream: u64, bytes: &[u8], fin: bool) -> Vec<Action> {
@@ -132,6 +132,7 @@ fn other_methods_go_to_the_http_side_with_the_fields_it_needs() {
         Header::new(b":path", b"/content/a.v3c?x=1"),
         Header::new(b"range", b"bytes=0-9"),
         Header::new(b"priority", b"u=1, i"),
+        Header::new(b"if-none-match", b"\"abc\""),
     ]);
     let head = RequestHead {
         method: "GET".into(),
@@ -139,6 +140,7 @@ fn other_methods_go_to_the_http_side_with_the_fields_it_needs() {
         authority: "127.0.0.1:4433".into(),
         range: "bytes=0-9".into(),
         priority: "u=1, i".into(),
+        if_none_match: "\"abc\"".into(),
         ..RequestHead::default()
     };
     assert_eq!(f.data(0, &get, false), [Action::Serve { stream: 0, head }]);

@@ -3,7 +3,7 @@
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use holoquic_proto::h3::{frame_type, stream_type, Frame, Settings};
@@ -15,6 +15,7 @@ use super::{spawn, QuicContext};
 use crate::config::Config;
 use crate::content::ContentStore;
 use crate::metrics::Metrics;
+use crate::shutdown::Shutdown;
 use crate::tls::CertStore;
 
 /// The origin's QUIC loop on its own thread, serving `content`.
@@ -22,7 +23,7 @@ pub struct LoopOrigin {
     dir: PathBuf,
     pub addr: SocketAddr,
     pub metrics: Arc<Metrics>,
-    shutdown: Arc<AtomicBool>,
+    pub shutdown: Arc<Shutdown>,
     thread: Option<std::thread::JoinHandle<anyhow::Result<()>>>,
 }
 
@@ -39,7 +40,7 @@ impl LoopOrigin {
         let certs = Arc::new(CertStore::generate(&dir.join("tls"), &[]).unwrap());
         let store = Arc::new(ContentStore::open(&content, config.limits.max_object_bytes).unwrap());
         let ctx = QuicContext::new(config, certs, store, Arc::clone(&metrics), None).unwrap();
-        let shutdown = Arc::new(AtomicBool::new(false));
+        let shutdown = Arc::new(Shutdown::default());
         let (addr, thread) = spawn(ctx, Arc::clone(&shutdown)).unwrap();
         Self { dir, addr, metrics, shutdown, thread: Some(thread) }
     }
@@ -56,7 +57,7 @@ impl LoopOrigin {
 
 impl Drop for LoopOrigin {
     fn drop(&mut self) {
-        self.shutdown.store(true, Ordering::Relaxed);
+        self.shutdown.stop_now();
         if let Some(t) = self.thread.take() {
             let _ = t.join();
         }

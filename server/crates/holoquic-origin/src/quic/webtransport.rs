@@ -3,13 +3,16 @@
 //! §1). This driver opens our control stream with SETTINGS, feeds what the peer sends (stream
 //! bytes, FIN, resets, datagrams) to the session machine (`session.rs`), performs the actions it
 //! returns, and runs the scheduler (`scheduler.rs`) over the object requests (`delivery.rs`)
-//! and the writer of plain HTTP/3 answers (`http3.rs`) over GET and HEAD requests.
+//! and the writer of plain HTTP/3 answers (`http3.rs`) over GET and HEAD requests. When the
+//! origin drains, it refuses new sessions and requests and, once asked, closes its sessions with
+//! their close capsule.
 
 use std::time::Instant;
 
 use holoquic_proto::h3::{frame_type, stream_type, CloseSession, Frame, Settings};
 
 use super::action::Action;
+use super::budget::ConnectionBudgets;
 use super::headers;
 use super::http3::Responses;
 use super::scheduler::Scheduler;
@@ -26,6 +29,10 @@ pub struct Connection {
     sessions: SessionMachine,
     scheduler: Scheduler,
     responses: Responses,
+    /// What this connection's requests may hold (made with its first request, from the limits).
+    budgets: Option<ConnectionBudgets>,
+    /// The origin is draining: new sessions and requests are refused (503).
+    draining: bool,
 }
 
 impl Connection {
@@ -49,7 +56,27 @@ impl Connection {
 
     /// Whether a request waits for the loader's workers (tests wait for them).
     pub fn waits_for_loader(&self) -> bool {
-        self.scheduler.waits_for_loader()
+        self.scheduler.waits_for_loader() || self.responses.waits_for_loader()
+    }
+
+    /// The origin begins to drain: from now on new sessions and requests get 503.
+    pub fn begin_drain(&mut self) {
+        self.draining = true;
+    }
+
+    /// Whether an object request or a plain HTTP/3 answer is still under way (a drain waits for
+    /// them before it closes the sessions).
+    pub fn has_work_in_flight(&self) -> bool {
+        self.scheduler.has_objects_in_flight() || self.responses.len() > 0
+    }
+
+    /// Closes every open session: its requests stop, and our CLOSE_WEBTRANSPORT_SESSION capsule
+    /// and FIN go on its stream. Returns the session streams closed.
+    pub fn close_sessions(&mut self, conn: &mut quiche::Connection, ctx: &QuicContext, now: Instant) -> Vec<u64> {
+        let actions = self.sessions.close_all(&session_env(ctx, self.draining));
+        let closed = actions.iter().filter_map(|a| if let Action::SessionClosed { stream, .. } = a { Some(*stream) } else { None }).collect();
+        self.perform(conn, ctx, actions, now);
+        closed
     }
 
     /// When the connection must close, the error code and reason to close it with (once).
@@ -81,7 +108,7 @@ impl Connection {
         }
         let mut buf = [0u8; 2048];
         while let Ok(n) = conn.dgram_recv(&mut buf) {
-            self.sessions.on_datagram(&session_env(ctx), &buf[..n]);
+            self.sessions.on_datagram(&session_env(ctx, self.draining), &buf[..n]);
         }
         self.responses.write(conn);
         self.scheduler.on_time(now);
@@ -109,7 +136,7 @@ impl Connection {
 
     /// Called when the connection closes: sessions end.
     pub fn on_close(&mut self, ctx: &QuicContext) {
-        self.sessions.on_connection_closed(&session_env(ctx));
+        self.sessions.on_connection_closed(&session_env(ctx, self.draining));
     }
 
     /// Reads stream `id` until it has nothing more, handing each piece to the session machine.
@@ -121,12 +148,12 @@ impl Connection {
                 Err(quiche::Error::Done) => return,
                 Err(_) => {
                     // Reset by the peer.
-                    let actions = self.sessions.on_stream_reset(&session_env(ctx), id);
+                    let actions = self.sessions.on_stream_reset(&session_env(ctx, self.draining), id);
                     self.perform(conn, ctx, actions, now);
                     return;
                 }
             };
-            let actions = self.sessions.on_stream_data(&session_env(ctx), id, &buf[..n], fin);
+            let actions = self.sessions.on_stream_data(&session_env(ctx, self.draining), id, &buf[..n], fin);
             self.perform(conn, ctx, actions, now);
             if self.sessions.must_close() || fin {
                 return;
@@ -147,15 +174,21 @@ impl Connection {
                 }
                 Action::Accept { stream } => {
                     let sent = conn.stream_send(stream, &headers::session_accepted(), false).is_ok();
-                    let next = self.sessions.on_accept_sent(&session_env(ctx), stream, sent);
+                    let next = self.sessions.on_accept_sent(&session_env(ctx, self.draining), stream, sent);
                     self.perform(conn, ctx, next, now);
                 }
                 Action::Refuse { stream, status, body } => {
                     let _ = conn.stream_send(stream, &headers::refusal(status, body), true);
                 }
-                Action::Serve { stream, head } => self.responses.serve(conn, ctx, stream, &head),
+                Action::Serve { stream, head } => {
+                    let budgets = self.budgets.get_or_insert_with(|| ConnectionBudgets::new(&ctx.config.limits));
+                    self.responses.serve(conn, ctx, budgets, self.draining, stream, &head)
+                }
                 Action::OpenRequest { stream, session } => self.scheduler.open(stream, session, now),
-                Action::RequestData { stream, data, fin } => self.scheduler.feed(conn, ctx, stream, &data, fin, now),
+                Action::RequestData { stream, data, fin } => {
+                    let budgets = self.budgets.get_or_insert_with(|| ConnectionBudgets::new(&ctx.config.limits));
+                    self.scheduler.feed(conn, ctx, budgets, self.draining, stream, &data, fin, now)
+                }
                 Action::RequestReset { stream } => self.scheduler.reset(conn, ctx, stream),
                 Action::RequestSessionGone { stream } => self.scheduler.session_gone(conn, ctx, stream),
                 Action::SessionClosed { stream, reply } => {
@@ -173,6 +206,6 @@ impl Connection {
 }
 
 /// The session machine's view of the origin's configuration and metrics.
-fn session_env(ctx: &QuicContext) -> SessionEnv<'_> {
-    SessionEnv { wt_path: &ctx.config.wt_path, allowed_origins: &ctx.config.allowed_origins, metrics: &ctx.metrics }
+fn session_env(ctx: &QuicContext, draining: bool) -> SessionEnv<'_> {
+    SessionEnv { wt_path: &ctx.config.wt_path, allowed_origins: &ctx.config.allowed_origins, metrics: &ctx.metrics, draining }
 }

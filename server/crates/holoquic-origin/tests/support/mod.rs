@@ -43,19 +43,10 @@ impl Origin {
         Self::spawn(command(args, env))
     }
 
-    /// Spawns `cmd` and waits (30 s at most) for its ready line. With `--listen …:0` the origin
-    /// binds TCP on the port the kernel gave its UDP socket, which a client socket of a test
-    /// running beside it may already use: an origin that exits because the address is in use is
-    /// started again (5 tries).
+    /// Spawns `cmd` and waits (30 s at most) for its ready line. (With `--listen …:0` the origin
+    /// itself finds a port free for both UDP and TCP.)
     pub fn spawn(mut cmd: Command) -> Self {
-        for attempt in 1.. {
-            match Self::try_spawn(&mut cmd) {
-                Ok(origin) => return origin,
-                Err(stderr) if attempt < 5 && stderr.contains("in use") => continue,
-                Err(stderr) => panic!("no ready line; stderr:\n{stderr}"),
-            }
-        }
-        unreachable!()
+        Self::try_spawn(&mut cmd).unwrap_or_else(|stderr| panic!("no ready line; stderr:\n{stderr}"))
     }
 
     /// One start: the origin once ready, or its stderr when it exited or stayed silent for 30 s.

@@ -55,6 +55,8 @@ pub(super) struct DatagramSend {
     pub(super) header: Vec<u8>,
     /// Builds the encoders when repair is asked for before they exist.
     pub(super) loader: Arc<Loader>,
+    /// The connection's loader-job cap (builds count in it).
+    pub(super) loads: Arc<crate::quic::budget::ByteBudget>,
     /// The encoders being built by a loader worker.
     pub(super) encoders: Option<Arc<Ticket<Vec<Arc<SourceBlockEncoder>>>>>,
 }
@@ -80,7 +82,7 @@ impl DatagramSend {
                     theirs.fill(build.run());
                 }
             };
-            if self.loader.try_build(job) {
+            if self.loader.try_build(&self.loads, job) {
                 self.encoders = Some(ticket);
             }
         }
@@ -122,7 +124,14 @@ impl RequestStream {
 
     /// Answers a datagram request whose object's symbols are ready: RESPONSE, and the source
     /// symbols and planned repair queued.
-    pub(super) fn start_datagram(&mut self, request: &Request, symbols: ObjectSymbols, header: Vec<u8>, loader: Arc<Loader>) {
+    pub(super) fn start_datagram(
+        &mut self,
+        request: &Request,
+        symbols: ObjectSymbols,
+        header: Vec<u8>,
+        loader: Arc<Loader>,
+        loads: Arc<crate::quic::budget::ByteBudget>,
+    ) {
         let oti = symbols.oti();
         let mut queue = VecDeque::new();
         let mut next_esi = Vec::with_capacity(symbols.block_count());
@@ -161,6 +170,7 @@ impl RequestStream {
             last_handed: 0,
             header,
             loader,
+            loads,
             encoders: None,
         };
         // Planned repair symbols wait for the encoders (unless cached); the build starts now, while

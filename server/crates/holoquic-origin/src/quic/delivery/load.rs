@@ -32,6 +32,8 @@ pub(in crate::quic::delivery) struct Loading {
     pub request: Request,
     pub ticket: Arc<Ticket<Result<Loaded, LoadError>>>,
     pub loader: Arc<Loader>,
+    /// The connection's loader-job cap, which the encoder builds of a datagram request count in.
+    pub loads: Arc<ByteBudget>,
     /// The datagram prefix of the request (see `RequestStream::datagram_header`).
     pub datagram_header: Vec<u8>,
     /// The client finished its side while the object was read.
@@ -55,7 +57,8 @@ pub(in crate::quic::delivery) enum LoadError {
 }
 
 impl Loading {
-    /// Hands the load of `request`'s object to the loader; None when its queue is full.
+    /// Hands the load of `request`'s object to the loader; None when its queue is full or the
+    /// connection has as many loads queued as it may.
     pub fn queue(request: Request, env: &RequestEnv<'_>, datagram_header: Vec<u8>) -> Option<Self> {
         let ticket = Ticket::new();
         let theirs = Arc::clone(&ticket);
@@ -69,7 +72,9 @@ impl Loading {
                 theirs.fill(load(&content, &job_request, symbol_size, &budgets));
             }
         };
-        env.loader.try_read(job).then(|| Self { request, ticket, loader: Arc::clone(env.loader), datagram_header, client_fin: false, repair: None })
+        let queued = env.loader.try_read(env.connection_loads, job);
+        let loads = Arc::clone(env.connection_loads);
+        queued.then(|| Self { request, ticket, loader: Arc::clone(env.loader), loads, datagram_header, client_fin: false, repair: None })
     }
 }
 

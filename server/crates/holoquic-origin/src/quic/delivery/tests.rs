@@ -9,6 +9,7 @@ struct Fixture {
     dir: std::path::PathBuf,
     loader: Arc<Loader>,
     budget: Arc<ByteBudget>,
+    loads: Arc<ByteBudget>,
 }
 
 impl Fixture {
@@ -21,12 +22,14 @@ impl Fixture {
         std::fs::create_dir_all(dir.join("d")).unwrap();
         std::fs::write(dir.join("d/obj"), object).unwrap();
         let store = Arc::new(ContentStore::open(&dir, 1 << 24).unwrap());
-        Self { dir, loader: Loader::new(store, 64, held).unwrap(), budget: ByteBudget::new(connection) }
+        Self { dir, loader: Loader::new(store, 64, held).unwrap(), budget: ByteBudget::new(connection), loads: ByteBudget::new(1 << 20) }
     }
     fn env(&self) -> RequestEnv<'_> {
         RequestEnv {
             loader: &self.loader,
             connection_budget: &self.budget,
+            connection_loads: &self.loads,
+            draining: false,
             symbol_size: Some(1200),
             datagram_prefix: &[0x00],
             may_start: true,
@@ -500,7 +503,7 @@ fn a_full_loader_queue_gets_503_at_once() {
     for _ in 0..5 {
         while {
             let gate = Arc::clone(&gate);
-            f.loader.try_read(move || drop(gate.lock()))
+            f.loader.try_read(&f.loads, move || drop(gate.lock()))
         } {
             queued += 1;
             assert!(queued < 1000);
@@ -510,7 +513,7 @@ fn a_full_loader_queue_gets_503_at_once() {
     // A last top-up right before the request.
     while {
         let gate = Arc::clone(&gate);
-        f.loader.try_read(move || drop(gate.lock()))
+        f.loader.try_read(&f.loads, move || drop(gate.lock()))
     } {
         queued += 1;
         assert!(queued < 1000);
