@@ -35,6 +35,8 @@ pub struct EventLoop {
     /// Each session's next wake-up, as of its last advance.
     wake: Vec<Option<Instant>>,
     due: Vec<bool>,
+    /// One buffer for every read (packets, stream data, datagrams).
+    scratch: Vec<u8>,
 }
 
 impl EventLoop {
@@ -57,6 +59,7 @@ impl EventLoop {
             by_cid: HashMap::new(),
             wake: Vec::new(),
             due: Vec::new(),
+            scratch: vec![0; 65_536],
         })
     }
 
@@ -98,16 +101,16 @@ impl EventLoop {
             }
             self.due[i] = false;
             let session = &mut self.sessions[i];
-            session.advance(now, pattern);
+            session.advance(now, pattern, &mut self.scratch);
             flush(&self.socket, &mut session.conn, &mut out);
             self.wake[i] = session.next_wake(pattern);
         }
     }
 
     fn read_packets(&mut self) {
-        let mut buf = [0u8; 65_536];
+        let buf = &mut self.scratch;
         for _ in 0..READ_BUDGET {
-            let (n, from) = match self.socket.recv_from(&mut buf) {
+            let (n, from) = match self.socket.recv_from(buf) {
                 Ok(got) => got,
                 Err(e) if e.kind() == ErrorKind::WouldBlock => return,
                 Err(_) => continue,

@@ -17,8 +17,9 @@
 //!
 //! The wire formats are holoquic-proto's, as the origin uses them; QUIC is quiche's.
 //!
-//! Exit status: 0 after a report, 1 when the run could not start (bad option, no origin, no
-//! manifest), 3 with `--strict` when an object was late or lost or a session failed.
+//! Exit status: 0 after a report; 2 for a malformed option (clap's usage error), 1 when the run
+//! cannot start (an option that does not fit the scene or machine, no origin, no manifest); 3
+//! with `--strict` when an object was late or lost or a session failed.
 
 mod event_loop;
 mod object;

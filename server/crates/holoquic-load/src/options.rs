@@ -75,7 +75,7 @@ pub struct Options {
     /// Also print one line per session in the text report
     #[arg(long)]
     pub per_session: bool,
-    /// Exit with status 3 when any object was late or lost
+    /// Exit with status 3 when any object was late or lost, or a session failed
     #[arg(long)]
     pub strict: bool,
 }

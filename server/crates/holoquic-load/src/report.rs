@@ -5,6 +5,7 @@
 //! Latencies are kept exactly (4 bytes per completed object: a 30-minute run of 300 sessions of
 //! four objects a second is 9 MB), so percentiles are exact and need no histogram's buckets.
 
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use serde::Serialize;
@@ -19,6 +20,8 @@ pub struct Tally {
     pub late: u64,
     pub lost_deadline: u64,
     pub lost_status: u64,
+    /// Of those, how many got each status (503: the origin shed the request).
+    pub statuses: BTreeMap<u16, u64>,
     pub lost_protocol: u64,
     pub lost_session: u64,
     /// Request → complete, in µs, of every completed object (on time or late), in completion order.
@@ -45,7 +48,10 @@ impl Tally {
                 }
             }
             Outcome::Lost(LostReason::Deadline) => self.lost_deadline += 1,
-            Outcome::Lost(LostReason::Status(_)) => self.lost_status += 1,
+            Outcome::Lost(LostReason::Status(status)) => {
+                self.lost_status += 1;
+                *self.statuses.entry(status).or_default() += 1;
+            }
             Outcome::Lost(LostReason::Protocol) => self.lost_protocol += 1,
             Outcome::Lost(LostReason::Session) => self.lost_session += 1,
         }
@@ -61,6 +67,9 @@ impl Tally {
         self.late += other.late;
         self.lost_deadline += other.lost_deadline;
         self.lost_status += other.lost_status;
+        for (status, count) in &other.statuses {
+            *self.statuses.entry(*status).or_default() += count;
+        }
         self.lost_protocol += other.lost_protocol;
         self.lost_session += other.lost_session;
         self.latencies_us.extend_from_slice(&other.latencies_us);
@@ -103,6 +112,8 @@ pub struct Summary {
     pub lost: u64,
     pub lost_deadline: u64,
     pub lost_status: u64,
+    /// Lost objects by the status the origin answered.
+    pub statuses: BTreeMap<u16, u64>,
     pub lost_protocol: u64,
     pub lost_session: u64,
     pub latency_ms: Latency,
@@ -127,6 +138,7 @@ impl Summary {
             lost: tally.lost(),
             lost_deadline: tally.lost_deadline,
             lost_status: tally.lost_status,
+            statuses: tally.statuses.clone(),
             lost_protocol: tally.lost_protocol,
             lost_session: tally.lost_session,
             latency_ms: Latency::of(&tally.latencies_us),
@@ -209,7 +221,7 @@ impl Report {
         let _ = writeln!(out, "sessions: {} opened, {} failed", self.sessions_opened, self.sessions_failed);
         let _ = writeln!(
             out,
-            "objects: {} requested, {} on time ({:.2} %), {} late, {} lost (deadline {}, status {}, protocol {}, session {})",
+            "objects: {} requested, {} on time ({:.2} %), {} late, {} lost (deadline {}, status {}{}, protocol {}, session {})",
             t.requested,
             t.on_time,
             percent(t.on_time),
@@ -217,6 +229,7 @@ impl Report {
             t.lost,
             t.lost_deadline,
             t.lost_status,
+            if t.statuses.is_empty() { String::new() } else { format!(" {:?}", t.statuses) },
             t.lost_protocol,
             t.lost_session
         );
@@ -300,6 +313,7 @@ mod tests {
         total.add(&a);
         let s = Summary::of(None, &total, 2.0, None);
         assert_eq!((s.requested, s.on_time, s.late, s.lost, s.lost_status), (6, 2, 2, 2, 2));
+        assert_eq!(s.statuses, BTreeMap::from([(404, 2)]));
         assert_eq!((s.object_bytes, s.throughput_mbit_s), (4000, 4000.0 * 8.0 / 2.0 / 1e6));
         assert_eq!(s.latency_ms.max, 9.0);
     }

@@ -92,7 +92,8 @@ impl Session {
 
     /// Everything due by `now`: handshake progress, stream and datagram reads, timers, and the
     /// segments whose time has come.
-    pub fn advance(&mut self, now: Instant, pattern: Option<&Pattern>) {
+    /// `scratch` is the loop's read buffer (reused: a fresh one per call cost more than the reads).
+    pub fn advance(&mut self, now: Instant, pattern: Option<&Pattern>, scratch: &mut [u8]) {
         if self.is_closed() {
             return;
         }
@@ -112,8 +113,8 @@ impl Session {
         if self.state != State::Open {
             return;
         }
-        self.read_streams(now);
-        self.read_datagrams(now);
+        self.read_streams(now, scratch);
+        self.read_datagrams(now, scratch);
         let (rtt, repair) = (self.rtt(), pattern.is_none_or(|p| p.repair));
         let timers: Vec<u64> = self.requests.iter().filter(|(_, r)| r.next_timer(rtt, repair).is_some_and(|t| t <= now)).map(|(s, _)| *s).collect();
         for stream in timers {
@@ -246,11 +247,10 @@ impl Session {
         }
     }
 
-    fn read_streams(&mut self, now: Instant) {
-        let mut buf = vec![0u8; 65_536];
+    fn read_streams(&mut self, now: Instant, buf: &mut [u8]) {
         let readable: Vec<u64> = self.conn.readable().collect();
         for stream in readable {
-            while let Ok((n, fin)) = self.conn.stream_recv(stream, &mut buf) {
+            while let Ok((n, fin)) = self.conn.stream_recv(stream, buf) {
                 if stream == SESSION_STREAM {
                     // Anything on the session stream now is a capsule or its end: the origin is closing.
                     if fin || n > 0 {
@@ -266,9 +266,8 @@ impl Session {
         }
     }
 
-    fn read_datagrams(&mut self, now: Instant) {
-        let mut buf = [0u8; 2048];
-        while let Ok(n) = self.conn.dgram_recv(&mut buf) {
+    fn read_datagrams(&mut self, now: Instant, buf: &mut [u8]) {
+        while let Ok(n) = self.conn.dgram_recv(buf) {
             let Ok((SESSION_STREAM, payload)) = split_datagram(&buf[..n]) else { continue };
             let Ok(datagram) = ObjectDatagram::decode(payload) else { continue };
             let Some(&stream) = self.streams_of.get(&datagram.request_id) else { continue };
