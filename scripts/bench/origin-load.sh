@@ -68,7 +68,7 @@ r = json.load(open(sys.argv[1]))
 t, m = r["total"], r.get("origin_memory") or {}
 l = t["latency_ms"]
 print(f"sessions {r['sessions_opened']}/{r['sessions']} opened, {r['sessions_failed']} failed; objects {t['requested']}: "
-      f"{t['on_time']} on time, {t['late']} late, {t['lost']} lost (deadline {t['lost_deadline']}, status {t['statuses']}, protocol {t['lost_protocol']}, session {t['lost_session']}); "
+      f"{t['on_time']} on time, {t['late']} late, {t['lost']} lost (deadline {t['lost_deadline']}, status {t['statuses']}, protocol {t['lost_protocol']}, session {t['lost_session']}, unsent {t['lost_unsent']}); "
       f"latency p50 {l['p50']:.1f} p95 {l['p95']:.1f} p99 {l['p99']:.1f} max {l['max']:.1f} ms; {t['throughput_mbit_s']:.0f} Mbit/s; "
       f"{t['repair_requests']} repair requests")
 if m:

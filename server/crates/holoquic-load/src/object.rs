@@ -21,7 +21,8 @@ pub enum Outcome {
     /// Complete after its deadline (reliable objects are sent on past it, as for the player).
     Late(Duration),
     /// Never complete: a datagram object short at its deadline, a reliable one still missing
-    /// well after it, an error status, or the session lost.
+    /// well after it, an error status, a malformed answer, the session lost, or a REQUEST that could
+    /// not be sent.
     Lost(LostReason),
 }
 
@@ -31,6 +32,8 @@ pub enum LostReason {
     Status(u16),
     Protocol,
     Session,
+    /// The REQUEST could not be written (no stream credit or flow-control window from the origin).
+    Unsent,
 }
 
 /// Symbols received of one source block.

@@ -24,6 +24,7 @@ pub struct Tally {
     pub statuses: BTreeMap<u16, u64>,
     pub lost_protocol: u64,
     pub lost_session: u64,
+    pub lost_unsent: u64,
     /// Request → complete, in µs, of every completed object (on time or late), in completion order.
     pub latencies_us: Vec<u32>,
     /// Bytes received for objects: object bytes, or symbol bytes with redundant repair.
@@ -54,11 +55,12 @@ impl Tally {
             }
             Outcome::Lost(LostReason::Protocol) => self.lost_protocol += 1,
             Outcome::Lost(LostReason::Session) => self.lost_session += 1,
+            Outcome::Lost(LostReason::Unsent) => self.lost_unsent += 1,
         }
     }
 
     pub fn lost(&self) -> u64 {
-        self.lost_deadline + self.lost_status + self.lost_protocol + self.lost_session
+        self.lost_deadline + self.lost_status + self.lost_protocol + self.lost_session + self.lost_unsent
     }
 
     pub fn add(&mut self, other: &Tally) {
@@ -72,6 +74,7 @@ impl Tally {
         }
         self.lost_protocol += other.lost_protocol;
         self.lost_session += other.lost_session;
+        self.lost_unsent += other.lost_unsent;
         self.latencies_us.extend_from_slice(&other.latencies_us);
         self.payload_bytes += other.payload_bytes;
         self.object_bytes += other.object_bytes;
@@ -116,6 +119,7 @@ pub struct Summary {
     pub statuses: BTreeMap<u16, u64>,
     pub lost_protocol: u64,
     pub lost_session: u64,
+    pub lost_unsent: u64,
     pub latency_ms: Latency,
     pub payload_bytes: u64,
     pub object_bytes: u64,
@@ -141,6 +145,7 @@ impl Summary {
             statuses: tally.statuses.clone(),
             lost_protocol: tally.lost_protocol,
             lost_session: tally.lost_session,
+            lost_unsent: tally.lost_unsent,
             latency_ms: Latency::of(&tally.latencies_us),
             payload_bytes: tally.payload_bytes,
             object_bytes: tally.object_bytes,
@@ -221,7 +226,7 @@ impl Report {
         let _ = writeln!(out, "sessions: {} opened, {} failed", self.sessions_opened, self.sessions_failed);
         let _ = writeln!(
             out,
-            "objects: {} requested, {} on time ({:.2} %), {} late, {} lost (deadline {}, status {}{}, protocol {}, session {})",
+            "objects: {} requested, {} on time ({:.2} %), {} late, {} lost (deadline {}, status {}{}, protocol {}, session {}, unsent {})",
             t.requested,
             t.on_time,
             percent(t.on_time),
@@ -231,7 +236,8 @@ impl Report {
             t.lost_status,
             if t.statuses.is_empty() { String::new() } else { format!(" {:?}", t.statuses) },
             t.lost_protocol,
-            t.lost_session
+            t.lost_session,
+            t.lost_unsent
         );
         let l = t.latency_ms;
         let _ = writeln!(out, "latency ms: p50 {:.1}  p95 {:.1}  p99 {:.1}  max {:.1}", l.p50, l.p95, l.p99, l.max);

@@ -182,7 +182,7 @@ impl Session {
         match self.conn.stream_send(stream, &bytes, fin) {
             Ok(n) if n == bytes.len() => {}
             _ => {
-                self.tally.record(Outcome::Lost(crate::object::LostReason::Protocol), &object);
+                self.tally.record(Outcome::Lost(crate::object::LostReason::Unsent), &object);
                 return None;
             }
         }
