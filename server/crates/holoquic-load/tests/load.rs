@@ -27,32 +27,28 @@ impl Origin {
     fn start(content: &Path) -> Self {
         let bin = Path::new(LOAD).with_file_name("holoquic-origin");
         assert!(bin.exists(), "{} is missing: build it first (cargo build --release -p holoquic-origin)", bin.display());
-        // `--listen …:0` binds TCP on the port the kernel gave UDP, which another test's socket may
-        // hold: an origin that exits because the address is in use is started again.
-        for _ in 0..5 {
-            let mut child = Command::new(&bin)
-                .args(["--listen", "127.0.0.1:0", "--access-log-format", "off", "--content"])
-                .arg(content)
-                .stdin(Stdio::null())
-                .stdout(Stdio::piped())
-                .stderr(Stdio::null())
-                .spawn()
-                .expect("start the origin");
-            let (tx, rx) = std::sync::mpsc::channel();
-            let out = child.stdout.take().unwrap();
-            std::thread::spawn(move || {
-                for line in BufReader::new(out).lines().map_while(Result::ok) {
-                    let _ = tx.send(line);
-                }
-            });
-            if let Ok(line) = rx.recv_timeout(Duration::from_secs(30)) {
-                let quic = line.split(' ').find_map(|f| f.strip_prefix("quic=")).expect("quic= in the ready line").to_owned();
-                return Self { child, quic };
+        let mut child = Command::new(&bin)
+            .args(["--listen", "127.0.0.1:0", "--access-log-format", "off", "--content"])
+            .arg(content)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start the origin");
+        let (tx, rx) = std::sync::mpsc::channel();
+        let out = child.stdout.take().unwrap();
+        std::thread::spawn(move || {
+            for line in BufReader::new(out).lines().map_while(Result::ok) {
+                let _ = tx.send(line);
             }
+        });
+        // Generous: a loaded machine pages a large binary in slowly.
+        let Ok(line) = rx.recv_timeout(Duration::from_secs(30)) else {
             let _ = child.kill();
-            let _ = child.wait();
-        }
-        panic!("the origin did not start");
+            panic!("the origin did not start");
+        };
+        let quic = line.split(' ').find_map(|f| f.strip_prefix("quic=")).expect("quic= in the ready line").to_owned();
+        Self { child, quic }
     }
 }
 
