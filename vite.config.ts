@@ -28,7 +28,9 @@ const app: UserConfig = {
 // `vite build --mode lib` (npm run build:lib, and `npm pack` through prepack): the
 // <holoquic-player> library as one ES module with its two workers beside it in dist-lib/assets/;
 // tsc adds the .d.ts files. In library mode Vite inlines every asset, so each worker carries its
-// wasm (the V-PCC decoder, RaptorQ) as a data: URL and loads nothing else.
+// wasm (the V-PCC core decoder, RaptorQ) as a data: URL — all but the optional HEVC module
+// (`?no-inline`, src/decoder/hevcLocation.ts): its .mjs and .wasm stay files of their own,
+// fetched only when needed, with their licence beside them.
 const library: UserConfig = {
   // Relative asset URLs (resolved against the module's own URL): the library works wherever it is served from.
   base: './',
@@ -42,6 +44,8 @@ const library: UserConfig = {
       // three.js is the host's (a peer dependency): one copy per page, so the element's renderer
       // and the app's scene share classes. The workers never import it.
       external: (id) => id === 'three' || id.startsWith('three/'),
+      // The HEVC module's licence under a name a reader finds (vpcc-hevc.LICENSE.txt).
+      output: { assetFileNames: (asset) => (asset.names[0]?.endsWith('.LICENSE.txt') ? 'assets/[name][extname]' : 'assets/[name]-[hash][extname]') },
     },
   },
   worker: {

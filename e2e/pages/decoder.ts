@@ -21,7 +21,7 @@ export interface DecoderTestResult {
   /** Worker time handing decoded pictures into wasm memory, whole segment. */
   pictureMs?: number;
   /** Who decoded the video. */
-  videoDecoder?: 'webcodecs' | 'wasm';
+  videoDecoder?: 'webcodecs' | 'hevc-module';
 }
 
 /** GPU reconstruction of a segment's frames against the CPU reconstruction (no post-processing). */

@@ -11,6 +11,8 @@ import type { AtlasFrame } from '../model/frames';
 import type { DecodeResult, FromWorker, ToWorker } from './protocol';
 import type { SegmentTiming, DecodeOutput } from './segment';
 import { startModuleWorker } from '../workers/moduleWorker';
+import type { HevcModuleLocation } from './hevc';
+import { bundledHevcModule } from './hevcLocation';
 // The bundled worker script's URL (Vite emits it beside this module; in development it is the source).
 import decodeWorkerUrl from './worker.ts?worker&url';
 
@@ -36,6 +38,12 @@ export interface DecoderPoolOptions {
    * larger one fails as a decode error before any of its pictures is decoded.
    */
   maxAtlasSize?: number;
+  /**
+   * The optional HEVC module (libde265, LGPL-3.0) for HEVC video this browser's WebCodecs cannot
+   * decode: its files' URLs (default: the ones bundled beside this library), or null for none —
+   * then such segments fail with a `CodecUnavailableError` and the module is never fetched.
+   */
+  hevcModule?: HevcModuleLocation | null;
 }
 
 /**
@@ -112,6 +120,7 @@ export class DecoderPool implements SegmentDecoder {
   private readonly createWorker: () => Worker;
   private readonly output: DecodeOutput;
   private readonly maxAtlasSize: number | undefined;
+  private readonly hevcModule: HevcModuleLocation | undefined;
   private nextId = 1;
   private closed = false;
   private totals = { segments: 0, frames: 0, failures: 0, rejectedBusy: 0, withdrawn: 0, restarts: 0, segmentMs: 0, frameMs: 0 };
@@ -122,6 +131,7 @@ export class DecoderPool implements SegmentDecoder {
     this.timeoutMs = options.timeoutMs ?? 60_000;
     this.output = options.output ?? 'points';
     this.maxAtlasSize = options.maxAtlasSize;
+    this.hevcModule = options.hevcModule === null ? undefined : (options.hevcModule ?? bundledHevcModule());
     this.createWorker = options.createWorker ?? (() => startModuleWorker(decodeWorkerUrl, { name: 'holoquic-decode' }));
     this.slots = Array.from({ length: size }, () => {
       const slot = { worker: undefined as unknown as Worker } as Slot;
@@ -228,7 +238,7 @@ export class DecoderPool implements SegmentDecoder {
       slot.busy = { id, job, startedAt: performance.now(), timer };
       // The worker gets its own copy (the caller keeps its bytes) and owns it from then on.
       const bytes = job.bytes.slice();
-      const message: ToWorker = { type: 'decode', id, bytes, maxAtlasSize: this.maxAtlasSize, ...job.options };
+      const message: ToWorker = { type: 'decode', id, bytes, maxAtlasSize: this.maxAtlasSize, hevcModule: this.hevcModule, ...job.options };
       slot.worker.postMessage(message, [bytes.buffer]);
     }
   }

@@ -1,5 +1,6 @@
 /** Messages between the decoder pool (main thread) and a decode worker. */
 import type { DecodedFrame, AtlasFrame } from '../model/frames';
+import type { HevcModuleLocation } from './hevc';
 import type { DecodeOutput, SegmentTiming } from './segment';
 
 export interface DecodeRequest {
@@ -15,6 +16,8 @@ export interface DecodeRequest {
   postProcess?: boolean;
   /** Largest atlas width and height taken (default `DEFAULT_MAX_ATLAS_SIZE`, segment.ts). */
   maxAtlasSize?: number;
+  /** Where the optional HEVC module is, loaded only if this segment needs it (absent: none). */
+  hevcModule?: HevcModuleLocation;
 }
 
 export type ToWorker = DecodeRequest;

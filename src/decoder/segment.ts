@@ -1,16 +1,20 @@
 /**
- * Decodes one V-PCC segment in a worker: the wasm module parses it and names the video
- * sub-bitstreams, WebCodecs decodes them all at once, every decoded picture is copied straight
- * into wasm memory, and each point-cloud frame is reconstructed as soon as its pictures are in,
- * copied out once into its own transferable buffers, and its pictures freed — so only the
- * pictures of frames still waiting for a slower stream are ever held. HEVC where WebCodecs has
- * no decoder is decoded by the module itself (libde265), a frame's pictures of every stream at
- * a time, with the same frame-by-frame reconstruction.
+ * Decodes one V-PCC segment in a worker: the core wasm module parses it and names the video
+ * sub-bitstreams, a video decoder turns them into pictures, every picture is copied straight
+ * into wasm memory (`putDecodedPicture`, the one path for all decoders), and each point-cloud
+ * frame is reconstructed as soon as its pictures are in, copied out once into its own
+ * transferable buffers, and its pictures freed — so only the pictures of frames still waiting
+ * for a slower stream are ever held. The video decoder is WebCodecs, all streams at once, where
+ * the browser decodes every stream's codec; else the optional HEVC module, loaded on this first
+ * need and pulled a frame's pictures of every stream at a time.
  */
 import type { DecodedFrame, PointFrame, AtlasFrame } from '../model/frames';
 import { exportAtlasFrame } from './atlasFrame';
+import { AtlasTooLargeError, type DecodedPicture, type PictureStream, putDecodedPicture, type StreamDecoder } from './picture';
 import { CodecUnavailableError, decodeVideoStream, webCodecsDecodes } from './video';
 import type { VideoStream, VpccDecoder } from './vpcc';
+
+export { AtlasTooLargeError } from './picture';
 
 /**
  * What a segment decodes to: reconstructed points (`points`: the CPU path, post-processed as the
@@ -31,12 +35,12 @@ export interface SegmentTiming {
    */
   frameMs: number[];
   /**
-   * All decoded pictures: VideoFrame.copyTo into wasm memory + bit-depth conversion; with the
-   * module's own decoder, the decoding itself too.
+   * All decoded pictures: the copy into wasm memory + bit-depth conversion; with the HEVC
+   * module, the decoding itself too.
    */
   pictureMs: number;
-  /** Who decoded the video: the browser's WebCodecs, or the wasm module (HEVC without WebCodecs). */
-  videoDecoder: 'webcodecs' | 'wasm';
+  /** Who decoded the video: the browser's WebCodecs, or the optional HEVC module (HEVC without WebCodecs). */
+  videoDecoder: 'webcodecs' | 'hevc-module';
 }
 
 export type DecodeOutput = 'points' | 'atlas' | 'auto' | 'both';
@@ -58,9 +62,12 @@ export interface DecodeOptions {
  */
 export const DEFAULT_MAX_ATLAS_SIZE = 4096;
 
-/** A segment refused before its pictures were decoded: an atlas or picture above the size limit. */
-export class AtlasTooLargeError extends Error {
-  override name = 'AtlasTooLargeError';
+/**
+ * The video decoders a segment may need besides WebCodecs. `hevc` loads the optional HEVC module;
+ * it is called only for a segment with HEVC that WebCodecs cannot decode (and should load it once).
+ */
+export interface VideoDecoders {
+  hevc?: () => Promise<StreamDecoder>;
 }
 
 /**
@@ -83,22 +90,7 @@ export interface DecodedFrames {
   timing: SegmentTiming;
 }
 
-/** Sample layout of a VideoFrame pixel format: bytes per sample, bit depth, 4:4:4 or 4:2:0. */
-function formatOf(format: VideoPixelFormat | null): { bytes: 1 | 2; bits: number; chroma444: boolean; interleaved?: boolean } {
-  // TypeScript's DOM types list only the 8-bit formats; Chromium also outputs the high-bit-depth ones.
-  switch (format as string | null) {
-    case 'I420': return { bytes: 1, bits: 8, chroma444: false };
-    case 'NV12': return { bytes: 1, bits: 8, chroma444: false, interleaved: true };
-    case 'I420P10': return { bytes: 2, bits: 10, chroma444: false };
-    case 'I420P12': return { bytes: 2, bits: 12, chroma444: false };
-    case 'I444': return { bytes: 1, bits: 8, chroma444: true };
-    case 'I444P10': return { bytes: 2, bits: 10, chroma444: true };
-    case 'I444P12': return { bytes: 2, bits: 12, chroma444: true };
-    default: throw new Error(`decoded pictures in pixel format ${format ?? 'unknown'} are not supported`);
-  }
-}
-
-export async function decodeSegment(decoder: VpccDecoder, bytes: Uint8Array, options: DecodeOptions = {}): Promise<DecodedFrames> {
+export async function decodeSegment(decoder: VpccDecoder, bytes: Uint8Array, options: DecodeOptions = {}, decoders: VideoDecoders = {}): Promise<DecodedFrames> {
   const output = options.output ?? 'points';
   const t0 = performance.now();
   const maxAtlasSize = options.maxAtlasSize ?? DEFAULT_MAX_ATLAS_SIZE;
@@ -114,24 +106,25 @@ export async function decodeSegment(decoder: VpccDecoder, bytes: Uint8Array, opt
   const delivered = new Array<number>(streams.length).fill(0);
   let pictureMs = 0;
 
-  // Pictures are handled strictly one at a time: copyTo is asynchronous, and wasm memory (the
-  // scratch buffer, or the whole heap when it grows) must not change under a copy in flight.
+  // Pictures are handled strictly one at a time: copyTo may be asynchronous, and wasm memory
+  // (the scratch buffer, or the whole heap when it grows) must not change under a copy in flight.
   let chain: Promise<void> = Promise.resolve();
   let failure: Error | undefined;
-  const accept = (stream: VideoStream, frame: VideoFrame) => {
+  const accept = (stream: VideoStream, picture: DecodedPicture): Promise<void> => {
     chain = chain.then(async () => {
       try {
         if (failure) return;
         const p0 = performance.now();
-        await putPicture(decoder, stream, delivered[stream.index]++, frame, maxAtlasSize);
+        await putDecodedPicture(decoder, stream, delivered[stream.index]++, picture, maxAtlasSize);
         pictureMs += performance.now() - p0;
         while (done < frameCount && decoder.frameReady(done)) reconstructNext();
       } catch (e) {
         failure ??= e as Error;
       } finally {
-        frame.close();
+        picture.close();
       }
     });
+    return chain;
   };
   const reconstructNext = () => {
     const f = done++;
@@ -154,55 +147,44 @@ export async function decodeSegment(decoder: VpccDecoder, bytes: Uint8Array, opt
 
   const viaWebCodecs = (await Promise.all(streams.map((s) => webCodecsDecodes(s.codec, s.data)))).every(Boolean);
   if (viaWebCodecs) {
-    const results = await Promise.allSettled(streams.map((s) => decodeVideoStream(s.codec, s.data.slice(), (frame) => accept(s, frame))));
+    const results = await Promise.allSettled(streams.map((s) => decodeVideoStream(s.codec, s.data.slice(), (picture) => accept(s, picture))));
     await chain;
     const videoFailure = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
     if (videoFailure) throw videoFailure.reason;
     if (failure) throw failure;
   } else {
-    const missing = streams.find((s) => !decoder.canDecode(s.codec));
-    if (missing) throw new CodecUnavailableError(missing.codec === 'hevc' ? 'hevc (and this build of the decoder has no HEVC of its own)' : missing.codec);
-    for (let f = 0; f < frameCount; f++) {
-      const p0 = performance.now();
-      for (const s of streams) {
-        const need = Math.min(s.pictureCount, Math.max(0, (f + 1 - s.firstFrame) * s.picturesPerFrame));
-        while (delivered[s.index] < need) {
-          const n = decoder.decodePictures(s.index, need - delivered[s.index]);
-          if (n === 0) break;
-          delivered[s.index] += n;
+    const missing = streams.find((s) => s.codec !== 'hevc');
+    if (missing) throw new CodecUnavailableError(missing.codec);
+    if (!decoders.hevc) throw new CodecUnavailableError('hevc (and this player was given no HEVC module)');
+    const hevc = await decoders.hevc();
+    // Each stream's bytes go into the HEVC module now, while the views into the core's memory
+    // are valid (nothing has allocated there since load).
+    const opened: PictureStream[] = [];
+    try {
+      for (const s of streams) opened.push(hevc.open(s.data));
+      // A frame's pictures of every stream in turn: only the frames in progress are held.
+      for (let f = 0; f < frameCount && !failure; f++) {
+        for (const s of streams) {
+          const need = Math.min(s.pictureCount, Math.max(0, (f + 1 - s.firstFrame) * s.picturesPerFrame));
+          while (delivered[s.index] < need && !failure) {
+            const p0 = performance.now();
+            const picture = opened[s.index].next();
+            pictureMs += performance.now() - p0;
+            if (!picture) break;
+            await accept(s, picture);
+          }
         }
       }
-      pictureMs += performance.now() - p0;
-      while (done < frameCount && decoder.frameReady(done)) reconstructNext();
+    } finally {
+      for (const stream of opened) stream.close();
     }
+    if (failure) throw failure;
   }
   for (const s of streams) {
     if (delivered[s.index] !== s.pictureCount)
       throw new Error(`${s.component} video (stream ${s.index}) gave ${delivered[s.index]} pictures, the atlas needs ${s.pictureCount}`);
   }
   if (done !== frameCount) throw new Error(`only ${done} of ${frameCount} frames could be reconstructed`);
-  return { frames, atlasFrames: output === 'both' ? atlasFrames : undefined, md5: options.md5 && md5.length === frameCount ? md5 : undefined, timing: { totalMs: performance.now() - t0, parseMs, frameMs, pictureMs, videoDecoder: viaWebCodecs ? 'webcodecs' : 'wasm' } };
+  return { frames, atlasFrames: output === 'both' ? atlasFrames : undefined, md5: options.md5 && md5.length === frameCount ? md5 : undefined, timing: { totalMs: performance.now() - t0, parseMs, frameMs, pictureMs, videoDecoder: viaWebCodecs ? 'webcodecs' : 'hevc-module' } };
 }
 
-async function putPicture(decoder: VpccDecoder, stream: VideoStream, index: number, frame: VideoFrame, maxSize: number): Promise<void> {
-  const { bytes, bits, chroma444, interleaved } = formatOf(frame.format);
-  // A video stream may decode to pictures larger than the atlas it belongs to (the module checks
-  // the match only once they are in): refuse before the copy grows wasm memory for it.
-  if (frame.codedWidth > maxSize || frame.codedHeight > maxSize) {
-    throw new AtlasTooLargeError(`${stream.component} picture of ${frame.codedWidth}×${frame.codedHeight} is larger than the ${maxSize}×${maxSize} this player decodes`);
-  }
-  const size = frame.allocationSize();
-  const ptr = decoder.pictureBuffer(size);
-  // Straight into wasm memory (the view is made after pictureBuffer, which may grow the heap).
-  const layout = await frame.copyTo(new Uint8Array(decoder.module.HEAPU8.buffer, ptr, size));
-  const plane = (i: number) => ({ ptr: ptr + layout[Math.min(i, layout.length - 1)].offset, stride: layout[Math.min(i, layout.length - 1)].stride / bytes });
-  decoder.putPicture(stream.index, index, {
-    width: frame.visibleRect?.width ?? frame.codedWidth,
-    height: frame.visibleRect?.height ?? frame.codedHeight,
-    bytesPerSample: bytes,
-    decodedBitDepth: bits,
-    chroma444,
-    chromaInterleaved: interleaved,
-    planes: [plane(0), plane(1), plane(2)],
-  });
-}

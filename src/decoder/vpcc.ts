@@ -1,7 +1,8 @@
 /**
- * Typed access to the vpcc WebAssembly module (wasm/include/vpcc/api.h): one `VpccDecoder` per
- * worker decodes one segment at a time, with video decoding done by the caller (WebCodecs in the
- * browser, pictures dumped by the native build in Node tests).
+ * Typed access to the vpcc WebAssembly module (wasm/include/vpcc/api.h), the MIT core: one
+ * `VpccDecoder` per worker decodes one segment at a time, with video decoding done by the caller
+ * (WebCodecs or the optional HEVC module in the browser, pictures dumped by the native build in
+ * Node tests).
  *
  * Views returned by `reconstruct` and the atlas getters point into wasm memory: they stay valid
  * until the next call on the same decoder (a call may grow the memory, which detaches them).
@@ -27,8 +28,6 @@ export interface VpccModule {
     decodedBitDepth: number, chromaLayout: number, y: number, yStride: number, u: number, uStride: number,
     v: number, vStride: number,
   ): number;
-  _vpcc_decode_pictures(d: number, stream: number, count: number): number;
-  _vpcc_can_decode(codec: number): number;
   _vpcc_frame_ready(d: number, frame: number): number;
   _vpcc_reconstruct(d: number, frame: number, flags: number): number;
   _vpcc_point_count(d: number): number;
@@ -201,22 +200,6 @@ export class VpccDecoder {
         y.ptr, y.stride, u.ptr, u.stride, v.ptr, v.stride,
       ),
     );
-  }
-
-  /** Whether the module itself can decode a codec's video (HEVC with libde265 in it). */
-  canDecode(codec: 'avc' | 'hevc'): boolean {
-    return this.module._vpcc_can_decode(codec === 'hevc' ? 1 : 0) === 1;
-  }
-
-  /**
-   * Decodes up to `count` more pictures of stream `stream` inside the module and stores them as
-   * if each had been given to putPicture (HEVC where WebCodecs has no decoder). Returns how many
-   * it decoded: 0 once the stream is done.
-   */
-  decodePictures(stream: number, count: number): number {
-    const n = this.module._vpcc_decode_pictures(this.live(), stream, count);
-    if (n < 0) this.fail();
-    return n;
   }
 
   frameReady(frame: number): boolean {

@@ -1,15 +1,18 @@
 /**
- * The decode worker: hosts one instance of the vpcc wasm module and decodes the segments the
- * pool sends, one at a time.
+ * The decode worker: hosts one instance of the vpcc core wasm module and decodes the segments
+ * the pool sends, one at a time; the optional HEVC module joins it the first time a segment has
+ * HEVC that this browser's WebCodecs cannot decode.
  */
 import type { FromWorker, ToWorker } from './protocol';
 import { atlasFrameBuffers } from './atlasFrame';
 import { isAtlasFrame } from '../model/frames';
-import { decodeSegment } from './segment';
+import { decodeSegment, type VideoDecoders } from './segment';
+import { loadHevcModule, type HevcDecoder, type HevcModuleLocation } from './hevc';
 import { isOutOfMemory, VpccDecoder, type VpccModuleFactory } from './vpcc';
 
 // Both files are emitted as assets by Vite and loaded at run time (no bundling of the
-// emscripten loader): the module from its URL, the wasm through locateFile.
+// emscripten loader): the module from its URL, the wasm through locateFile. (The HEVC module's
+// URLs come with each request: the main thread's bundle places those files, hevcLocation.ts.)
 const moduleUrl = new URL('../../wasm/build-wasm/vpcc.mjs', import.meta.url);
 const wasmUrl = new URL('../../wasm/build-wasm/vpcc.wasm', import.meta.url);
 
@@ -26,6 +29,19 @@ const decoderReady: Promise<VpccDecoder> = (async () => {
 // Reported with the first request (each request awaits it); not an unhandled rejection here.
 decoderReady.catch(() => {});
 
+/**
+ * The HEVC module, loaded once on first need from where the request says; a module that cannot
+ * load fails the segments that need it (the worker stays usable for the others).
+ */
+let hevcReady: Promise<HevcDecoder> | undefined;
+function videoDecoders(location: HevcModuleLocation | undefined): VideoDecoders {
+  if (!location) return {};
+  const hevc = () => (hevcReady ??= loadHevcModule(location).catch((e: unknown) => {
+    throw new Error(`cannot load the optional HEVC module (${location.moduleUrl}), which this segment's HEVC video needs here: ${e instanceof Error ? e.message : String(e)}`);
+  }));
+  return { hevc };
+}
+
 const scope = self as unknown as DedicatedWorkerGlobalScope;
 let queue: Promise<void> = Promise.resolve();
 
@@ -37,7 +53,7 @@ scope.onmessage = (event: MessageEvent<ToWorker>) => {
     const transfer: Transferable[] = [];
     try {
       const decoder = await decoderReady;
-      const result = await decodeSegment(decoder, request.bytes, { md5: request.md5, output: request.output, postProcess: request.postProcess, maxAtlasSize: request.maxAtlasSize });
+      const result = await decodeSegment(decoder, request.bytes, { md5: request.md5, output: request.output, postProcess: request.postProcess, maxAtlasSize: request.maxAtlasSize }, videoDecoders(request.hevcModule));
       reply = { type: 'decoded', id: request.id, frames: result.frames, atlasFrames: result.atlasFrames, md5: result.md5, timing: result.timing };
       for (const f of result.frames) {
         if (isAtlasFrame(f)) transfer.push(...atlasFrameBuffers(f));

@@ -6,12 +6,19 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { HevcDecoder, type HevcModuleFactory } from '../../src/decoder/hevc';
 import type { VideoStream, VpccDecoder, VpccModule, VpccModuleFactory } from '../../src/decoder/vpcc';
 
 /** Loads vpcc.mjs + vpcc.wasm from a build directory (passing the binary: no fetch in Node). */
 export async function loadModule(buildDir: string): Promise<VpccModule> {
   const factory = (await import(join(buildDir, 'vpcc.mjs'))).default as VpccModuleFactory;
   return factory({ wasmBinary: readFileSync(join(buildDir, 'vpcc.wasm')) });
+}
+
+/** Loads the optional HEVC module (vpcc-hevc.mjs + vpcc-hevc.wasm) from a build directory. */
+export async function loadHevc(buildDir: string): Promise<HevcDecoder> {
+  const factory = (await import(join(buildDir, 'vpcc-hevc.mjs'))).default as HevcModuleFactory;
+  return new HevcDecoder(await factory({ wasmBinary: readFileSync(join(buildDir, 'vpcc-hevc.wasm')) }));
 }
 
 export interface DumpedPicture {

@@ -4,8 +4,8 @@
  *   1. vpcc_segment_buffer(d, n) → copy the segment's n bytes there → vpcc_load(d, n);
  *   2. for each of vpcc_stream_count(d) video sub-bitstreams, vpcc_stream(d, i) describes it
  *      (struct vpcc_stream_info below) and points at its coded NAL units (4-byte big-endian
- *      length prefixes, as V3C stores them); decode it (WebCodecs) and hand every picture in
- *      output order to vpcc_put_picture (planes anywhere in wasm memory, e.g. in
+ *      length prefixes, as V3C stores them); decode it (WebCodecs, or the optional HEVC module
+ *      of api_hevc.h) and hand every picture in output order to vpcc_put_picture (planes anywhere in wasm memory, e.g. in
  *      vpcc_picture_buffer(d, bytes), which is reused from call to call);
  *   3. once vpcc_frame_ready(d, f), vpcc_reconstruct(d, f, flags), read vpcc_point_count,
  *      vpcc_positions (int16 xyz) and vpcc_colors (uint8 rgb) — views into wasm memory valid
@@ -74,14 +74,6 @@ uint8_t* vpcc_picture_buffer(vpcc_decoder* d, size_t size);
 int vpcc_put_picture(vpcc_decoder* d, uint32_t stream, uint32_t index, uint32_t width, uint32_t height,
                      uint32_t bytes_per_sample, uint32_t decoded_bit_depth, uint32_t chroma_layout, const void* y,
                      uint32_t y_stride, const void* u, uint32_t u_stride, const void* v, uint32_t v_stride);
-/* Decodes up to `count` more pictures of video stream `stream` inside the module and stores them
- * as if each had been given to vpcc_put_picture: the HEVC fallback for callers whose own decoder
- * (WebCodecs) has no HEVC. Decoding a frame's worth of every stream in turn keeps memory to the
- * frames in progress. Returns the number decoded (0 once the stream is done), or -1 on error
- * (VPCC_ERR_ARGUMENT when this build cannot decode the stream's codec: see vpcc_can_decode). */
-int vpcc_decode_pictures(vpcc_decoder* d, uint32_t stream, uint32_t count);
-/* 1 when vpcc_decode_stream can decode codec (0 AVC, 1 HEVC), else 0. */
-uint32_t vpcc_can_decode(uint32_t codec);
 int vpcc_frame_ready(vpcc_decoder* d, uint32_t frame); /* 1 ready, 0 not, -1 error */
 int vpcc_reconstruct(vpcc_decoder* d, uint32_t frame, uint32_t flags);
 uint32_t vpcc_point_count(const vpcc_decoder* d);

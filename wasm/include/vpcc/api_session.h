@@ -9,8 +9,6 @@
 #pragma once
 
 #include <cstdint>
-#include <functional>
-#include <memory>
 #include <string>
 #include <vector>
 
@@ -95,13 +93,6 @@ class DecodeSession {
   /// bit depth. Throws ParseError when it does not fit what the stream needs (index, size,
   /// bit depth), so a corrupt video cannot make reconstruction read out of bounds.
   void putPicture(uint32_t stream, uint32_t index, const PictureInput& input);
-  /// Decodes up to `count` more pictures of stream `stream` itself and stores them as
-  /// putPicture does, opening the stream with `open` the first time (the wasm module's own HEVC
-  /// decoder, where the caller has none). Decoding a few pictures per stream in turn keeps only
-  /// the pictures of frames in progress in memory. Returns how many were decoded (0: the stream
-  /// is done). Throws ParseError when the video does not decode or does not fit the stream.
-  uint32_t decodePictures(uint32_t stream, uint32_t count,
-                          const std::function<std::unique_ptr<PictureSource>(const VideoStreamInfo&)>& open);
   /// The stored picture (empty when not given or released).
   const Picture& picture(uint32_t stream, uint32_t index) const;
 
@@ -144,9 +135,6 @@ class DecodeSession {
   std::vector<SequenceState> states_;
   std::vector<VideoStreamInfo> streams_;
   std::vector<FrameRef> frames_;
-  /// Streams the session decodes itself: their source and how many pictures it gave.
-  std::vector<std::unique_ptr<PictureSource>> sources_;
-  std::vector<uint32_t> decoded_;
   PointCloudFrame output_;
 };
 

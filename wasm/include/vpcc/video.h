@@ -1,6 +1,6 @@
 // Decoded video pictures and the interface the V-PCC decoder uses to get them. Natively this is
-// libavcodec (HEVC, AVC) or libde265 (HEVC); in the browser the worker decodes with WebCodecs and
-// hands pictures in, or — HEVC without a WebCodecs decoder — the module decodes with libde265.
+// libavcodec (HEVC, AVC) or libde265 (HEVC); in the browser the worker decodes with WebCodecs, or
+// — HEVC without a WebCodecs decoder — with the optional HEVC module, and hands pictures in.
 #pragma once
 
 #include <array>
@@ -42,19 +42,8 @@ class VideoDecoder {
 
 /// libavcodec-backed decoder (native builds only).
 std::unique_ptr<VideoDecoder> makeLibavDecoder();
-/// Pictures of one coded video sub-bitstream, decoded on demand (output order): what lets a
-/// caller interleave several streams and hold only the pictures of frames in progress.
-class PictureSource {
- public:
-  virtual ~PictureSource() = default;
-  /// The next picture into `out`; false at the end of the stream. Throws ParseError.
-  virtual bool next(Picture& out) = 0;
-};
-
-/// libde265-backed HEVC decoding (builds with VPCC_WITH_DE265; the wasm module's HEVC fallback):
-/// a whole stream at once, or picture by picture from a source.
+/// libde265-backed HEVC decoding (native builds with VPCC_WITH_DE265: src/hevc/).
 std::unique_ptr<VideoDecoder> makeDe265Decoder();
-std::unique_ptr<PictureSource> makeDe265Source(const std::vector<uint8_t>& lengthPrefixed, uint8_t outputBitDepth);
 
 /// A sample of the codec's bit depth at the component's nominal depth, as TMC2 converts it:
 /// rounding right shift (clamped), or left shift when the codec's depth is the lower.

@@ -135,31 +135,6 @@ int vpcc_put_picture(vpcc_decoder* d, uint32_t stream, uint32_t index, uint32_t 
   });
 }
 
-uint32_t vpcc_can_decode(uint32_t codec) {
-#ifdef VPCC_WITH_DE265
-  return codec == 1 ? 1 : 0;
-#else
-  (void)codec;
-  return 0;
-#endif
-}
-
-int vpcc_decode_pictures(vpcc_decoder* d, uint32_t stream, uint32_t count) {
-  if (!d) return -1;
-  if (stream >= d->session.streams().size()) return fail(d, VPCC_ERR_ARGUMENT, "no such video stream"), -1;
-  if (!vpcc_can_decode(d->session.streams()[stream].codec == vpcc::VideoCodec::Hevc ? 1u : 0u))
-    return fail(d, VPCC_ERR_ARGUMENT, "this build of the module has no decoder for the stream's codec"), -1;
-  uint32_t decoded = 0;
-  const int status = guarded(d, [&] {
-#ifdef VPCC_WITH_DE265
-    decoded = d->session.decodePictures(stream, count, [](const vpcc::VideoStreamInfo& info) {
-      return vpcc::makeDe265Source(info.bitstream->data, info.bitDepth);
-    });
-#endif
-  });
-  return status == VPCC_OK ? int(decoded) : -1;
-}
-
 int vpcc_frame_ready(vpcc_decoder* d, uint32_t frame) {
   bool ready = false;
   if (guarded(d, [&] { ready = d->session.frameReady(frame); }) != VPCC_OK) return -1;

@@ -40,8 +40,6 @@ void checkPictureSize(const VideoStreamInfo& info, const VpsAtlas& atlas, uint32
 }  // namespace
 
 void DecodeSession::load(const uint8_t* data, size_t size) {
-  sources_.clear();  // before the sequences their coded data lives in
-  decoded_.clear();
   sequences_.clear();
   states_.clear();
   streams_.clear();
@@ -109,8 +107,6 @@ void DecodeSession::load(const uint8_t* data, size_t size) {
         streams_.push_back(info);
       }
     }
-    sources_.resize(streams_.size());
-    decoded_.assign(streams_.size(), 0);
   } catch (...) {
     // Leave an empty session behind, never a half-loaded one.
     sequences_.clear();
@@ -174,34 +170,6 @@ void DecodeSession::putPicture(uint32_t stream, uint32_t index, const PictureInp
       }
     }
   }
-}
-
-uint32_t DecodeSession::decodePictures(uint32_t stream, uint32_t count,
-                                       const std::function<std::unique_ptr<PictureSource>(const VideoStreamInfo&)>& open) {
-  if (stream >= streams_.size()) throw ParseError("no video stream " + std::to_string(stream));
-  const VideoStreamInfo& info = streams_[stream];
-  if (!sources_[stream]) sources_[stream] = open(info);
-  uint32_t n = 0;
-  Picture pic;
-  for (; n < count && sources_[stream]->next(pic); ++n) {
-    if (decoded_[stream] >= slots(stream).size())
-      throw ParseError("video stream " + std::to_string(stream) + " has more pictures than the atlas needs");
-    PictureInput in;
-    in.width = pic.width;
-    in.height = pic.height;
-    in.sixteenBitSamples = true;
-    in.decodedBitDepth = pic.bitDepth;  // already at the nominal depth
-    in.chroma444 = pic.chroma444;
-    for (int c = 0; c < 3; ++c) {
-      in.planes[c] = pic.planes[c].samples.data();
-      in.strides[c] = pic.planes[c].width;
-    }
-    putPicture(stream, decoded_[stream]++, in);
-  }
-  if (n < count && decoded_[stream] < slots(stream).size())
-    throw ParseError("video stream " + std::to_string(stream) + " ended after " + std::to_string(decoded_[stream]) +
-                     " of " + std::to_string(slots(stream).size()) + " pictures");
-  return n;
 }
 
 const Picture& DecodeSession::picture(uint32_t stream, uint32_t index) const {
