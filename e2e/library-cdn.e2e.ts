@@ -6,66 +6,16 @@
  * object must be decoded (both workers running from the second origin) and drawn.
  */
 import { spawnSync } from 'node:child_process';
-import { createReadStream, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { extname, join, normalize, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Browser, launch, until } from './lib/browser';
+import { type Cdn, cdnPlayerPage, startCdn } from './lib/cdn';
 import { demoContentRoot } from './lib/content';
 import { DIST, type Origin, ROOT, spkiHash, startOrigin } from './lib/processes';
 
 const PAGE_DIR = resolve(DIST, 'cdn-library-e2e');
-
-const CONTENT_TYPES: Record<string, string> = {
-  '.js': 'text/javascript', '.mjs': 'text/javascript', '.json': 'application/json', '.map': 'application/json', '.wasm': 'application/wasm',
-};
-
-interface Cdn {
-  base: string;
-  /** Every request: its path and the Origin header it came with (CORS-mode fetches carry one). */
-  requests: { path: string; origin: string | undefined }[];
-  server: Server;
-}
-
-/** A static server for `mounts` (URL prefix → directory) that allows any origin, as CDNs do. */
-function startCdn(mounts: Record<string, string>): Promise<Cdn> {
-  const requests: Cdn['requests'] = [];
-  const server = createServer((request, response) => {
-    const path = decodeURIComponent(new URL(request.url ?? '/', 'http://cdn').pathname);
-    requests.push({ path, origin: request.headers.origin });
-    response.setHeader('Access-Control-Allow-Origin', '*');
-    const mount = Object.keys(mounts).find((prefix) => path.startsWith(prefix));
-    const file = mount ? normalize(join(mounts[mount], path.slice(mount.length))) : null;
-    if (!mount || !file || !file.startsWith(mounts[mount]) || !statSync(file, { throwIfNoEntry: false })?.isFile()) {
-      response.writeHead(404).end();
-      return;
-    }
-    response.writeHead(200, { 'Content-Type': CONTENT_TYPES[extname(file)] ?? 'application/octet-stream' });
-    createReadStream(file).pipe(response);
-  });
-  return new Promise((done) => server.listen(0, '127.0.0.1', () => {
-    done({ base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, requests, server });
-  }));
-}
-
-/** The page: an import map sends the library's `three` imports to the CDN too, as a page without a bundler must. */
-function page(cdn: string): string {
-  const importMap = { imports: { three: `${cdn}/three/build/three.module.js`, 'three/': `${cdn}/three/` } };
-  return `<!doctype html>
-<html lang="en">
-  <head>
-    <meta charset="utf-8" /><title>page on the origin, player from a CDN</title>
-    <script type="importmap">${JSON.stringify(importMap)}</script>
-  </head>
-  <body>
-    <holoquic-player src="/content/demo/manifest.mpd" mode="q100-fec" autoplay style="display:block;width:640px;height:360px"></holoquic-player>
-    <script type="module" src="${cdn}/holoquic/holoquic-player.js"></script>
-  </body>
-</html>
-`;
-}
 
 let libDir: string;
 let cdn: Cdn;
@@ -79,7 +29,7 @@ beforeAll(async () => {
   cdn = await startCdn({ '/holoquic/': libDir, '/three/': resolve(ROOT, 'node_modules/three') });
   origin = await startOrigin(demoContentRoot());
   mkdirSync(PAGE_DIR, { recursive: true });
-  writeFileSync(join(PAGE_DIR, 'index.html'), page(cdn.base));
+  writeFileSync(join(PAGE_DIR, 'index.html'), cdnPlayerPage(cdn.base, 'src="/content/demo/manifest.mpd" mode="q100-fec"'));
   browser = await launch({ spki: await spkiHash('127.0.0.1', origin.quicPort) });
   await browser.page.goto(`${origin.httpBase}/cdn-library-e2e/index.html`);
 });
@@ -87,7 +37,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await origin?.stop();
-  await new Promise((done) => (cdn ? cdn.server.close(done) : done(undefined)));
+  await cdn?.close();
   rmSync(PAGE_DIR, { recursive: true, force: true });
   if (libDir) rmSync(libDir, { recursive: true, force: true });
 });

@@ -150,6 +150,29 @@ describe('the npm package installed into a fresh Vite app', () => {
     expect(library).toMatch(/^import \* as \w+ from "three";$/m);
     expect(library).not.toContain('class WebGLRenderer');
     console.log(`three.js in the app: ${threeSource}`);
+    for (const field of ['repository', 'homepage', 'bugs']) expect(manifest[field], field).toBeDefined();
+  });
+
+  it('keeps the LGPL HEVC decoder out of the core: a separate module with its licence beside it', () => {
+    const files = execFileSync('tar', ['-tzf', tarball], { encoding: 'utf8' }).split('\n');
+    const hevc = files.filter((f) => /^package\/dist-lib\/assets\/vpcc-hevc/.test(f)).map((f) => f.replace('package/dist-lib/assets/', ''));
+    expect(hevc.filter((f) => /^vpcc-hevc-[\w-]+\.mjs$/.test(f)), hevc.join(', ')).toHaveLength(1);
+    expect(hevc.filter((f) => /^vpcc-hevc-[\w-]+\.wasm$/.test(f)), hevc.join(', ')).toHaveLength(1);
+    expect(hevc).toContain('vpcc-hevc.LICENSE.txt');
+    const licence = execFileSync('tar', ['-xzOf', tarball, 'package/dist-lib/assets/vpcc-hevc.LICENSE.txt'], { encoding: 'utf8' });
+    expect(licence).toMatch(/GNU LESSER GENERAL PUBLIC LICENSE\s+Version 3/);
+    expect(licence).toContain('apt-get source libde265');
+    // The core wasm the decode worker carries (as a data: URL) has no libde265 in it.
+    const worker = files.find((f) => /holoquic-decode-worker-[\w-]+\.js$/.test(f))!;
+    const source = execFileSync('tar', ['-xzOf', tarball, worker], { encoding: 'utf8', maxBuffer: 64 << 20 });
+    const core = /data:application\/wasm;base64,([A-Za-z0-9+/=]+)/.exec(source);
+    expect(core, 'the core wasm inlined in the decode worker').not.toBeNull();
+    expect(Buffer.from(core![1], 'base64').includes('de265')).toBe(false);
+    // The app's bundler copied the module and its licence along with the library.
+    const built = readdirSync(join(APP_OUT, 'assets'));
+    for (const pattern of [/^vpcc-hevc-[\w-]+\.mjs$/, /^vpcc-hevc-[\w-]+\.wasm$/, /^vpcc-hevc\.LICENSE-[\w-]+\.txt$/]) {
+      expect(built.some((f) => pattern.test(f)), `${pattern} in the app's build: ${built.join(', ')}`).toBe(true);
+    }
   });
 
   it('plays the demo scene in the built app, drawn with the app\'s own three.js', async () => {
