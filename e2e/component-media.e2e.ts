@@ -44,6 +44,7 @@ beforeAll(async () => {
     const el = document.createElement('holoquic-player');
     el.setAttribute('src', '/content/long/manifest.mpd');
     el.setAttribute('mode', 'qr');
+    el.setAttribute('loop', '');
     el.style.height = '360px';
     const types = ['loadedmetadata', 'play', 'playing', 'pause', 'waiting', 'seeking', 'seeked', 'timeupdate', 'ended', 'error', 'qualitychange', 'transportchange'];
     for (const type of types) {
@@ -134,9 +135,13 @@ describe('<holoquic-player> as a media element', () => {
   });
 
   it('past the end without loop: clamps to the end, shows the last frame, ends paused; play() starts the pass again', async () => {
-    await browser.page.evaluate(() => {
-      (window as unknown as Page).el.loop = false;
+    // `loop` reflects a boolean attribute, as <video>'s: false removes it.
+    const attribute = await browser.page.evaluate(() => {
+      const el = (window as unknown as Page).el;
+      el.loop = false;
+      return el.hasAttribute('loop');
     });
+    expect(attribute).toBe(false);
     const endedBefore = await count('ended');
     const got = await seekTo(25);
     expect(got.seeked).toBe(1);

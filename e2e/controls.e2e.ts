@@ -41,6 +41,7 @@ beforeAll(async () => {
     el.setAttribute('src', '/content/long/manifest.mpd');
     el.setAttribute('mode', 'qr');
     el.setAttribute('controls', '');
+    el.setAttribute('loop', '');
     el.style.height = '420px';
     document.body.prepend(el);
     (window as unknown as Page).el = el;

@@ -26,6 +26,7 @@ try {
     const el = document.createElement('holoquic-player');
     el.setAttribute('src', '/content/long/manifest.mpd');
     el.setAttribute('mode', ${JSON.stringify(values.mode)});
+    el.setAttribute('loop', '');
     el.style.height = '540px';
     document.body.append(el);
     await el.play();

@@ -102,7 +102,7 @@ export function maxQualityAttribute(text: string | null): number | null {
   return cap;
 }
 
-/** Looping is on unless `loop="false"`: scenes are made to loop (docs/embedding.md → "Time"). */
+/** `loop` is a boolean attribute, as `<video>`'s: present (any value) loops, absent ends at the end of the pass. */
 export function loopAttribute(text: string | null): boolean {
-  return text === null || text !== 'false';
+  return text !== null;
 }

@@ -8,8 +8,8 @@
  *
  * Attributes (attributes.ts: which act on the running player, which build a new one): `src`
  * (manifest URL), `origin`, `mode`, `abr`, `k`, `reliability` (`Q0` … `Q100`), `buffer`,
- * `volatile-buffer`, `stall-timeout`, `duration` (stop after so many seconds), `loop` (on unless
- * `loop="false"`), `autoplay`, `render="off"` (decode without drawing: experiments), `splat`,
+ * `volatile-buffer`, `stall-timeout`, `duration` (stop after so many seconds), `loop` (a boolean
+ * attribute, as `<video>`'s), `autoplay`, `render="off"` (decode without drawing: experiments), `splat`,
  * `max-quality` (a cap on the quality fetched), `controls` (the built-in control bar, controls.ts;
  * absent: only Enter VR/AR buttons; `"off"`: none), `when-hidden="play"` (keep playing while unseen; by
  * default the element pauses while the page — or, in WebXR, the headset's session — is hidden),
@@ -185,13 +185,13 @@ export class HoloquicPlayerElement extends HTMLElement {
     this.setAttribute('max-quality', cap === null ? 'auto' : String(cap));
   }
 
-  /** At the end of a pass, go on into the next (default) or end there; reflects the `loop` attribute (`loop="false"`: off). */
+  /** At the end of a pass, go on into the next or end there (default); reflects the boolean `loop` attribute, as `<video>`'s does. */
   get loop(): boolean {
     return loopAttribute(this.getAttribute('loop'));
   }
 
   set loop(loop: boolean) {
-    this.setAttribute('loop', loop ? '' : 'false');
+    this.toggleAttribute('loop', loop);
   }
 
   /** The decoded content around the position, in seconds of the pass. */

@@ -105,6 +105,8 @@ async function start(params: PageParams): Promise<void> {
   const element = document.createElement('holoquic-player');
   element.id = 'player';
   element.setAttribute('src', params.manifestUrl);
+  // The demo plays on: scenes are made to loop, and experiments run longer than one pass.
+  element.setAttribute('loop', '');
   if (!params.render) element.setAttribute('render', 'off');
   const { manifestUrl: _manifest, ...options } = playerOptionsFrom(params);
   element.options = options;

@@ -44,12 +44,16 @@ describe('readyState', () => {
 describe('attributes', () => {
   const read = (attributes: Record<string, string>) => optionsFromAttributes((name) => attributes[name] ?? null);
 
-  it('reads reliability as a degree and loop as on unless "false"', () => {
+  it('reads reliability as a degree and loop as a boolean attribute (present: on, whatever its value)', () => {
     expect(read({ reliability: 'q40' }).reliability).toBe('Q40');
     expect(() => reliabilityAttribute('Q101')).toThrow(/reliability="Q101" is not Q0 … Q100/);
-    expect(loopAttribute(null)).toBe(true);
+    expect(loopAttribute(null)).toBe(false);
     expect(loopAttribute('')).toBe(true);
-    expect(loopAttribute('false')).toBe(false);
+    expect(loopAttribute('loop')).toBe(true);
+    // As for <video loop="false">: present is on.
+    expect(loopAttribute('false')).toBe(true);
+    expect(read({}).loop).toBe(false);
+    expect(read({ loop: '' }).loop).toBe(true);
   });
 
   it('names the attribute a bad value came from', () => {
