@@ -15,6 +15,7 @@ export { PLAYER_MODES, type PlayerMode } from '../model/modes';
 export type { SceneModel, SceneObject } from '../model/scene';
 export type { PointFrame } from '../model/frames';
 export type { SegmentDecoder } from '../model/decoder';
+export { createDecoderPool, CodecUnavailableError, type DecoderPoolOptions, type HevcModuleLocation } from '../decoder';
 export type { Pose, PoseSource } from '../model/pose';
 export { TracePoseSource } from '../viewport/traceSource';
 export { parseTrace } from '../viewport/trace';

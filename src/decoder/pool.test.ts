@@ -48,6 +48,23 @@ describe('DecoderPool', () => {
     p.close();
   });
 
+  it('tells every segment where the optional HEVC module is: the bundled files, others, or none', () => {
+    const sent = (options: ConstructorParameters<typeof DecoderPool>[0]) => {
+      const worker = new ScriptedWorker();
+      const p = new DecoderPool({ size: 1, ...options, createWorker: () => worker as unknown as Worker });
+      void p.decode(job(0)).catch(() => undefined);
+      p.close();
+      return worker.requests[0].hevcModule;
+    };
+    const bundled = sent({});
+    expect(bundled?.moduleUrl).toMatch(/vpcc-hevc\.mjs/);
+    expect(bundled?.wasmUrl).toMatch(/vpcc-hevc\.wasm/);
+    expect(bundled?.licenceUrl).toMatch(/vpcc-hevc\.LICENSE\.txt/);
+    const elsewhere = { moduleUrl: 'https://cdn.example/vpcc-hevc.mjs', wasmUrl: 'https://cdn.example/vpcc-hevc.wasm' };
+    expect(sent({ hevcModule: elsewhere })).toEqual(elsewhere);
+    expect(sent({ hevcModule: null })).toBeUndefined();
+  });
+
   it('runs one segment per worker and queues the rest in order', async () => {
     const { p, workers } = pool(2, 4);
     const results = [0, 1, 2].map((s) => p.decode(job(s)));
