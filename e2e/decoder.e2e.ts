@@ -3,7 +3,8 @@
  * the real origin, decoded by the decoder pool (wasm vpcc in workers, WebCodecs H.264). H.264
  * decoding is bit-exact, so every frame's TMC2 checksum must equal what the native decoder
  * (`vpcc-decode`, libavcodec) prints for the same file. Corrupt segments must fail with a clear
- * error and leave the pool working.
+ * error and leave the pool working. A TMC2 HEVC stream goes through the optional HEVC module
+ * (headless Chromium has no HEVC in WebCodecs) to TMC2's frame checksums.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -134,7 +135,7 @@ describe('GPU reconstruction', () => {
 });
 
 describe('HEVC (TMC2 conformance stream)', () => {
-  it.skipIf(!existsSync(`${TMC2_STREAM}.bin`))('headless Chromium decodes HEVC with the module\'s own decoder (libde265), bit-exactly', async () => {
+  it.skipIf(!existsSync(`${TMC2_STREAM}.bin`))('headless Chromium decodes HEVC with the optional HEVC module (libde265), bit-exactly', async () => {
     // Served to the page by Playwright (the stream is test material outside the content root).
     await browser.page.route('**/tmc2-stream.bin', (route) => route.fulfill({ body: readFileSync(`${TMC2_STREAM}.bin`) }));
     const result = await decodeIn('/tmc2-stream.bin');
