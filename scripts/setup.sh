@@ -59,6 +59,29 @@ build_wasm() {
   cmake --build wasm/build-fuzz --parallel 2
 }
 
+# The S3 store the origin's tests run against (docs/deployment.md, "The object store in the
+# tests"): SeaweedFS's `weed`, a Go module, built once into $HOLOQUIC_TOOLS (default
+# .holoquic/tools) and reused; skipped when that version is there. `go install …@version` refuses
+# this module (its go.mod has a replace directive), so it is built inside the module's download.
+SEAWEEDFS_VERSION=v0.0.0-20261109003541-7506e5f91cd6
+install_seaweedfs() {
+  local dir="${HOLOQUIC_TOOLS:-$ROOT/.holoquic/tools}/seaweedfs-$SEAWEEDFS_VERSION"
+  [ -x "$dir/weed" ] && return 0
+  if ! command -v go >/dev/null && [ -x /usr/local/go/bin/go ]; then export PATH="/usr/local/go/bin:$PATH"; fi
+  if ! command -v go >/dev/null; then
+    log "go not found: SeaweedFS (the origin's S3 tests) not built; those tests fail under scripts/test.sh"
+    return 0
+  fi
+  step "SeaweedFS $SEAWEEDFS_VERSION (the S3 store of the origin's tests; built once)"
+  local src
+  src=$(go mod download -json "github.com/seaweedfs/seaweedfs@$SEAWEEDFS_VERSION" | sed -n 's/^\t*"Dir": "\(.*\)",$/\1/p')
+  [ -d "$src" ] || die "could not download github.com/seaweedfs/seaweedfs@$SEAWEEDFS_VERSION"
+  mkdir -p "$dir"
+  # Written beside and renamed: an interrupted build leaves no binary that looks complete.
+  (cd "$src" && go build -trimpath -ldflags "-s -w" -o "$dir/weed.partial" ./weed)
+  mv "$dir/weed.partial" "$dir/weed"
+}
+
 build_web() {
   step "vite build (dist/)"
   npx vite build --logLevel warn
@@ -68,6 +91,7 @@ install_apt_packages
 install_rust
 install_node_modules
 timed build_server
+timed install_seaweedfs
 timed build_wasm
 timed build_web
 log "setup complete"

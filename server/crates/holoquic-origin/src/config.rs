@@ -16,6 +16,9 @@ use std::time::Duration;
 use anyhow::{anyhow, bail, Context, Result};
 use clap::{ArgAction, CommandFactory, FromArgMatches, Parser, ValueEnum};
 
+use crate::bucket_client::{BucketArgs, BucketSettings};
+use crate::content::ContentSource;
+
 /// Prefix of every setting's environment variable.
 pub const ENV_PREFIX: &str = "HOLOQUIC_";
 
@@ -169,8 +172,10 @@ pub struct Config {
     pub http_listen: Option<SocketAddr>,
     /// Optional listener for operators: `/metrics` and `/healthz`, off the public port.
     pub admin_listen: Option<SocketAddr>,
-    /// Content root, served under `/content/`.
-    pub content: PathBuf,
+    /// Where the content served under `/content/` is: a directory or a bucket.
+    pub content: ContentSource,
+    /// How to reach the bucket (`--s3-*`), when the content is in one.
+    pub bucket: BucketSettings,
     /// Built web app served at `/`.
     pub web: Option<PathBuf>,
     /// PKI certificate chain and key (PEM); without them a short-lived certificate is generated.
@@ -219,9 +224,9 @@ struct Cli {
     /// Listener for operators serving `/metrics` (Prometheus text) and `/healthz` over plain HTTP, e.g. `127.0.0.1:9090`; off by default, and `/metrics` is served nowhere else.
     #[arg(long, value_name = "ADDR")]
     admin_listen: Option<SocketAddr>,
-    /// Content root, served under `/content/`; must exist [default: content].
-    #[arg(long, value_name = "DIR")]
-    content: Option<PathBuf>,
+    /// Content served under `/content/`: a directory, which must exist, or `s3://BUCKET/PREFIX` in S3-compatible object storage (reached with the `--s3-*` settings) [default: content].
+    #[arg(long, value_name = "DIR|URL", value_parser = ContentSource::parse)]
+    content: Option<ContentSource>,
     /// Built web app served at `/` (e.g. `dist`); must exist when given.
     #[arg(long, value_name = "DIR")]
     web: Option<PathBuf>,
@@ -316,6 +321,8 @@ struct Cli {
     /// Seconds a graceful stop (SIGTERM, SIGINT) may take: in-flight objects finish, then sessions and connections close; a second signal stops at once [default: 10].
     #[arg(long, value_name = "S")]
     drain_grace: Option<f64>,
+    #[command(flatten)]
+    bucket: BucketArgs,
 }
 
 /// The command line definition with every setting's environment variable attached.
@@ -352,7 +359,7 @@ impl Config {
         let first = command().try_get_matches_from(&args)?;
         let mut cmd = command();
         if let Some(file) = first.get_one::<PathBuf>("config") {
-            cmd = with_file_defaults(cmd, file)?;
+            cmd = with_file_defaults(cmd, file, false)?;
         }
         let matches = cmd.try_get_matches_from(&args)?;
         let cli = Cli::from_arg_matches(&matches)?;
@@ -367,7 +374,8 @@ impl Config {
             listen: cli.listen.unwrap_or_else(|| "[::]:4433".parse().expect("valid")),
             http_listen: cli.http_listen,
             admin_listen: cli.admin_listen,
-            content: cli.content.unwrap_or_else(|| PathBuf::from("content")),
+            content: cli.content.unwrap_or_else(|| ContentSource::Directory(PathBuf::from("content"))),
+            bucket: cli.bucket.settings()?,
             web: cli.web,
             cert: cli.cert,
             key: cli.key,
@@ -433,8 +441,10 @@ impl Config {
                 "--max-connections-per-ip, --max-handshakes-per-ip, --max-queued-loads, --max-queued-loads-per-connection, --max-held-bytes and --max-held-bytes-per-connection must be positive"
             );
         }
-        if !self.content.is_dir() {
-            bail!("content directory {} does not exist", self.content.display());
+        if let ContentSource::Directory(dir) = &self.content {
+            if !dir.is_dir() {
+                bail!("content directory {} does not exist", dir.display());
+            }
         }
         if let Some(web) = &self.web {
             if !web.is_dir() {
@@ -446,12 +456,17 @@ impl Config {
 }
 
 /// `cmd` with the values of the TOML file `path` as its flags' defaults: below the command line
-/// and the environment, which clap applies first.
-fn with_file_defaults(mut cmd: clap::Command, path: &Path) -> Result<clap::Command> {
+/// and the environment, which clap applies first. A key that is none of `cmd`'s flags is an
+/// error, or skipped with `skip_other_keys` (`holoquic-publish` reads the origin's file for its
+/// `s3_*` keys).
+pub fn with_file_defaults(mut cmd: clap::Command, path: &Path, skip_other_keys: bool) -> Result<clap::Command> {
     let text = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
     let table: toml::Table = toml::from_str(&text).with_context(|| format!("parsing {}", path.display()))?;
     for (key, value) in table {
         let Some(arg) = cmd.get_arguments().find(|a| a.get_id() == key.as_str() && key != "config") else {
+            if skip_other_keys {
+                continue;
+            }
             bail!("{}: unknown key `{key}` (keys are the long flag names with `_` for `-`, e.g. `wt_path`)", path.display());
         };
         let repeatable = matches!(arg.get_action(), ArgAction::Append);

@@ -101,7 +101,7 @@ fn every_flag_has_its_variable_and_toml_key() {
         let file = d.path().join("one.toml");
         let repeatable = matches!(arg.get_action(), ArgAction::Append);
         std::fs::write(&file, if repeatable { format!("{id} = [\"1\"]\n") } else { format!("{id} = \"1\"\n") }).unwrap();
-        let with_file = with_file_defaults(command(), &file).unwrap_or_else(|e| panic!("TOML key {id}: {e:#}"));
+        let with_file = with_file_defaults(command(), &file, false).unwrap_or_else(|e| panic!("TOML key {id}: {e:#}"));
         let arg = with_file.get_arguments().find(|a| a.get_id() == id).unwrap();
         assert_eq!(arg.get_default_values(), ["1"], "TOML key {id} sets its flag's default");
         checked += 1;
@@ -149,4 +149,19 @@ fn wt_endpoints_with_and_without_pins() {
     assert!(error("https://a.test/x#frag").contains("no user or fragment"));
     assert!(error("https://a.test/x sha-256=abcd").contains("64 hex digits"));
     assert!(error("https://a.test/x md5=00").contains("sha-256="));
+}
+
+#[test]
+fn content_in_a_bucket() {
+    let c = Config::parse_from(["x", "--content", "s3://media/holo/quic/", "--s3-region", "eu-west-1", "--s3-revalidate", "2.5"]).unwrap();
+    assert_eq!(c.content, ContentSource::Bucket { bucket: "media".into(), prefix: "holo/quic".into() });
+    assert_eq!((c.bucket.region.as_deref(), c.bucket.revalidate, c.bucket.timeout), (Some("eu-west-1"), Duration::from_millis(2500), Duration::from_secs(5)));
+    assert_eq!(Config::parse_from(["x", "--content", "s3://media"]).unwrap().content, ContentSource::Bucket { bucket: "media".into(), prefix: String::new() });
+    let error = |args: &[&str]| Config::parse_from(args).unwrap_err().to_string();
+    assert!(error(&["x", "--content", "s3://Media/x"]).contains("bucket name"));
+    assert!(error(&["x", "--content", "s3://media/../x"]).contains("prefix"));
+    assert!(error(&["x", "--content", "s3://media", "--s3-timeout", "0"]).contains("--s3-timeout"));
+    let secret = Config::parse_from(["x", "--content", "s3://media", "--s3-access-key-id", "AK", "--s3-secret-access-key", "hunter2"]).unwrap();
+    assert_eq!(secret.bucket.secret_access_key.as_deref(), Some("hunter2"));
+    assert!(!format!("{secret:?}").contains("hunter2"), "the secret never reaches a log");
 }

@@ -1,16 +1,20 @@
-//! The content store: the packager's output directory, objects addressed by URL path.
+//! The content store: objects addressed by URL path, from the packager's output directory (the
+//! default) or from an S3-compatible bucket (`--content s3://bucket/prefix`, `bucket.rs`).
 //!
-//! Every path is checked before it touches the file system: only `/content/<relative>` names
-//! made of normal components resolve, and the resolved file must still lie inside the root once
-//! symbolic links are followed. Objects up to 16 MiB (segments, manifests) are kept in a bounded
-//! [`FileCache`], because a player asks for the same segment from several viewers and at several
-//! qualities; the cache checks each file's version on every access, so a re-packed scene is
-//! served at once, without a restart.
+//! Every path is checked before it touches the file system or the store: only
+//! `/content/<relative>` names made of normal components resolve, and a resolved file must still
+//! lie inside the root once symbolic links are followed. Objects up to 16 MiB (segments,
+//! manifests) are kept in a bounded [`FileCache`], because a player asks for the same segment
+//! from several viewers and at several qualities; the cache checks each file's version on every
+//! access (an object's, at most once per revalidation interval), so a re-packed scene is served
+//! at once, without a restart.
 
 use std::path::{Component, Path, PathBuf};
 
 use bytes::Bytes;
 
+use crate::bucket::Bucket;
+use crate::bucket_client::BucketSettings;
 use crate::filecache::{CacheLimits, FileCache, Snapshot};
 
 /// URL prefix of content paths.
@@ -28,22 +32,108 @@ pub enum ContentError {
     TooLarge { limit: u64 },
     #[error("reading the object failed: {0}")]
     Io(#[from] std::io::Error),
+    /// The object store failed to answer (unreachable, an error status, or too slow) and no copy
+    /// was cached.
+    #[error("the object store {}: {reason}", if *.timed_out { "did not answer in time" } else { "failed" })]
+    Upstream { timed_out: bool, reason: String },
+}
+
+impl ContentError {
+    /// The HTTP status of the error (both HTTPS and WebTransport answer with it).
+    pub fn status(&self) -> u16 {
+        match self {
+            Self::NotFound => 404,
+            Self::BadPath => 400,
+            Self::TooLarge { .. } => 413,
+            Self::Io(_) => 500,
+            Self::Upstream { timed_out: false, .. } => 502,
+            Self::Upstream { timed_out: true, .. } => 504,
+        }
+    }
+}
+
+/// Where the content comes from: `--content DIR` or `--content s3://BUCKET/PREFIX`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ContentSource {
+    Directory(PathBuf),
+    Bucket { bucket: String, prefix: String },
+}
+
+impl ContentSource {
+    /// `s3://bucket/prefix` (the prefix may be empty) names a bucket; anything else a directory.
+    pub fn parse(value: &str) -> Result<Self, String> {
+        let Some(rest) = value.strip_prefix("s3://") else { return Ok(Self::Directory(PathBuf::from(value))) };
+        let (bucket, prefix) = rest.split_once('/').unwrap_or((rest, ""));
+        let valid_bucket = (3..=63).contains(&bucket.len()) && bucket.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'.' || b == b'-');
+        if !valid_bucket {
+            return Err(format!("{value}: the bucket name must be 3–63 characters of a–z, 0–9, '.' and '-'"));
+        }
+        let prefix = prefix.trim_end_matches('/');
+        if !prefix.is_empty() && relative_path(&format!("/{prefix}"), "/").is_none() {
+            return Err(format!("{value}: the prefix must be plain names separated by '/'"));
+        }
+        Ok(Self::Bucket { bucket: bucket.to_owned(), prefix: prefix.to_owned() })
+    }
+}
+
+impl std::fmt::Display for ContentSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Directory(dir) => write!(f, "{}", dir.display()),
+            Self::Bucket { bucket, prefix } => write!(f, "s3://{bucket}/{prefix}"),
+        }
+    }
 }
 
 pub struct ContentStore {
-    root: PathBuf,
+    source: Source,
     max_object_bytes: u64,
     cache: FileCache,
+}
+
+enum Source {
+    /// A canonical directory.
+    Directory(PathBuf),
+    Bucket(Bucket),
 }
 
 impl ContentStore {
     pub fn open(root: &Path, max_object_bytes: u64) -> anyhow::Result<Self> {
         let root = root.canonicalize().map_err(|e| anyhow::anyhow!("content directory {}: {e}", root.display()))?;
-        Ok(Self { root, max_object_bytes, cache: FileCache::new(CACHE_LIMITS) })
+        Ok(Self { source: Source::Directory(root), max_object_bytes, cache: FileCache::new(CACHE_LIMITS) })
     }
 
-    pub fn root(&self) -> &Path {
-        &self.root
+    /// The store `source` names; a bucket with `settings` (its client is made, nothing is asked
+    /// of the store yet: an origin starts while its store is down).
+    pub fn open_source(source: &ContentSource, settings: &BucketSettings, max_object_bytes: u64) -> anyhow::Result<Self> {
+        match source {
+            ContentSource::Directory(dir) => Self::open(dir, max_object_bytes),
+            ContentSource::Bucket { bucket, prefix } => {
+                let bucket = Bucket::open(bucket, prefix, settings)?;
+                Ok(Self { source: Source::Bucket(bucket), max_object_bytes, cache: FileCache::new(CACHE_LIMITS) })
+            }
+        }
+    }
+
+    /// The content directory; None for a bucket.
+    pub fn root(&self) -> Option<&Path> {
+        match &self.source {
+            Source::Directory(root) => Some(root),
+            Source::Bucket(_) => None,
+        }
+    }
+
+    /// How a bucket's reads were answered; None for a directory.
+    pub fn bucket_counts(&self) -> Option<crate::bucket::BucketCounts> {
+        match &self.source {
+            Source::Bucket(bucket) => Some(bucket.counts()),
+            Source::Directory(_) => None,
+        }
+    }
+
+    /// Whether reads go over the network (a bucket): the loader then runs more of them at once.
+    pub fn is_remote(&self) -> bool {
+        matches!(self.source, Source::Bucket(_))
     }
 
     /// The bytes of the object at URL `path` (e.g. `/content/demo/manifest.mpd`).
@@ -54,7 +144,10 @@ impl ContentStore {
     /// The object at URL `path` with its version (for `ETag` and `Last-Modified`).
     pub fn get_with_meta(&self, path: &str) -> Result<Snapshot, ContentError> {
         let relative = relative_path(path, CONTENT_PREFIX).ok_or(ContentError::BadPath)?;
-        self.cache.read(&resolve_inside(&self.root, &relative)?, self.max_object_bytes)
+        match &self.source {
+            Source::Directory(root) => self.cache.read(&resolve_inside(root, &relative)?, self.max_object_bytes),
+            Source::Bucket(bucket) => bucket.read(&relative, self.max_object_bytes, &self.cache),
+        }
     }
 
     /// Objects cached and their bytes.

@@ -1,4 +1,4 @@
-//! A bounded cache of whole files that stays correct while the files change.
+//! A bounded cache of whole files (or objects of a bucket) that stays correct while they change.
 //!
 //! Both the content store (`/content/…`) and the web app (`/`) serve small files many times, so
 //! each keeps one [`FileCache`]. Three promises:
@@ -11,7 +11,9 @@
 //!   modification time — to the cached one (one `stat`, about 2 µs, some 15 % of a hit:
 //!   docs/benchmarks.md, "HTTPS under idle connections, and the content cache's revalidation").
 //!   A file rewritten in place or replaced by a rename is read again; no restart and no signal
-//!   are needed.
+//!   are needed. Objects of a bucket (`bucket.rs`) cannot be stat-ed for free: their entries
+//!   remember when the store last confirmed them, and the bucket asks again (a conditional GET
+//!   on the store's ETag) once that is older than its revalidation interval.
 //! - **Whole versions.** A file is read through one descriptor, checked before and after the
 //!   read; bytes that changed under the reader are retried, and never cached.
 
@@ -19,8 +21,8 @@ use std::collections::{BTreeMap, HashMap};
 use std::io::Read;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use bytes::Bytes;
 
@@ -30,26 +32,60 @@ use crate::content::ContentError;
 /// uncached as last read.
 const READ_ATTEMPTS: usize = 3;
 
-/// What identifies one version of a file: a writer that changes the bytes changes at least one of
-/// these (a rename brings a new inode; an in-place write a new modification time, in
-/// nanoseconds on the file systems the origin runs on).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+/// What identifies one version of a file or object: a writer that changes the bytes changes at
+/// least one of these (a rename brings a new inode; an in-place write a new modification time, in
+/// nanoseconds on the file systems the origin runs on; a store a new ETag).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Version {
-    device: u64,
-    inode: u64,
+    identity: Identity,
     size: u64,
     modified_ns: i128,
 }
 
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+enum Identity {
+    File {
+        device: u64,
+        inode: u64,
+    },
+    /// The store's entity tag, as it sent it (quoted).
+    Object {
+        etag: Arc<str>,
+    },
+}
+
 impl Version {
     pub fn of(meta: &std::fs::Metadata) -> Self {
-        Self { device: meta.dev(), inode: meta.ino(), size: meta.size(), modified_ns: i128::from(meta.mtime()) * 1_000_000_000 + i128::from(meta.mtime_nsec()) }
+        Self {
+            identity: Identity::File { device: meta.dev(), inode: meta.ino() },
+            size: meta.size(),
+            modified_ns: i128::from(meta.mtime()) * 1_000_000_000 + i128::from(meta.mtime_nsec()),
+        }
+    }
+
+    /// The version of an object a store describes by its ETag (quoted here when it was not).
+    pub fn of_object(etag: &str, size: u64, modified: SystemTime) -> Self {
+        let etag: Arc<str> = if etag.ends_with('"') { etag.into() } else { format!("\"{etag}\"").into() };
+        let modified_ns = modified.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_nanos() as i128);
+        Self { identity: Identity::Object { etag }, size, modified_ns }
     }
 
     /// A strong entity tag (RFC 9110 §8.8.3), quoted: it changes whenever the version does, so a
-    /// client holding a manifest can tell whether a segment still belongs to it.
+    /// client holding a manifest can tell whether a segment still belongs to it. An object's is
+    /// the store's own, so every origin serving one bucket answers with the same tag.
     pub fn etag(&self) -> String {
-        format!("\"{:x}-{:x}-{:x}\"", self.inode, self.size, self.modified_ns)
+        match &self.identity {
+            Identity::File { inode, .. } => format!("\"{:x}-{:x}-{:x}\"", inode, self.size, self.modified_ns),
+            Identity::Object { etag } => etag.to_string(),
+        }
+    }
+
+    /// The store's ETag of an object (for a conditional GET); None for a file.
+    pub fn store_etag(&self) -> Option<&str> {
+        match &self.identity {
+            Identity::Object { etag } => Some(etag),
+            Identity::File { .. } => None,
+        }
     }
 
     /// The modification time (for `Last-Modified`).
@@ -97,6 +133,8 @@ struct State {
 struct Entry {
     snapshot: Snapshot,
     used: u64,
+    /// When the version was last known current (read, or confirmed by the store).
+    checked: Instant,
 }
 
 impl FileCache {
@@ -110,7 +148,7 @@ impl FileCache {
     pub fn read(&self, path: &Path, limit: u64) -> Result<Snapshot, ContentError> {
         let meta = std::fs::metadata(path).map_err(not_found_or_io)?;
         check_file(&meta, limit)?;
-        if let Some(hit) = self.lookup(path, Version::of(&meta)) {
+        if let Some(hit) = self.lookup(path, &Version::of(&meta)) {
             return Ok(hit);
         }
         for _ in 1..READ_ATTEMPTS {
@@ -140,29 +178,52 @@ impl FileCache {
         self.state.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
-    fn lookup(&self, path: &Path, version: Version) -> Option<Snapshot> {
+    fn lookup(&self, path: &Path, version: &Version) -> Option<Snapshot> {
+        self.cached(path).filter(|(snapshot, _)| snapshot.version == *version).map(|(snapshot, _)| snapshot)
+    }
+
+    /// What is cached under `key`, whatever its version, and when it was last known current;
+    /// counts as a use.
+    pub(crate) fn cached(&self, key: &Path) -> Option<(Snapshot, Instant)> {
         let mut state = self.lock();
         let state = &mut *state;
-        let entry = state.entries.get_mut(path)?;
-        if entry.snapshot.version != version {
-            return None;
-        }
+        let entry = state.entries.get_mut(key)?;
         state.tick += 1;
         state.recency.remove(&entry.used);
         entry.used = state.tick;
-        state.recency.insert(state.tick, path.to_owned());
-        Some(entry.snapshot.clone())
+        state.recency.insert(state.tick, key.to_owned());
+        Some((entry.snapshot.clone(), entry.checked))
+    }
+
+    /// Records that `version` of `key` was just confirmed current (or that asking failed, so the
+    /// next request does not ask again at once).
+    pub(crate) fn confirm(&self, key: &Path, version: &Version) {
+        let mut state = self.lock();
+        if let Some(entry) = state.entries.get_mut(key).filter(|e| e.snapshot.version == *version) {
+            entry.checked = Instant::now();
+        }
+    }
+
+    /// Drops the entry of `key` (its object is gone).
+    pub(crate) fn forget(&self, key: &Path) {
+        let mut state = self.lock();
+        if let Some(old) = state.entries.remove(key) {
+            state.recency.remove(&old.used);
+            state.bytes -= old.snapshot.bytes.len();
+        }
     }
 
     /// Inserts `snapshot` unless the same version is already cached (a racing load won), and
     /// returns what the cache now serves for that version.
-    fn insert(&self, path: &Path, snapshot: Snapshot) -> Snapshot {
+    pub(crate) fn insert(&self, path: &Path, snapshot: Snapshot) -> Snapshot {
         let size = snapshot.bytes.len();
         let mut state = self.lock();
         let state = &mut *state;
         if let Some(existing) = state.entries.get(path) {
             if existing.snapshot.version == snapshot.version {
-                return existing.snapshot.clone();
+                let served = existing.snapshot.clone();
+                state.entries.get_mut(path).expect("present").checked = Instant::now();
+                return served;
             }
             // An older version: replaced below (or dropped, if the new one is not cached).
             let old = state.entries.remove(path).expect("present");
@@ -180,7 +241,7 @@ impl FileCache {
         }
         state.tick += 1;
         state.recency.insert(state.tick, path.to_owned());
-        state.entries.insert(path.to_owned(), Entry { snapshot: snapshot.clone(), used: state.tick });
+        state.entries.insert(path.to_owned(), Entry { snapshot: snapshot.clone(), used: state.tick, checked: Instant::now() });
         state.bytes += size;
         snapshot
     }

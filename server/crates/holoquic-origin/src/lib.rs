@@ -4,6 +4,8 @@
 
 pub mod access_log;
 pub mod admin;
+pub mod bucket;
+pub mod bucket_client;
 pub mod config;
 pub mod content;
 pub mod filecache;
@@ -13,6 +15,7 @@ pub mod listener;
 pub mod metrics;
 pub mod ports;
 pub mod private_dir;
+pub mod publish;
 pub mod quic;
 pub mod shutdown;
 pub mod tls;

@@ -53,7 +53,7 @@ fn run(config: Config) -> Result<()> {
             _ => CertStore::generate(private.path(), &config.cert_names)?,
         });
         certs.spawn_rotation();
-        let content = Arc::new(ContentStore::open(&config.content, config.limits.max_object_bytes)?);
+        let content = Arc::new(ContentStore::open_source(&config.content, &config.bucket, config.limits.max_object_bytes)?);
         let web = config.web.as_deref().map(WebFiles::open).transpose()?.map(Arc::new);
         let metrics = Arc::new(Metrics::default());
         let shutdown = Arc::new(Shutdown::default());

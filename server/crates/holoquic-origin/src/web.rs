@@ -190,13 +190,18 @@ fn versioned(request: &WebRequest, version: &Version, respond: impl FnOnce() -> 
 }
 
 fn content_error(e: ContentError) -> WebResponse {
-    match e {
+    match &e {
         ContentError::NotFound => WebResponse::text(404, "no such object\n"),
         ContentError::BadPath => WebResponse::text(400, "invalid object path\n"),
         ContentError::TooLarge { .. } => WebResponse::text(413, &format!("{e}\n")),
         ContentError::Io(err) => {
             tracing::warn!("content read failed: {err}");
             WebResponse::text(500, "could not read the object\n")
+        }
+        // The object store is down or slow: the client may try again (the player does).
+        ContentError::Upstream { .. } => {
+            tracing::warn!("content read failed: {e}");
+            WebResponse::text(e.status(), &format!("{e}\n")).with("retry-after", "1")
         }
     }
 }

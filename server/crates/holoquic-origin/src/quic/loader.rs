@@ -25,6 +25,9 @@ use crate::content::ContentStore;
 
 /// Read workers: reads mostly wait on the disk, so two overlap.
 const READERS: usize = 2;
+/// Read workers when the content is in a bucket: each read waits a network round trip to the
+/// store (milliseconds, not the disk's microseconds), so more of them overlap.
+const BUCKET_READERS: usize = 8;
 /// Encoder-building workers: a build is all CPU, and one keeps a core free for the QUIC loop on a
 /// small host.
 const BUILDERS: usize = 1;
@@ -97,7 +100,8 @@ impl Loader {
     /// `try_build` refuse), and requests may hold at most `max_held_bytes` object bytes in all.
     pub fn new(content: Arc<ContentStore>, queue: usize, max_held_bytes: u64) -> std::io::Result<Arc<Self>> {
         let wake = Arc::new(Wake::new()?);
-        let reads = Lane::start("reader", READERS, queue, &wake)?;
+        let readers = if content.is_remote() { BUCKET_READERS } else { READERS };
+        let reads = Lane::start("reader", readers, queue, &wake)?;
         let builds = Lane::start("builder", BUILDERS, queue, &wake)?;
         Ok(Arc::new(Self { reads, builds, wake, content, held: ByteBudget::new(max_held_bytes) }))
     }

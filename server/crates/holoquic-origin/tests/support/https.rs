@@ -43,6 +43,16 @@ impl Site {
 
     /// Like [`Site::start`], the child's open-file limit (soft and hard) set to `max_files`.
     pub fn start_limited(extra: &[&str], max_files: Option<u64>) -> Self {
+        Self::launch(None, extra, max_files, &[])
+    }
+
+    /// Like [`Site::start`], serving `content` (e.g. `s3://bucket/prefix`) instead of the
+    /// fresh directory, with `env` added.
+    pub fn start_serving(content: &str, extra: &[&str], env: &[(&str, &str)]) -> Self {
+        Self::launch(Some(content), extra, None, env)
+    }
+
+    fn launch(content: Option<&str>, extra: &[&str], max_files: Option<u64>, env: &[(&str, &str)]) -> Self {
         let dir = std::env::temp_dir().join(format!("holoquic-origin-test-{}-{}", std::process::id(), rand::random::<u64>()));
         std::fs::create_dir_all(dir.join("content/demo")).unwrap();
         std::fs::create_dir_all(dir.join("web")).unwrap();
@@ -58,11 +68,14 @@ impl Site {
         let path = |p: &str| dir.join(p).to_str().unwrap().to_owned();
         let mut args = vec!["--listen".to_owned(), "127.0.0.1:0".to_owned(), "--admin-listen".to_owned(), "127.0.0.1:0".to_owned()];
         for (flag, file) in [("--content", "content"), ("--web", "web"), ("--cert", "cert.pem"), ("--key", "key.pem")] {
-            args.extend([flag.to_owned(), path(file)]);
+            let value = if flag == "--content" { content.map_or_else(|| path(file), str::to_owned) } else { path(file) };
+            args.extend([flag.to_owned(), value]);
         }
         args.extend(extra.iter().map(|a| a.to_string()));
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
-        let mut command = super::command(&args, &[("RUST_LOG", "warn")]);
+        let mut env = env.to_vec();
+        env.push(("RUST_LOG", "warn"));
+        let mut command = super::command(&args, &env);
         if let Some(max_files) = max_files {
             use std::os::unix::process::CommandExt;
             // SAFETY: setrlimit is async-signal-safe; nothing else runs between fork and exec.

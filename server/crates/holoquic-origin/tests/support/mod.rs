@@ -3,7 +3,9 @@
 
 #![allow(dead_code)] // each test file uses a part
 
+pub mod h3;
 pub mod https;
+pub mod seaweed;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};

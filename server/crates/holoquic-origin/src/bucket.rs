@@ -1,0 +1,205 @@
+//! The bucket backend of the content store: objects of an S3-compatible bucket under a prefix,
+//! read through the content cache (`filecache.rs`).
+//!
+//! - **Revalidation by ETag.** A cached object is served as it is for `--s3-revalidate` after
+//!   the store last confirmed it; after that the next request asks the store with a conditional
+//!   GET (`If-None-Match` with the store's ETag): 304 keeps the copy, 200 replaces it, 404 drops
+//!   it. A re-published manifest therefore reaches players within that interval, and a segment
+//!   costs the store one body transfer however many players ask for it.
+//! - **Store down.** A failed revalidation serves the cached copy (stale-if-error) and is not
+//!   retried for another interval, so a store that is down costs cached objects nothing; an
+//!   uncached object gets 502 (the store refused or failed) or 504 (it did not answer within
+//!   `--s3-timeout`). Nothing is remembered about the outage: the first request after the store
+//!   returns is served from it.
+//! - **Off the QUIC thread.** `object_store` is async; its requests run on a small tokio runtime
+//!   of the bucket's own, and [`Bucket::read`] blocks the calling thread (a loader worker, or an
+//!   HTTPS `spawn_blocking` thread) until the answer is in. The bytes are read only once the
+//!   object's size is known to be within the limit.
+//!
+//! Which objects belong together (a manifest and its segments) is what `holoquic-publish`
+//! guarantees by its layout (`publish.rs`), not this cache.
+
+use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use object_store::aws::AmazonS3;
+use object_store::client::{HttpError, HttpErrorKind};
+use object_store::{GetOptions, ObjectStore};
+
+use crate::bucket_client::{object_key, BucketSettings};
+use crate::content::ContentError;
+use crate::filecache::{FileCache, Snapshot, Version};
+
+/// Threads of the bucket's runtime: they only drive sockets (callers poll their own requests).
+const RUNTIME_THREADS: usize = 1;
+
+pub struct Bucket {
+    store: Arc<AmazonS3>,
+    prefix: String,
+    revalidate: Duration,
+    timeout: Duration,
+    /// Taken on drop, to be shut down without blocking (the origin drops its content store
+    /// inside its own runtime, where a blocking shutdown is refused).
+    runtime: Option<tokio::runtime::Runtime>,
+    counts: [AtomicU64; 4],
+}
+
+/// How the bucket's reads were answered (docs/benchmarks.md: the cache hit ratio).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct BucketCounts {
+    /// From the cache without asking the store (fresh), or after it answered 304 (unchanged).
+    pub fresh: u64,
+    pub unchanged: u64,
+    /// Bodies the store sent (a miss, or a changed object).
+    pub fetched: u64,
+    /// Requests to the store that failed (served stale or answered 502/504).
+    pub failed: u64,
+}
+
+impl BucketCounts {
+    /// Reads answered without the object's bytes crossing the network.
+    pub fn hit_ratio(&self) -> f64 {
+        let hits = self.fresh + self.unchanged;
+        hits as f64 / (hits + self.fetched).max(1) as f64
+    }
+}
+
+const FRESH: usize = 0;
+const UNCHANGED: usize = 1;
+const FETCHED: usize = 2;
+const FAILED: usize = 3;
+
+/// What the store said to a (conditional) GET.
+enum Fetched {
+    Unchanged,
+    Current(Snapshot),
+}
+
+impl Bucket {
+    pub fn open(bucket: &str, prefix: &str, settings: &BucketSettings) -> anyhow::Result<Self> {
+        let store = Arc::new(settings.client(bucket)?);
+        let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(RUNTIME_THREADS).thread_name("content-bucket").enable_all().build()?;
+        Ok(Self {
+            store,
+            prefix: prefix.to_owned(),
+            revalidate: settings.revalidate,
+            timeout: settings.timeout,
+            runtime: Some(runtime),
+            counts: Default::default(),
+        })
+    }
+
+    pub fn counts(&self) -> BucketCounts {
+        let [fresh, unchanged, fetched, failed] = self.counts.each_ref().map(|c| c.load(Ordering::Relaxed));
+        BucketCounts { fresh, unchanged, fetched, failed }
+    }
+
+    /// The object at `relative` (a checked relative path), from `cache` while it is fresh.
+    pub fn read(&self, relative: &Path, limit: u64, cache: &FileCache) -> Result<Snapshot, ContentError> {
+        let relative = relative.to_str().ok_or(ContentError::BadPath)?;
+        let key = object_key(&self.prefix, relative);
+        let cache_key = Path::new(key.as_ref());
+        let cached = cache.cached(cache_key);
+        if let Some((snapshot, checked)) = &cached {
+            if checked.elapsed() < self.revalidate {
+                self.count(FRESH);
+                return Ok(snapshot.clone());
+            }
+        }
+        let known = cached.as_ref().and_then(|(snapshot, _)| snapshot.version.store_etag().map(str::to_owned));
+        let fetched = self.fetch(&key, known, limit);
+        self.count(match &fetched {
+            Ok(Fetched::Current(_)) => FETCHED,
+            Ok(Fetched::Unchanged) => UNCHANGED,
+            Err(ContentError::Upstream { .. }) => FAILED,
+            Err(_) => FETCHED,
+        });
+        match fetched {
+            Ok(Fetched::Current(snapshot)) => Ok(cache.insert(cache_key, snapshot)),
+            Ok(Fetched::Unchanged) => {
+                let (snapshot, _) = cached.expect("a conditional GET only with a cached copy");
+                cache.confirm(cache_key, &snapshot.version);
+                Ok(snapshot)
+            }
+            Err(ContentError::NotFound) => {
+                cache.forget(cache_key);
+                Err(ContentError::NotFound)
+            }
+            Err(e @ ContentError::Upstream { .. }) => match cached {
+                Some((snapshot, _)) => {
+                    tracing::warn!(object = %key, "serving the cached copy: {e}");
+                    cache.confirm(cache_key, &snapshot.version);
+                    Ok(snapshot)
+                }
+                None => Err(e),
+            },
+            Err(e) => Err(e),
+        }
+    }
+
+    fn count(&self, which: usize) {
+        self.counts[which].fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// One GET of `key` (conditional when `known` names the cached version), bounded by the
+    /// timeout as a whole.
+    fn fetch(&self, key: &object_store::path::Path, known: Option<String>, limit: u64) -> Result<Fetched, ContentError> {
+        let runtime = self.runtime.as_ref().expect("present until drop");
+        let deadline = Instant::now() + self.timeout;
+        runtime.block_on(async {
+            let options = GetOptions { if_none_match: known, ..Default::default() };
+            let answer = tokio::time::timeout_at(deadline.into(), self.store.get_opts(key, options)).await.map_err(|_| timed_out())?;
+            let result = match answer {
+                Ok(result) => result,
+                Err(object_store::Error::NotModified { .. }) => return Ok(Fetched::Unchanged),
+                Err(object_store::Error::NotFound { .. }) => return Err(ContentError::NotFound),
+                Err(e) => return Err(upstream(e)),
+            };
+            let meta = result.meta.clone();
+            if meta.size > limit {
+                return Err(ContentError::TooLarge { limit });
+            }
+            let bytes = tokio::time::timeout_at(deadline.into(), result.bytes()).await.map_err(|_| timed_out())?.map_err(upstream)?;
+            if bytes.len() as u64 != meta.size {
+                return Err(ContentError::Upstream { timed_out: false, reason: format!("{} of {} bytes arrived", bytes.len(), meta.size) });
+            }
+            let version = match &meta.e_tag {
+                Some(etag) => Version::of_object(etag, meta.size, meta.last_modified.into()),
+                // A store without ETags: size and time stand in (never seen with S3).
+                None => Version::of_object(
+                    &format!("{:x}-{:x}", meta.size, meta.last_modified.timestamp_nanos_opt().unwrap_or(0)),
+                    meta.size,
+                    meta.last_modified.into(),
+                ),
+            };
+            Ok(Fetched::Current(Snapshot { bytes, version }))
+        })
+    }
+}
+
+impl Drop for Bucket {
+    fn drop(&mut self) {
+        if let Some(runtime) = self.runtime.take() {
+            runtime.shutdown_background();
+        }
+    }
+}
+
+fn timed_out() -> ContentError {
+    ContentError::Upstream { timed_out: true, reason: "no answer in time".into() }
+}
+
+/// A store error as a status: a timeout anywhere in its chain is 504, anything else 502.
+fn upstream(error: object_store::Error) -> ContentError {
+    let mut timed_out = false;
+    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(&error);
+    while let Some(e) = source {
+        if e.downcast_ref::<HttpError>().is_some_and(|http| http.kind() == HttpErrorKind::Timeout) {
+            timed_out = true;
+        }
+        source = e.source();
+    }
+    ContentError::Upstream { timed_out, reason: error.to_string() }
+}
