@@ -11,6 +11,9 @@
 //!   uncached object gets 502 (the store refused or failed) or 504 (it did not answer within
 //!   `--s3-timeout`). Nothing is remembered about the outage: the first request after the store
 //!   returns is served from it.
+//! - **One fetch per object at a time.** Requests that miss on an object another request is
+//!   already fetching wait for that fetch (at most the timeout) and take its result from the
+//!   cache, so ten players starting together cost the store one body per segment, not ten.
 //! - **Off the QUIC thread.** `object_store` is async; its requests run on a small tokio runtime
 //!   of the bucket's own, and [`Bucket::read`] blocks the calling thread (a loader worker, or an
 //!   HTTPS `spawn_blocking` thread) until the answer is in. The bytes are read only once the
@@ -19,9 +22,10 @@
 //! Which objects belong together (a manifest and its segments) is what `holoquic-publish`
 //! guarantees by its layout (`publish.rs`), not this cache.
 
+use std::collections::HashMap;
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 use object_store::aws::AmazonS3;
@@ -44,6 +48,30 @@ pub struct Bucket {
     /// inside its own runtime, where a blocking shutdown is refused).
     runtime: Option<tokio::runtime::Runtime>,
     counts: [AtomicU64; 4],
+    /// Objects being fetched now, by key: later requests wait on the first one's fetch.
+    in_flight: Mutex<HashMap<String, Arc<Flight>>>,
+}
+
+/// One fetch others wait for: `done` turns true (and waiters are woken) when it ends, however.
+#[derive(Default)]
+struct Flight {
+    done: Mutex<bool>,
+    ended: Condvar,
+}
+
+/// Ends a fetch that others may wait for, on every way out of `read` (a panic included).
+struct Leading<'a> {
+    bucket: &'a Bucket,
+    key: String,
+    flight: Arc<Flight>,
+}
+
+impl Drop for Leading<'_> {
+    fn drop(&mut self) {
+        self.bucket.in_flight.lock().unwrap_or_else(|p| p.into_inner()).remove(&self.key);
+        *self.flight.done.lock().unwrap_or_else(|p| p.into_inner()) = true;
+        self.flight.ended.notify_all();
+    }
 }
 
 /// How the bucket's reads were answered (docs/benchmarks.md: the cache hit ratio).
@@ -88,6 +116,7 @@ impl Bucket {
             timeout: settings.timeout,
             runtime: Some(runtime),
             counts: Default::default(),
+            in_flight: Mutex::default(),
         })
     }
 
@@ -108,8 +137,47 @@ impl Bucket {
                 return Ok(snapshot.clone());
             }
         }
+        let Some(_leading) = self.lead_or_wait(key.as_ref()) else {
+            // Another request just fetched it: its result, if the cache took it.
+            if let Some((snapshot, _)) = cache.cached(cache_key).filter(|(_, checked)| checked.elapsed() < self.revalidate) {
+                self.count(FRESH);
+                return Ok(snapshot);
+            }
+            return self.read_uncoordinated(&key, cached, limit, cache);
+        };
+        self.read_uncoordinated(&key, cached, limit, cache)
+    }
+
+    /// Some(guard) when this request fetches `key`; None after waiting for the request that was
+    /// fetching it (or the timeout).
+    fn lead_or_wait(&self, key: &str) -> Option<Leading<'_>> {
+        let flight = {
+            let mut in_flight = self.in_flight.lock().unwrap_or_else(|p| p.into_inner());
+            match in_flight.get(key) {
+                Some(flight) => Arc::clone(flight),
+                None => {
+                    let flight = Arc::new(Flight::default());
+                    in_flight.insert(key.to_owned(), Arc::clone(&flight));
+                    return Some(Leading { bucket: self, key: key.to_owned(), flight });
+                }
+            }
+        };
+        let done = flight.done.lock().unwrap_or_else(|p| p.into_inner());
+        let _ = flight.ended.wait_timeout_while(done, self.timeout, |done| !*done);
+        None
+    }
+
+    /// One read that asks the store (conditionally when `cached`), and what follows from its answer.
+    fn read_uncoordinated(
+        &self,
+        key: &object_store::path::Path,
+        cached: Option<(Snapshot, Instant)>,
+        limit: u64,
+        cache: &FileCache,
+    ) -> Result<Snapshot, ContentError> {
+        let cache_key = Path::new(key.as_ref());
         let known = cached.as_ref().and_then(|(snapshot, _)| snapshot.version.store_etag().map(str::to_owned));
-        let fetched = self.fetch(&key, known, limit);
+        let fetched = self.fetch(key, known, limit);
         self.count(match &fetched {
             Ok(Fetched::Current(_)) => FETCHED,
             Ok(Fetched::Unchanged) => UNCHANGED,

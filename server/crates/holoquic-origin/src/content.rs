@@ -94,7 +94,7 @@ pub struct ContentStore {
 enum Source {
     /// A canonical directory.
     Directory(PathBuf),
-    Bucket(Bucket),
+    Bucket(Box<Bucket>),
 }
 
 impl ContentStore {
@@ -110,7 +110,7 @@ impl ContentStore {
             ContentSource::Directory(dir) => Self::open(dir, max_object_bytes),
             ContentSource::Bucket { bucket, prefix } => {
                 let bucket = Bucket::open(bucket, prefix, settings)?;
-                Ok(Self { source: Source::Bucket(bucket), max_object_bytes, cache: FileCache::new(CACHE_LIMITS) })
+                Ok(Self { source: Source::Bucket(Box::new(bucket)), max_object_bytes, cache: FileCache::new(CACHE_LIMITS) })
             }
         }
     }
