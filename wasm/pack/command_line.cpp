@@ -36,6 +36,7 @@ const OptionRule kOptions[] = {
     {"--frame-rate", true, "demo ply gltf sample"},
     {"--segment-seconds", true, "demo ply gltf sample"},
     {"--threads", true, "demo ply gltf scene"},
+    {"--grow", false, "demo ply gltf scene"},
 };
 
 std::string shortNumber(double v) {
@@ -119,6 +120,7 @@ CommandLine parseCommandLine(int argc, char** argv) {
     else if (a == "--frame-rate") frameRate = unsigned(cli::integer(a, v, 1, 120));
     else if (a == "--segment-seconds") segmentSeconds = cli::number(a, v, 0.1, 60);
     else if (a == "--threads") p.threads = unsigned(cli::integer(a, v, 1, 256));
+    else if (a == "--grow") p.grow = true;
   }
   if (unit > 0 && !fit) throw cli::UsageError("--unit needs --fit (it says what one input unit measures)");
   p.frameRate = frameRate;

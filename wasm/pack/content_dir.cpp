@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <stdexcept>
@@ -72,11 +73,18 @@ fs::path startStaging(const std::string& out) {
 void writeFile(const fs::path& path, const std::vector<uint8_t>& bytes) {
   std::error_code ec;
   fs::create_directories(path.parent_path(), ec);
-  std::ofstream file(path, std::ios::binary);
+  // Beside the file (same file system, so the rename is atomic); a run stopped before the rename
+  // leaves only this name, which the next write of the file replaces.
+  const fs::path temporary = path.string() + ".tmp";
+  std::ofstream file(temporary, std::ios::binary);
   file.write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
   file.close();
   if (ec || !file) throw std::runtime_error(path.string() + ": cannot write");
+  fs::rename(temporary, path, ec);
+  if (ec) throw std::runtime_error(path.string() + ": cannot write (" + ec.message() + ")");
 }
+
+void writeFile(const fs::path& path, const std::string& text) { writeFile(path, std::vector<uint8_t>(text.begin(), text.end())); }
 
 void publish(const fs::path& staging, const std::string& out) {
   if (isBucketUrl(out)) {
@@ -95,6 +103,12 @@ void publish(const fs::path& staging, const std::string& out) {
   if (fs::exists(out)) fs::rename(out, old);
   fs::rename(staging, out);
   fs::remove_all(old);
+}
+
+fs::path segmentFile(const std::string& objectId, unsigned rung, unsigned segment) {
+  char name[32];
+  std::snprintf(name, sizeof name, "seg-%05u.v3c", segment);
+  return fs::path(objectId) / std::to_string(rung) / name;
 }
 
 }  // namespace holoquic

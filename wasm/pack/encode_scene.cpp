@@ -1,10 +1,14 @@
-// Packing a scene: every (object, segment) job encodes all rungs of the ladder, decodes each
-// result back (every segment must decode; the first is also measured), then the placement, the
-// MPD and the report are written and the content directory is published.
+// Packing a scene: jobs encode one segment of one object at some rungs of the ladder and decode
+// each result back (every segment must decode; the first is also measured). In one step (the
+// default) a job takes all rungs and the directory is published when everything is done; a
+// growing scene (--grow, growth.h) takes one rung per job, lowest first, and publishes a manifest
+// each time a stage is complete. The placement, the MPD and the report come from the cells'
+// results.
 #include "encode_scene.h"
 
 #include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -13,6 +17,7 @@
 
 #include "cli.h"
 #include "content_dir.h"
+#include "growth.h"
 #include "mpd.h"
 #include "placement.h"
 #include "progress.h"
@@ -57,42 +62,203 @@ EncoderConfig rungConfig(const ScenePlan& plan, const Rung& rung, unsigned bits)
   return cfg;
 }
 
+
+/// One unit of work: one segment of one object at rungs firstRung … endRung − 1 (all of them
+/// when packing in one step, so the frames are made once; one when growing).
+struct Job {
+  size_t object;
+  unsigned segment, firstRung, endRung;
+  size_t stage;  // the first stage that needs it
+};
+
+/// Every cell's result once it is encoded (or resumed), indexed by object, rung and segment.
+class CellTable {
+ public:
+  CellTable(size_t objects, size_t rungs, unsigned segments)
+      : rungs_(rungs), segments_(segments), cells_(objects * rungs * segments), done_(cells_.size(), false) {}
+  bool done(const Cell& c) const { return done_[index(c)]; }
+  const CellResult& at(const Cell& c) const { return cells_[index(c)]; }
+  void set(const Cell& c, const CellResult& r) { cells_[index(c)] = r, done_[index(c)] = true; }
+  bool covers(const Stage& stage, size_t objects) const {
+    for (size_t o = 0; o < objects; ++o)
+      for (unsigned q = 0; q < stage.rungs; ++q)
+        for (unsigned k = 0; k < stage.segments; ++k)
+          if (!done({o, q, k})) return false;
+    return true;
+  }
+
+ private:
+  size_t index(const Cell& c) const { return (c.object * rungs_ + c.rung) * segments_ + c.segment; }
+  size_t rungs_;
+  unsigned segments_;
+  std::vector<CellResult> cells_;
+  std::vector<bool> done_;
+};
+
+/// The jobs that publish `stages` in order, segment by segment within a stage (every object's
+/// first seconds first), leaving out cells already done.
+std::vector<Job> jobsFor(const std::vector<Stage>& stages, size_t objects, const CellTable& table) {
+  std::vector<Job> jobs;
+  Stage before;
+  for (size_t s = 0; s < stages.size(); ++s) {
+    const Stage& stage = stages[s];
+    for (unsigned k = 0; k < stage.segments; ++k)
+      for (size_t o = 0; o < objects; ++o) {
+        // New in this stage: the added rungs of segments published before, every rung of the others.
+        Job job{o, k, k < before.segments ? before.rungs : 0, stage.rungs, s};
+        while (job.firstRung < job.endRung && table.done({o, job.firstRung, k})) ++job.firstRung;
+        if (job.firstRung < job.endRung) jobs.push_back(job);
+      }
+    before = stage;
+  }
+  return jobs;
+}
+
+/// Encodes `frames` (segment `segment` of `src`) at `rung`, writes the file and decodes it back.
+CellResult encodeCell(const ScenePlan& plan, const Source& src, const std::vector<InputFrame>& frames, const Box& box, unsigned rung,
+                      unsigned segment, const fs::path& directory, VideoEncoder& video, VideoDecoder& decoder) {
+  EncodeStats st;
+  const std::vector<uint8_t> bytes = encodeSequence(frames, rungConfig(plan, plan.ladder[rung], src.bits), video, &st);
+  writeFile(directory / segmentFile(src.id, rung, segment), bytes);
+  // Decode our own output: every segment must decode; the first one is also measured.
+  const auto seqs = parseSampleStream(bytes);
+  const auto atlas = decodeAtlas(seqs.at(0));
+  const DecodedVideo decoded = decodeVideo(seqs[0], decoder);
+  CellResult r;
+  r.bytes = bytes.size();
+  r.width = st.atlasWidth;
+  r.height = st.atlasHeight;
+  r.voxelBox = box;
+  double points = 0;
+  for (size_t f = 0; f < atlas.size(); ++f) {
+    const PointCloudFrame out = reconstructFrame(seqs[0], atlas[f], decoded);
+    points += double(out.size());
+    if (segment == 0 && f % 15 == 0) {
+      std::vector<int32_t> a(frames[f].positions.begin(), frames[f].positions.end());
+      std::vector<int32_t> b(out.positions.begin(), out.positions.end());
+      const Quality qm = measureQuality({a.data(), frames[f].colors.data(), frames[f].size()}, {b.data(), out.colors.data(), out.size()},
+                                        src.bits);
+      Measured& m = r.measured;
+      m.d1 += qm.d1Psnr, m.d2 += qm.d2Psnr, m.y += qm.yPsnr, m.u += qm.uPsnr, m.v += qm.vPsnr, ++m.frames;
+    }
+  }
+  r.pointsPerFrame = points / double(std::max<size_t>(atlas.size(), 1));
+  return r;
+}
+
+/// The manifest's objects for `stage`: its rungs, its segments' sizes, the placement from the
+/// voxel bounds of its segments.
+std::vector<ObjectInfo> describeStage(const ScenePlan& plan, const std::vector<Source>& sources, const CellTable& table,
+                                      const Stage& stage) {
+  std::vector<ObjectInfo> objects(sources.size());
+  for (size_t s = 0; s < sources.size(); ++s) {
+    ObjectInfo& o = objects[s];
+    o.id = sources[s].id;
+    o.codecs = plan.codec == "avc" ? "v3c1.avc" : "v3c1.hevc";
+    o.playMode = sources[s].playMode;
+    Box box = kEmptyBox;
+    for (unsigned q = 0; q < stage.rungs; ++q) {
+      RepresentationInfo r;
+      r.quality = q;
+      r.geometryBits = sources[s].bits;
+      for (unsigned k = 0; k < stage.segments; ++k) {
+        const CellResult& c = table.at({s, q, k});
+        r.segmentBytes.push_back(c.bytes);
+        r.pointsPerFrame += c.pointsPerFrame / double(stage.segments);
+        r.width = std::max(r.width, c.width);
+        r.height = std::max(r.height, c.height);
+        for (int i = 0; i < 3; ++i) box[i] = std::min(box[i], c.voxelBox[i]), box[i + 3] = std::max(box[i + 3], c.voxelBox[i + 3]);
+      }
+      o.representations.push_back(r);
+    }
+    const Placed p = place(plan.objects[s], box, sources[s].metresPerVoxel, s, sources.size());
+    o.position = p.position;
+    o.rotation = p.rotation;
+    o.scale = p.scale;
+    o.bbox = p.bbox;
+  }
+  return objects;
+}
+
+/// What a stage's manifest holds, for the console: "3 s at quality 0", "10 s at qualities 0–2".
+std::string stageText(const Stage& stage, const SceneTiming& timing) {
+  char seconds[32];
+  std::snprintf(seconds, sizeof seconds, "%g s", stage.segments * timing.segmentSeconds());
+  return seconds + std::string(" at ") + (stage.rungs == 1 ? "quality 0" : "qualities 0–" + std::to_string(stage.rungs - 1));
+}
+
 }  // namespace
 
 void packScene(const ScenePlan& plan, const std::vector<Source>& sources) {
   const std::string scene = fs::path(plan.out).filename().string();
-  const fs::path staging = startStaging(plan.out);
-  const size_t rungs = plan.ladder.size();
+  const unsigned rungs = unsigned(plan.ladder.size()), segments = sources.front().segments;
   const SceneTiming timing{plan.frameRate, plan.framesPerSegment()};
+  // Growing: a first pass of about 3 s of the scene (docs/packaging.md, "Watching a scene grow").
+  const unsigned firstPass = std::max(1u, unsigned(std::lround(3 / timing.segmentSeconds())));
+  const std::vector<Stage> stages = plan.grow ? growthStages(segments, rungs, firstPass) : std::vector<Stage>{{segments, rungs}};
+  CellTable table(sources.size(), rungs, segments);
 
-  struct Job {
-    size_t object;
-    unsigned segment;
-  };
-  std::vector<Job> jobs;
-  for (unsigned k = 0; k < sources.front().segments; ++k)  // segment by segment: every object's first ones come first
-    for (size_t s = 0; s < sources.size(); ++s) jobs.push_back({s, k});
-  std::vector<ObjectInfo> objects(sources.size());
-  std::vector<Box> voxelBox(sources.size(), kEmptyBox);
-  std::vector<std::pair<std::string, size_t>> progressObjects;
-  for (size_t s = 0; s < sources.size(); ++s) {
-    objects[s].id = sources[s].id;
-    objects[s].codecs = plan.codec == "avc" ? "v3c1.avc" : "v3c1.hevc";
-    objects[s].playMode = sources[s].playMode;
-    objects[s].representations.resize(rungs);
-    for (unsigned q = 0; q < rungs; ++q) {
-      objects[s].representations[q].quality = q;
-      objects[s].representations[q].segmentBytes.assign(sources[s].segments, 0);
-      objects[s].representations[q].geometryBits = sources[s].bits;
-    }
-    progressObjects.emplace_back(sources[s].id, sources[s].segments);
+  // Where the files go: a staging directory published at the end, or the scene itself.
+  std::unique_ptr<PackLog> log;
+  fs::path directory;
+  if (plan.grow) {
+    if (plan.out.rfind("s3://", 0) == 0)
+      throw std::runtime_error("--grow writes into a local folder an origin serves; a bucket scene is uploaded in one step (pack without --grow)");
+    std::vector<std::string> ids;
+    for (const Source& s : sources) ids.push_back(s.id);
+    directory = plan.out;
+    log = std::make_unique<PackLog>(directory, describePlan(plan, sources), ids, rungs, segments);
+    for (const auto& [cell, result] : log->resumed()) table.set(cell, result);
+    stopCleanlyOnSignal(plan.out);
+  } else {
+    directory = startStaging(plan.out);
   }
-  std::vector<std::vector<Measured>> measured(sources.size(), std::vector<Measured>(rungs));
+  // A growing scene publishes the stages whose cells are all done (under `lock`): one manifest,
+  // for the largest, replacing the one before.
+  size_t published = 0;
+  auto publishReady = [&](Progress* progress) {
+    size_t ready = published;
+    while (plan.grow && ready < stages.size() && table.covers(stages[ready], sources.size())) ++ready;
+    if (ready == published) return;
+    const Stage& stage = stages[ready - 1];
+    writeFile(directory / "manifest.mpd", writeMpd(scene, describeStage(plan, sources, table, stage), stage.segments, timing));
+    const std::string message = "published " + (directory / "manifest.mpd").string() + ": " + std::to_string(sources.size()) +
+                                " objects, " + stageText(stage, timing) + (published == 0 ? " — playable now" : "") +
+                                (ready < stages.size() ? "" : " — complete");
+    if (progress) progress->reached(ready - published, message);
+    else std::fprintf(stderr, "holoquic-pack: %s\n", message.c_str());
+    published = ready;
+  };
+  if (log && log->resuming())
+    std::fprintf(stderr, "holoquic-pack: resuming %s: %zu of %zu segment files were packed before\n", plan.out.c_str(),
+                 log->resumed().size(), sources.size() * rungs * segments);
+  publishReady(nullptr);
+
+  const std::vector<Job> jobs = jobsFor(stages, sources.size(), table);
+  std::vector<std::pair<std::string, size_t>> progressObjects;
+  for (const Source& s : sources) progressObjects.emplace_back(s.id, 0);
+  auto jobWork = [](const Job& j) { return double(j.endRung - j.firstRung); };  // rungs cost alike
+  double work = 0;
+  std::vector<Progress::Milestone> milestones;
+  for (const Job& j : jobs) {
+    ++progressObjects[j.object].second;
+    work += jobWork(j);
+    if (plan.grow && (milestones.size() < j.stage + 1 - published)) milestones.push_back({stageText(stages[j.stage], timing), 0});
+    if (!milestones.empty()) milestones.back().work = work;
+  }
+  if (plan.grow && published == 0 && !milestones.empty()) {
+    milestones.front().label = "playable";
+    std::string list;
+    for (const Stage& stage : stages) list += (list.empty() ? "" : ", ") + stageText(stage, timing);
+    std::fprintf(stderr, "holoquic-pack: packing %s to be watched as it grows, in %zu stages: %s\n", plan.out.c_str(), stages.size(),
+                 list.c_str());
+  }
+
   std::mutex lock;
   std::atomic<size_t> next{0};
   std::string error;
   bool inputError = false;
-  Progress progress(progressObjects, stderr);
+  Progress progress(progressObjects, work, milestones, stderr);
   auto worker = [&]() {
     auto video = makeLibavEncoder();
     auto decoder = makeLibavDecoder();
@@ -102,42 +268,15 @@ void packScene(const ScenePlan& plan, const std::vector<Source>& sources) {
       try {
         const std::vector<InputFrame> frames = src.segment(job.segment);
         const Box box = voxelBounds(frames);
-        for (unsigned q = 0; q < rungs; ++q) {
-          EncodeStats st;
-          const std::vector<uint8_t> bytes = encodeSequence(frames, rungConfig(plan, plan.ladder[q], src.bits), *video, &st);
-          char name[32];
-          std::snprintf(name, sizeof name, "seg-%05u.v3c", job.segment);
-          writeFile(staging / src.id / std::to_string(q) / name, bytes);
-          // Decode our own output: every segment must decode; the first one is also measured.
-          const auto seqs = parseSampleStream(bytes);
-          const auto atlas = decodeAtlas(seqs.at(0));
-          const DecodedVideo decoded = decodeVideo(seqs[0], *decoder);
-          double points = 0;
-          Measured m;
-          for (size_t f = 0; f < atlas.size(); ++f) {
-            const PointCloudFrame out = reconstructFrame(seqs[0], atlas[f], decoded);
-            points += double(out.size());
-            if (job.segment == 0 && f % 15 == 0) {
-              std::vector<int32_t> a(frames[f].positions.begin(), frames[f].positions.end());
-              std::vector<int32_t> b(out.positions.begin(), out.positions.end());
-              const Quality qm = measureQuality({a.data(), frames[f].colors.data(), frames[f].size()},
-                                                {b.data(), out.colors.data(), out.size()}, src.bits);
-              m.d1 += qm.d1Psnr, m.d2 += qm.d2Psnr, m.y += qm.yPsnr, m.u += qm.uPsnr, m.v += qm.vPsnr, ++m.frames;
-            }
-          }
+        for (unsigned q = job.firstRung; q < job.endRung; ++q) {
+          const CellResult result = encodeCell(plan, src, frames, box, q, job.segment, directory, *video, *decoder);
           std::lock_guard<std::mutex> guard(lock);
-          RepresentationInfo& r = objects[job.object].representations[q];
-          r.segmentBytes[job.segment] = bytes.size();
-          r.pointsPerFrame += points / double(atlas.size()) / double(src.segments);
-          r.width = std::max(r.width, st.atlasWidth);
-          r.height = std::max(r.height, st.atlasHeight);
-          if (m.frames) measured[job.object][q] = m;
+          table.set({job.object, q, job.segment}, result);
+          if (log) log->append({job.object, q, job.segment}, result);
         }
+        progress.finished(job.object, jobWork(job));
         std::lock_guard<std::mutex> guard(lock);
-        for (int c = 0; c < 3; ++c) {
-          voxelBox[job.object][c] = std::min(voxelBox[job.object][c], box[c]);
-          voxelBox[job.object][c + 3] = std::max(voxelBox[job.object][c + 3], box[c + 3]);
-        }
+        publishReady(&progress);
       } catch (const std::exception& e) {
         std::lock_guard<std::mutex> guard(lock);
         if (error.empty()) {
@@ -145,9 +284,7 @@ void packScene(const ScenePlan& plan, const std::vector<Source>& sources) {
           inputError = dynamic_cast<const cli::InputError*>(&e) != nullptr;
         }
         next = jobs.size();
-        continue;
       }
-      progress.finished(job.object);
     }
   };
   std::vector<std::thread> pool;
@@ -155,25 +292,22 @@ void packScene(const ScenePlan& plan, const std::vector<Source>& sources) {
   for (auto& t : pool) t.join();
   progress.close();
   if (!error.empty()) {
+    // A growing scene keeps what it published (valid, and resumed by the next run).
     std::error_code ec;
-    fs::remove_all(staging, ec);
+    if (!plan.grow) fs::remove_all(directory, ec);
     if (inputError) throw cli::InputError(error);
     throw std::runtime_error(error);
   }
 
-  for (size_t s = 0; s < sources.size(); ++s) {
-    const Placed p = place(plan.objects[s], voxelBox[s], sources[s].metresPerVoxel, s, sources.size());
-    objects[s].position = p.position;
-    objects[s].rotation = p.rotation;
-    objects[s].scale = p.scale;
-    objects[s].bbox = p.bbox;
-  }
-  const unsigned segments = sources.front().segments;
-  const std::string mpd = writeMpd(scene, objects, segments, timing);
-  writeFile(staging / "manifest.mpd", std::vector<uint8_t>(mpd.begin(), mpd.end()));
-  writeReport((staging / "report.json").string(), scene, objects, measured, timing);
-  publish(staging, plan.out);
-  std::printf("wrote %s (%zu objects × %zu qualities × %u segments of %g s at %u fps)\n", plan.out.c_str(), objects.size(), rungs,
+  const std::vector<ObjectInfo> objects = describeStage(plan, sources, table, stages.back());
+  std::vector<std::vector<Measured>> measured(sources.size(), std::vector<Measured>(rungs));
+  for (size_t s = 0; s < sources.size(); ++s)
+    for (unsigned q = 0; q < rungs; ++q) measured[s][q] = table.at({s, q, 0}).measured;
+  if (!plan.grow) writeFile(directory / "manifest.mpd", writeMpd(scene, objects, segments, timing));
+  writeReport((directory / "report.json").string(), scene, objects, measured, timing);
+  if (plan.grow) log->finish();  // last: until the log is gone the scene is unfinished
+  else publish(directory, plan.out);
+  std::printf("wrote %s (%zu objects × %u qualities × %u segments of %g s at %u fps)\n", plan.out.c_str(), objects.size(), rungs,
               segments, timing.segmentSeconds(), plan.frameRate);
 }
 

@@ -22,7 +22,9 @@ const char* const kEncodingOptions =
     "  --smoothing            ask decoders for grid geometry smoothing of patch seams\n"
     "  --frame-rate N         frames per second, 1 … 120 (default 30)\n"
     "  --segment-seconds S    segment length, 0.1 … 60 s, a whole number of frames (default 1)\n"
-    "  --threads N            encoding threads, 1 … 256 (default: all cores)\n";
+    "  --threads N            encoding threads, 1 … 256 (default: all cores)\n"
+    "  --grow                 publish a playable scene early (lowest quality first) and grow it in\n"
+    "                         place; run again to resume one that was stopped\n";
 
 std::string overview() {
   return std::string(
@@ -90,7 +92,7 @@ std::string helpText(const std::string& mode) {
            "\n" + kExitCodes;
   if (mode == "scene")
     return std::string(
-               "Usage: holoquic-pack scene SCENE.json [--out DIR] [--threads N]\n"
+               "Usage: holoquic-pack scene SCENE.json [--out DIR] [--threads N] [--grow]\n"
                "\n"
                "Packs the scene a scene file describes: objects (PLY frames, glTF models or demo figures)\n"
                "with their placement, frame rate, segment length, scene length, quality ladder and codec.\n"
@@ -98,6 +100,8 @@ std::string helpText(const std::string& mode) {
                "\n"
                "  --out DIR              content directory (default: the file's \"out\", else content/<file name>)\n"
                "  --threads N            encoding threads, 1 … 256 (default: all cores)\n"
+               "  --grow                 publish a playable scene early (lowest quality first) and grow it in\n"
+               "                         place; run again to resume one that was stopped\n"
                "\n") +
            kExitCodes;
   throw cli::UsageError("unknown mode '" + mode + "' (demo, ply, gltf, sample or scene; holoquic-pack --help)");

@@ -1,13 +1,20 @@
-// Progress lines: "figure-1 3/10 · total 12/40 segments (30 %) · 1 min 20 s so far · about 3 min
-// 05 s left". The estimate assumes the remaining segments cost what the finished ones did.
+// Progress lines: "figure-1 3/10 · total 12/40 segments (30 %) · 1 min 20 s so far · playable in
+// about 40 s · about 3 min 05 s left". The estimates assume the remaining work goes at the rate
+// the finished work went.
 #include "progress.h"
 
 #include <unistd.h>
 
 namespace holoquic {
 
-Progress::Progress(const std::vector<std::pair<std::string, size_t>>& objects, std::FILE* out)
-    : out_(out), terminal_(isatty(fileno(out)) != 0), start_(std::chrono::steady_clock::now()), lastLine_(start_) {
+Progress::Progress(const std::vector<std::pair<std::string, size_t>>& objects, double work, std::vector<Milestone> milestones,
+                   std::FILE* out)
+    : out_(out),
+      terminal_(isatty(fileno(out)) != 0),
+      work_(work),
+      milestones_(std::move(milestones)),
+      start_(std::chrono::steady_clock::now()),
+      lastLine_(start_) {
   for (const auto& [id, jobs] : objects) {
     ids_.push_back(id);
     total_.push_back(jobs);
@@ -32,19 +39,25 @@ std::string Progress::line(size_t object) const {
                 total_[object], done_[object] == total_[object] ? " done" : "", allDone_, all_, all_ ? 100 * allDone_ / all_ : 100,
                 duration(elapsed).c_str());
   std::string s = text;
-  if (allDone_ < all_) s += " · about " + duration(elapsed / double(allDone_) * double(all_ - allDone_)) + " left";
-  return s;
+  if (allDone_ == all_ || workDone_ <= 0) return s;
+  const double secondsPerWork = elapsed / workDone_;
+  if (reached_ < milestones_.size() && milestones_[reached_].work < work_)
+    s += " · " + milestones_[reached_].label + " in about " +
+         duration(secondsPerWork * std::max(0.0, milestones_[reached_].work - workDone_));
+  return s + " · about " + duration(secondsPerWork * std::max(0.0, work_ - workDone_)) + " left";
 }
 
-void Progress::finished(size_t object) {
+void Progress::finished(size_t object, double work) {
   std::lock_guard<std::mutex> guard(lock_);
   ++done_[object];
   ++allDone_;
+  workDone_ += work;
   const auto now = std::chrono::steady_clock::now();
   if (terminal_) {
     // The line redrawn in place; padded so a shorter line covers a longer one.
-    std::fprintf(out_, "\r%-110s", line(object).c_str());
+    std::fprintf(out_, "\r%-120s", line(object).c_str());
     std::fflush(out_);
+    lineShown_ = true;
     return;
   }
   // Plain lines: when an object is done, at each tenth of the total, and at least every 30 s.
@@ -57,9 +70,28 @@ void Progress::finished(size_t object) {
   }
 }
 
+void Progress::noteLocked(const std::string& message) {
+  if (lineShown_) std::fprintf(out_, "\r%-120s\r", "");
+  std::fprintf(out_, "%s\n", message.c_str());
+  std::fflush(out_);
+  lineShown_ = false;
+}
+
+void Progress::reached(size_t count, const std::string& message) {
+  std::lock_guard<std::mutex> guard(lock_);
+  reached_ += count;
+  noteLocked(message);
+}
+
+void Progress::note(const std::string& message) {
+  std::lock_guard<std::mutex> guard(lock_);
+  noteLocked(message);
+}
+
 void Progress::close() {
   std::lock_guard<std::mutex> guard(lock_);
-  if (terminal_) std::fprintf(out_, "\n");
+  if (terminal_ && lineShown_) std::fprintf(out_, "\n");
+  lineShown_ = false;
 }
 
 }  // namespace holoquic

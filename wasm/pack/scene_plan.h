@@ -60,6 +60,8 @@ struct ScenePlan {
   std::string codec = "avc";
   bool inter = true, smoothing = false;
   unsigned threads = 1;
+  /// Publish a playable scene early and grow it in place, resuming an unfinished one (growth.h).
+  bool grow = false;
   std::vector<Rung> ladder = defaultLadder();
   std::vector<ObjectPlan> objects;
 
