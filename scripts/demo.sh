@@ -39,7 +39,7 @@ if ! scene_finished; then
     step "resuming the packing of the demo scene (content/demo: 4 figures × 5 qualities × 10 s)"
   else
     step "packing the demo scene (content/demo: 4 figures × 5 qualities × 10 s): playable after its first 3 s at the" \
-      "lowest quality (about 1 minute on 2 idle cores), complete after about 10 minutes; the origin starts as soon as it plays"
+      "lowest quality (about half a minute on 2 idle cores), complete after about 10 minutes; the origin starts as soon as it plays"
   fi
   "$PACK_BIN" demo --out "$SCENE" --grow &
   PACKER_PID=$!
