@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "vpcc/atlas.h"
+#include "vpcc/limits.h"
 #include "vpcc/parser.h"
 #include "vpcc/reconstruct.h"
 #include "vpcc/video.h"
@@ -105,6 +106,12 @@ class DecodeSession {
   /// Frees the pictures of a frame (reconstruct it first).
   void releaseFrame(uint32_t frame);
 
+  /// Caps the bytes of decoded pictures held at once (16-bit samples, all planes; default
+  /// kDefaultPictureBudgetBytes). A picture that would take the session past it is refused with
+  /// a ParseError before its samples are allocated: release frames to make room.
+  void setPictureBudget(size_t bytes) { pictureBudget_ = bytes; }
+  size_t heldPictureBytes() const { return heldPictureBytes_; }
+
   /// Patches of a frame, every tile, in coding order.
   std::vector<PatchRecord> patches(uint32_t frame) const;
   /// Everything else a per-pixel reconstruction of a frame needs.
@@ -136,6 +143,8 @@ class DecodeSession {
   std::vector<VideoStreamInfo> streams_;
   std::vector<FrameRef> frames_;
   PointCloudFrame output_;
+  size_t pictureBudget_ = kDefaultPictureBudgetBytes;
+  size_t heldPictureBytes_ = 0;  // samples of every stored picture, in bytes
 };
 
 }  // namespace vpcc

@@ -37,6 +37,13 @@ void checkPictureSize(const VideoStreamInfo& info, const VpsAtlas& atlas, uint32
     throw ParseError("occupancy picture height does not match its precision");
 }
 
+/// Bytes the samples of a stored picture take.
+size_t pictureBytes(const Picture& picture) {
+  size_t samples = 0;
+  for (const Plane& plane : picture.planes) samples += plane.samples.size();
+  return samples * sizeof(uint16_t);
+}
+
 }  // namespace
 
 void DecodeSession::load(const uint8_t* data, size_t size) {
@@ -45,6 +52,7 @@ void DecodeSession::load(const uint8_t* data, size_t size) {
   streams_.clear();
   frames_.clear();
   output_ = PointCloudFrame();
+  heldPictureBytes_ = 0;
   try {
     sequences_ = parseSampleStream(data, size);
     if (sequences_.empty()) throw ParseError("no V3C parameter set in the segment");
@@ -143,6 +151,17 @@ void DecodeSession::putPicture(uint32_t stream, uint32_t index, const PictureInp
     throw ParseError("decoded bit depth does not fit its sample containers");
   const DepthConverter convert(in.decodedBitDepth, info.bitDepth);
   Picture& pic = list[index];
+  // The memory budget, before any sample is allocated (a picture given twice replaces itself).
+  const uint64_t chromaSamples = in.chroma444 ? uint64_t(in.width) * in.height
+                                              : uint64_t((in.width + 1) / 2) * ((in.height + 1) / 2);
+  const uint64_t bytes = (uint64_t(in.width) * in.height + 2 * chromaSamples) * sizeof(uint16_t);
+  const size_t replaced = pictureBytes(pic);
+  if (heldPictureBytes_ - replaced + bytes > pictureBudget_)
+    throw ParseError("decoded pictures would take " + std::to_string((heldPictureBytes_ - replaced + bytes) >> 20) +
+                     " MiB, over the session's budget of " + std::to_string(pictureBudget_ >> 20) +
+                     " MiB: release frames before giving more pictures");
+  heldPictureBytes_ -= replaced;
+  pic = Picture();
   pic.width = in.width;
   pic.height = in.height;
   pic.bitDepth = info.bitDepth;
@@ -169,6 +188,7 @@ void DecodeSession::putPicture(uint32_t stream, uint32_t index, const PictureInp
         for (uint32_t x = 0; x < plane.width; ++x) out[x] = convert(row[x * step]);
       }
     }
+    heldPictureBytes_ += plane.samples.size() * sizeof(uint16_t);
   }
 }
 
@@ -214,7 +234,11 @@ const PointCloudFrame& DecodeSession::reconstruct(uint32_t frame, bool postProce
 }
 
 void DecodeSession::releaseFrame(uint32_t frame) {
-  for (const auto& [stream, index] : picturesOf(frame)) slots(stream)[index] = Picture();
+  for (const auto& [stream, index] : picturesOf(frame)) {
+    Picture& picture = slots(stream)[index];
+    heldPictureBytes_ -= pictureBytes(picture);
+    picture = Picture();
+  }
 }
 
 std::vector<PatchRecord> DecodeSession::patches(uint32_t frame) const {

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "vpcc/bit_reader.h"
+#include "vpcc/limits.h"
 
 namespace vpcc {
 namespace {
@@ -61,6 +62,7 @@ V3cParameterSet parseVps(BitReader& r) {
     a.frameHeight = r.ue();
     if (a.frameWidth == 0 || a.frameHeight == 0 || a.frameWidth > 16384 || a.frameHeight > 16384)
       throw ParseError("VPS frame size out of range");
+    checkAtlasSize(vps.ptl, a.frameWidth, a.frameHeight, "VPS atlas");
     a.mapCountMinus1 = static_cast<uint8_t>(r.u(4));
     if (a.mapCountMinus1 > 0) a.multipleMapStreams = r.flag();
     a.mapAbsoluteCoding.assign(a.mapCountMinus1 + 1u, true);
@@ -147,7 +149,7 @@ RefListStruct parseRefList(BitReader& r, const Asps& asps) {
   return list;
 }
 
-Asps parseAsps(BitReader& r) {
+Asps parseAsps(BitReader& r, const ProfileTierLevel& ptl) {
   Asps a;
   a.id = r.ue();
   if (a.id > 15) throw ParseError("ASPS id > 15");
@@ -155,6 +157,7 @@ Asps parseAsps(BitReader& r) {
   a.frameHeight = r.ue();
   if (a.frameWidth == 0 || a.frameHeight == 0 || a.frameWidth > 16384 || a.frameHeight > 16384)
     throw ParseError("ASPS frame size out of range");
+  checkAtlasSize(ptl, a.frameWidth, a.frameHeight, "ASPS atlas");
   a.geometry3dBitDepthMinus1 = static_cast<uint8_t>(r.u(5));
   a.geometry2dBitDepthMinus1 = static_cast<uint8_t>(r.u(5));
   a.log2MaxAfocLsbMinus4 = r.ue();
@@ -697,7 +700,7 @@ void parseAtlasSubBitstream(BitReader& unit, CodedSequence& seq) {
     r.u(6);  // layer id
     if (r.u(3) == 0) throw ParseError("nal_temporal_id_plus1 is 0");
     if (type == kNalAsps) {
-      Asps a = parseAsps(r);
+      Asps a = parseAsps(r, seq.vps.ptl);
       if (seq.asps.size() <= a.id) seq.asps.resize(a.id + 1);
       seq.asps[a.id] = a;
       seq.aspsRbsp = rbsp;

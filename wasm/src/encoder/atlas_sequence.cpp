@@ -9,6 +9,7 @@
 
 #include "stages.h"
 #include "vpcc/bit_writer.h"
+#include "vpcc/limits.h"
 
 namespace vpcc::encoding {
 namespace {
@@ -56,7 +57,8 @@ CodedSequence describeSequence(const std::vector<FramePatches>& framePatches, co
   // Rec1: duplicate point removal (two maps) is a Rec1 tool; without post-processing SEI, Rec1
   // adds nothing else (Rec0 decoders, TMC2's among them, keep the duplicates).
   ptl.reconstruction = 1;
-  ptl.level = 30;
+  // The lowest level whose MaxAtlasSize holds the atlas (decoders refuse atlases above it).
+  ptl.level = lowestLevelFor(uint64_t(width) * height);
   VpsAtlas atlas;
   atlas.frameWidth = width;
   atlas.frameHeight = height;
