@@ -1,12 +1,12 @@
-// libFuzzer target: any byte string as a segment, through parsing, atlas decoding,
-// reconstruction and post-processing (decode_input.h). Built with clang and
-// -fsanitize=fuzzer,address,undefined by the VPCC_FUZZ configuration (wasm/fuzz/CMakeLists.txt).
+// libFuzzer entry point of one fuzz target (targets.h): compiled once per target with
+// VPCC_FUZZ_TARGET naming its function (wasm/fuzz/CMakeLists.txt), and linked with
+// -fsanitize=fuzzer,address,undefined in the VPCC_FUZZ configuration.
 #include <cstddef>
 #include <cstdint>
 
-#include "decode_input.h"
+#include "targets.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  vpcc::fuzz::decodeInput(data, size);
+  vpcc::fuzz::VPCC_FUZZ_TARGET(data, size);
   return 0;
 }

@@ -248,13 +248,16 @@ size_t smoothOnGrid(PointCloudFrame& frame, const GridSmoothingParams& params, c
   auto firstCell = [&](const int16_t* p, int c[3]) {
     for (int d = 0; d < 3; ++d) c[d] = cells.quotient(p[d]) + (cells.remainder(p[d]) < half ? -1 : 0);
   };
-  const size_t w2 = size_t(w) * w;
+  // Cells are indexed with one spare cell per axis: with an odd cell size the 2×2×2 cells of a
+  // point near the top of the grid reach cell w (the margin, half a cell, rounds down), which
+  // must not alias the next row's first cell or run past the grid's end.
+  const size_t side = size_t(w) + 1, w2 = side * side;
   // Cells around boundary points get a slot, bounded so that a corrupt stream cannot ask for
   // gigabytes (10-bit geometry with 8³ cells needs 2^21). A bitmap says which cells have one;
   // the slot grid itself is read only there, so it is never initialised (no 8 MB fill per frame,
   // and the bitmap, 1/32 of its size, is what the per-point lookups touch first).
   constexpr size_t kMaxGridCells = size_t(1) << 25;
-  const size_t gridCells = w2 * size_t(w);
+  const size_t gridCells = w2 * side;
   if (gridCells > kMaxGridCells)
     throw ParseError("geometry smoothing grid of " + std::to_string(gridCells) + " cells is beyond this decoder's limit");
   std::vector<uint32_t> hasSlot((gridCells + 31) / 32, 0);
@@ -269,7 +272,7 @@ size_t smoothOnGrid(PointCloudFrame& frame, const GridSmoothingParams& params, c
     for (int dx = 0; dx < 2; ++dx)
       for (int dy = 0; dy < 2; ++dy)
         for (int dz = 0; dz < 2; ++dz) {
-          const size_t cell = size_t(c[0] + dx) + size_t(c[1] + dy) * w + size_t(c[2] + dz) * w2;
+          const size_t cell = size_t(c[0] + dx) + size_t(c[1] + dy) * side + size_t(c[2] + dz) * w2;
           uint32_t& word = hasSlot[cell >> 5];
           const uint32_t bit = 1u << (cell & 31);
           if (!(word & bit)) {
@@ -288,7 +291,7 @@ size_t smoothOnGrid(PointCloudFrame& frame, const GridSmoothingParams& params, c
   for (size_t i = 0; i < n; ++i) {
     const int16_t* p = pos + i * 3;
     if (!inside(p)) continue;
-    const int32_t s = slotAt(size_t(cells.quotient(p[0])) + size_t(cells.quotient(p[1])) * w + size_t(cells.quotient(p[2])) * w2);
+    const int32_t s = slotAt(size_t(cells.quotient(p[0])) + size_t(cells.quotient(p[1])) * side + size_t(cells.quotient(p[2])) * w2);
     if (s < 0) continue;
     const uint32_t patch = frame.patchIndex[i] + 1;
     if (cellCount[s] == 0) {
@@ -317,7 +320,7 @@ size_t smoothOnGrid(PointCloudFrame& frame, const GridSmoothingParams& params, c
     for (int dz = 0; dz < 2; ++dz)
       for (int dy = 0; dy < 2; ++dy)
         for (int dx = 0; dx < 2; ++dx) {
-          const int32_t s = slotOf[size_t(c[0] + dx) + size_t(c[1] + dy) * w + size_t(c[2] + dz) * w2];
+          const int32_t s = slotOf[size_t(c[0] + dx) + size_t(c[1] + dy) * side + size_t(c[2] + dz) * w2];
           cell[dz][dy][dx] = s;
           if (cellMixed[s] && cellCount[s] != 0) mixed = true;
         }

@@ -1,0 +1,79 @@
+// Fuzz target of post-processing (targets.h): a frame made directly from the input bytes, so
+// the smoothing passes see any point layout without a segment having to produce it.
+//
+// Input layout: 8 header bytes, then 13 bytes per point.
+//   0: grid size − 2 (geometry smoothing)      1: geometry threshold
+//   2–4: attribute thresholds (change, variation, difference)
+//   5: bits 0–2 geometry bit depth − 6 (6…13), bits 3–5 occupancy precision − 1 (1…8: the
+//      attribute smoothing cell size; any divisor of the atlas width occurs), bit 6 RGB colours
+//      (a 4:4:4 attribute video), bit 7 no geometry smoothing
+//   6: bit 0 positions taken raw (any int16, negative included) instead of within the bit depth
+//   7: unused
+//   per point: x, y, z (2 bytes each), Y, Cb, Cr (2 bytes each), 1 byte: bits 0–1 boundary
+//   flag, bits 2–7 patch index
+#include <algorithm>
+#include <stdexcept>
+#include <vector>
+
+#include "targets.h"
+#include "vpcc/bit_reader.h"
+#include "vpcc/postprocess.h"
+
+namespace vpcc::fuzz {
+namespace {
+
+constexpr size_t kHeaderBytes = 8, kPointBytes = 13, kMaxPoints = 2500;
+
+uint16_t word(const uint8_t* p) { return uint16_t(p[0] | p[1] << 8); }
+
+void postprocessFrame(const uint8_t* data, size_t size) {
+  if (size < kHeaderBytes) return;
+  GridSmoothingParams geometry;
+  geometry.gridSize = data[0] + 2u;
+  geometry.threshold = data[1];
+  AttributeSmoothingParams attribute;
+  attribute.threshold = data[2];
+  attribute.thresholdVariation = data[3];
+  attribute.thresholdDifference = data[4];
+  const uint8_t flags = data[5];
+  PointCloudFrame frame;
+  frame.bitDepth3d = 6 + (flags & 7);
+  frame.occupancyPrecision = ((flags >> 3) & 7) + 1u;
+  const bool rawPositions = data[6] & 1;
+  frame.rgbColours = flags & 0x40;
+  const bool smoothGeometry = !(flags & 0x80);
+  const uint16_t mask = uint16_t((1u << frame.bitDepth3d) - 1);
+  const size_t points = std::min((size - kHeaderBytes) / kPointBytes, kMaxPoints);
+  for (size_t i = 0; i < points; ++i) {
+    const uint8_t* p = data + kHeaderBytes + i * kPointBytes;
+    for (int d = 0; d < 3; ++d) {
+      const uint16_t v = word(p + 2 * d);
+      frame.positions.push_back(rawPositions ? int16_t(v) : int16_t(v & mask));
+      frame.colors16.push_back(word(p + 6 + 2 * d));
+    }
+    frame.boundary.push_back(p[12] & 3);
+    frame.patchIndex.push_back(p[12] >> 2);
+  }
+  frame.colors.assign(frame.positions.size(), 0);
+  // As postProcess runs them: geometry smoothing, colour transfer from the unsmoothed frame to
+  // the moved points, attribute smoothing of the points left in place, RGB of what changed.
+  std::vector<uint8_t> moved, recoloured;
+  if (smoothGeometry) {
+    const PointCloudFrame unsmoothed = frame;
+    if (smoothGeometryGrid(frame, geometry, moved)) transferColors(unsmoothed, frame, moved);
+  }
+  smoothAttributesGrid(frame, attribute, moved, recoloured);
+  toRgb8(frame, 0, frame.size());
+  if (frame.positions.size() != frame.colors.size()) throw std::logic_error("positions and colours differ in length");
+}
+
+}  // namespace
+
+void postprocessInput(const uint8_t* data, size_t size) {
+  try {
+    postprocessFrame(data, size);
+  } catch (const ParseError&) {
+  }
+}
+
+}  // namespace vpcc::fuzz
