@@ -103,10 +103,12 @@ V3cParameterSet parseVps(BitReader& r) {
           const int k = ai.dimensionPartitionsMinus1;
           for (int p = 0; p < k; ++p) {
             const uint32_t channels = (k - p == remaining) ? 0 : r.ue();
+            // Checked before subtracting: ue(v) reaches 2^32 − 2, beyond int (remaining only
+            // falls, so a partition wider than what is left is always an error).
+            if (int64_t{channels} + 1 > remaining) throw ParseError("attribute partitions exceed the attribute dimension");
             ai.partitionChannelsMinus1.push_back(channels);
             remaining -= static_cast<int>(channels) + 1;
           }
-          if (remaining < 0) throw ParseError("attribute partitions exceed the attribute dimension");
           ai.partitionChannelsMinus1.push_back(static_cast<uint32_t>(remaining));
         } else {
           ai.partitionChannelsMinus1.push_back(0);
