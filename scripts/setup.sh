@@ -55,7 +55,8 @@ build_wasm() {
   cmake --build wasm/build-wasm --parallel 2
   # The decoder's libFuzzer target (clang, ASan + UBSan), run for a bounded time by the cpp suite.
   step "clang fuzzing build (wasm/build-fuzz)"
-  CC=clang CXX=clang++ cmake -S wasm -B wasm/build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DVPCC_FUZZ=ON >/dev/null
+  CC=clang CXX=clang++ cmake -S wasm -B wasm/build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DVPCC_FUZZ=ON \
+    -DVPCC_DE265_ROOT="$LIBDE265_NATIVE" >/dev/null
   cmake --build wasm/build-fuzz --parallel 2
 }
 
