@@ -5,6 +5,7 @@
 //! these from quiche stream reads; tests feed them arbitrary bytes.
 
 pub mod fec;
+pub mod fuzzing;
 pub mod h3;
 pub mod object;
 pub mod varint;

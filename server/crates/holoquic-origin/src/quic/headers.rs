@@ -82,3 +82,33 @@ fn encode(headers: &[Header], out: &mut Vec<u8>) {
     let n = qpack::Encoder::new().encode(headers, &mut block).expect("the block has room for every field as a literal");
     Frame::encode(frame_type::HEADERS, &block[..n], out);
 }
+
+/// The QPACK fuzzing entry point (the `qpack` target of `server/fuzz` and the stable replay of
+/// its corpus, `tests/fuzz_corpus_qpack.rs`): any bytes as a request's field section, decoded as
+/// the origin decodes one. Whatever decodes must stay within the section limit (a decoded value
+/// may grow up to 3× where invalid UTF-8 becomes U+FFFD) and, encoded again, decode to itself.
+/// A broken invariant panics.
+pub fn fuzz_request_block(block: &[u8]) {
+    let Some(head) = decode_request(block) else { return };
+    let fields = [
+        (":method", &head.method),
+        (":protocol", &head.protocol),
+        (":path", &head.path),
+        ("origin", &head.origin),
+        (":authority", &head.authority),
+        ("range", &head.range),
+        ("priority", &head.priority),
+        ("if-none-match", &head.if_none_match),
+    ];
+    assert!(fields.iter().all(|(_, value)| value.len() <= 3 * MAX_HEADERS), "a decoded field beyond the section limit");
+    let present: Vec<Header> =
+        fields.iter().filter(|(_, value)| !value.is_empty()).map(|(name, value)| Header::new(name.as_bytes(), value.as_bytes())).collect();
+    let mut frame = Vec::new();
+    encode(&present, &mut frame);
+    let (encoded, _) = Frame::decode(&frame).expect("an encoded HEADERS frame decodes");
+    // The decoder's limit counts each field as name + value + 32 bytes (RFC 9114 §4.2.2).
+    let list_size: usize = present.iter().map(|h| h.name().len() + h.value().len() + 32).sum();
+    if list_size <= MAX_HEADERS {
+        assert_eq!(decode_request(encoded.payload).as_ref(), Some(&head), "field section round trip");
+    }
+}

@@ -26,7 +26,7 @@ pub mod congestion;
 mod control;
 pub mod delivery;
 mod drain;
-mod headers;
+pub mod headers;
 mod http3;
 pub mod loader;
 pub mod retry;
