@@ -7,7 +7,8 @@
 //   5: bits 0–2 geometry bit depth − 6 (6…13), bits 3–5 occupancy precision − 1 (1…8: the
 //      attribute smoothing cell size; any divisor of the atlas width occurs), bit 6 RGB colours
 //      (a 4:4:4 attribute video), bit 7 no geometry smoothing
-//   6: bit 0 positions taken raw (any int16, negative included) instead of within the bit depth
+//   6: bit 0 positions taken raw (any int16, negative included) instead of within the bit depth,
+//      bit 1 occupancy precision 16 << (bits 3–4 of byte 5) instead (16…128)
 //   7: unused
 //   per point: x, y, z (2 bytes each), Y, Cb, Cr (2 bytes each), 1 byte: bits 0–1 boundary
 //   flag, bits 2–7 patch index
@@ -38,7 +39,8 @@ void postprocessFrame(const uint8_t* data, size_t size) {
   const uint8_t flags = data[5];
   PointCloudFrame frame;
   frame.bitDepth3d = 6 + (flags & 7);
-  frame.occupancyPrecision = ((flags >> 3) & 7) + 1u;
+  // Powers of two up to 128 besides 1…8: a stream may declare a coarse occupancy map.
+  frame.occupancyPrecision = (data[6] & 2) ? 16u << ((flags >> 3) & 3) : ((flags >> 3) & 7) + 1u;
   const bool rawPositions = data[6] & 1;
   frame.rgbColours = flags & 0x40;
   const bool smoothGeometry = !(flags & 0x80);

@@ -196,7 +196,8 @@ size_t smoothAttributesGrid(PointCloudFrame& frame, const AttributeSmoothingPara
     for (int dz = 0; dz < 2; ++dz)
       for (int dy = 0; dy < 2; ++dy)
         for (int dx = 0; dx < 2; ++dx) {
-          const int weight = (dx ? wHigh[0] : wLow[0]) * (dy ? wHigh[1] : wLow[1]) * (dz ? wHigh[2] : wLow[2]);
+          // 64-bit: the cell size is the occupancy precision, which a stream may make large.
+          const int64_t weight = int64_t{dx ? wHigh[0] : wLow[0]} * (dy ? wHigh[1] : wLow[1]) * (dz ? wHigh[2] : wLow[2]);
           for (int k = 0; k < 3; ++k) blend[k] += mean[dz][dy][dx][k] * double(weight);
         }
     uint16_t result[3];
@@ -332,7 +333,9 @@ size_t smoothOnGrid(PointCloudFrame& frame, const GridSmoothingParams& params, c
       wLow[d] = g2 - wHigh[d];
     }
     double sum[3] = {0, 0, 0};
-    int count = 0;
+    // 64-bit: with the largest grid the SEI allows (257) a weight reaches 514³ ≈ 1.4·10^8, and
+    // times a cell's point count it overflows int (UBSan, found by the postprocess target).
+    int64_t count = 0;
     for (int dz = 0; dz < 2; ++dz) {
       const int wz = dz ? wHigh[2] : wLow[2];
       for (int dy = 0; dy < 2; ++dy) {
@@ -345,7 +348,7 @@ size_t smoothOnGrid(PointCloudFrame& frame, const GridSmoothingParams& params, c
             const double v = cellCount[s] > 0 ? double(cellCentre[size_t(s) * 3 + d]) : double(p[d]);
             sum[d] += v * double(weight);
           }
-          count += weight * cellCount[s];
+          count += int64_t{weight} * cellCount[s];
         }
       }
     }
@@ -356,7 +359,7 @@ size_t smoothOnGrid(PointCloudFrame& frame, const GridSmoothingParams& params, c
     double diff[3];
     for (int d = 0; d < 3; ++d) diff[d] = double(p[d]) * double(count) - centroid[d];
     const double dist2 = (diff[0] * diff[0] + diff[1] * diff[1] + diff[2] * diff[2]) / double(count) + 0.5;
-    if (dist2 >= double(std::max(int(params.threshold), count) * 2)) {
+    if (dist2 >= double(std::max(int64_t{params.threshold}, count) * 2)) {
       for (int d = 0; d < 3; ++d) p[d] = int16_t(int64_t(centroid[d] / double(count) + 0.5));
       moved[i] = 1;
       ++movedCount;
