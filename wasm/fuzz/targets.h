@@ -31,7 +31,7 @@ void reconstructInput(const uint8_t* data, size_t size);
 /// smoothing, colour transfer, attribute smoothing and the RGB conversion.
 void postprocessInput(const uint8_t* data, size_t size);
 
-/// The whole segment as the wasm module decodes it with its own HEVC decoder: every frame (at
+/// The whole segment as the optional HEVC module decodes it: every frame (at
 /// most 8, atlases of at most 512 × 512) with its video sub-bitstreams decoded by libde265,
 /// picture by picture, reconstructed, post-processed and released. Only in builds with
 /// libde265 (VPCC_WITH_DE265).
