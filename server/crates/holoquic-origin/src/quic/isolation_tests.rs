@@ -27,6 +27,17 @@ fn start_origin(flags: &[&str]) -> LoopOrigin {
     origin_with_big_objects(flags, 0)
 }
 
+/// The same, with a socket receive buffer of `bytes` (as far as the kernel allows).
+fn origin_with_receive_buffer(bytes: i32) -> LoopOrigin {
+    let dir = test_dir("isolation");
+    let content = dir.join("content");
+    std::fs::create_dir_all(&content).unwrap();
+    for i in 0..10 {
+        std::fs::write(content.join(format!("small-{i}")), vec![i as u8; SMALL]).unwrap();
+    }
+    LoopOrigin::start_with_receive_buffer(dir, &[], Some(bytes))
+}
+
 /// The same, also serving `big-0` … `big-8` of `big` bytes each.
 fn origin_with_big_objects(flags: &[&str], big: u32) -> LoopOrigin {
     let dir = test_dir("isolation");
@@ -229,15 +240,16 @@ fn a_slow_object_read_does_not_delay_another_sessions_objects() {
 
 #[test]
 fn a_request_and_repair_storm_on_one_connection_does_not_stop_another_session() {
-    // Objects of 4 MB: building one's encoders takes about 50 ms of CPU. The connection may hold
-    // them all (its byte budget is tested apart).
-    let origin = origin_with_big_objects(&["--max-held-bytes-per-connection", "1000000000"], 4_000_000);
+    // Objects of 8 MB: building one's encoders takes about 85 ms of CPU (~12 s per GB). The
+    // connection may hold them all (its byte budget is tested apart).
+    let origin = origin_with_big_objects(&["--max-held-bytes-per-connection", "1000000000"], 8_000_000);
     let mut storm = Client::connect(origin.addr, Duration::from_secs(5), true).unwrap();
     let mut bystander = Client::connect(origin.addr, Duration::from_secs(5), true).unwrap();
     let mut repairs = Vec::new();
     for _ in 0..50 {
         Message::Repair { symbols: 65_535 }.encode(&mut repairs);
     }
+    origin.rounds.reset();
     // A stream of small REQUESTs as datagrams, each with REPAIRs.
     for i in 0..200 {
         let request = Request { delivery: Delivery::Datagram, ..reliable(&format!("/content/small-{}", i % 10)) };
@@ -257,23 +269,92 @@ fn a_request_and_repair_storm_on_one_connection_does_not_stop_another_session() 
         times.extend(bystander.fetch(&small_paths(), Duration::from_secs(10)));
         storm.pump(Duration::from_millis(30));
     }
+    // The last REPAIRs reach the loop (and ask for their builds).
+    storm.pump(Duration::from_millis(300));
+    // What every other session waits for while the loop works on one connection's behalf: the
+    // loop's longest round, in CPU time — the machine's load delays the loop's thread but does
+    // not add to it, while one encoder build done inline adds its ~85 ms.
+    let (_, longest_round) = origin.rounds.longest();
+    eprintln!("the loop's longest round while another client storms: {longest_round:?} of CPU");
+    assert!(longest_round < LONGEST_ROUND_CPU, "a round of the loop took {longest_round:?} of CPU: work done on its thread stalls every session");
     assert_prompt(&times, "another client storms REQUEST and REPAIR");
     assert!(!storm.conn.is_closed(), "the storming client is served, not cut off");
 }
 
+/// The longest CPU time one round of the loop may take while one client misbehaves. A round
+/// with this much work (reading up to the receive budget, every connection's streams and
+/// datagrams, sending) takes 1–2 ms; an 8-MB object's encoder build alone, about 85 ms.
+const LONGEST_ROUND_CPU: Duration = Duration::from_millis(25);
+/// The most datagrams the loop may read between two runs of its timers and sending, however
+/// many wait: a few hundred are about a millisecond of work.
+const MOST_READ_BETWEEN_TIMERS: usize = 300;
+/// Junk datagrams sent to the held loop. The kernel keeps as many as the socket's buffer holds:
+/// thousands where the test may raise it past `net.core.rmem_max` (CAP_NET_ADMIN) or that limit
+/// is raised, about 500 of these small ones under a default limit — either way well beyond
+/// `MOST_READ_BETWEEN_TIMERS`, which is all the test needs.
+const BACKLOG: usize = 6000;
+/// Datagrams the backlog must hold for the test to tell a budget from none.
+const BACKLOG_NEEDED: usize = MOST_READ_BETWEEN_TIMERS + 100;
+
+/// Short-header packets of `len` bytes addressed to `client`'s connection, which the origin must
+/// try to decrypt before it can drop them.
+fn junk_for(client: &Client, len: usize) -> Vec<u8> {
+    let mut packet = vec![0x40u8];
+    packet.extend_from_slice(client.conn.destination_id().as_ref());
+    packet.extend((packet.len()..len).map(|i| (i * 7) as u8));
+    packet
+}
+
 #[test]
 fn a_datagram_flood_does_not_stop_another_session() {
+    a_backlog_of_junk_datagrams_does_not_hold_the_loops_timers_and_sending();
+    a_flood_going_on_does_not_stop_another_sessions_objects();
+}
+
+/// The flood that tells whether the loop reads within a budget, whatever the machine's load: a
+/// pile of datagrams already waiting.
+fn a_backlog_of_junk_datagrams_does_not_hold_the_loops_timers_and_sending() {
+    // A socket buffer with room for thousands of datagrams, as on a host tuned for QUIC
+    // (`net.core.rmem_max`): the default holds fewer than the receive budget of small ones.
+    let origin = origin_with_receive_buffer(4 << 20);
+    let flooder = Client::connect(origin.addr, Duration::from_secs(5), true).unwrap();
+    let mut bystander = Client::connect(origin.addr, Duration::from_secs(5), true).unwrap();
+    let packet = junk_for(&flooder, 48);
+    // The loop is held (as a busy or descheduled loop is) while thousands of junk datagrams pile
+    // up in its socket's buffer. Released, it must run its timers and send after a bounded
+    // number of them, not after the whole pile.
+    origin.rounds.reset();
+    {
+        let _held = origin.rounds.pause();
+        let socket = UdpSocket::bind("127.0.0.1:0").unwrap();
+        for _ in 0..BACKLOG {
+            let _ = socket.send_to(&packet, origin.addr);
+        }
+    }
+    let times = bystander.fetch(&small_paths(), Duration::from_secs(10));
+    let (most, read) = origin.rounds.datagrams();
+    eprintln!("backlog: {read} datagrams read, at most {most} between two runs of the timers");
+    assert!(read >= BACKLOG_NEEDED, "the backlog was too small to tell ({read} datagrams kept by the kernel)");
+    assert!(most <= MOST_READ_BETWEEN_TIMERS, "the loop read {most} datagrams before it ran its timers and sent");
+    // Its requests waited behind the pile (the socket is first in, first out), so no bound on
+    // its objects here: only that they come.
+    eprintln!("bystander's objects behind the backlog: worst {:?}", times.iter().max().unwrap());
+}
+
+/// A flood going on, with the default socket buffer: how fast the loop falls behind depends on
+/// how the machine schedules the flooder and the loop, so this one shows the bystander is served
+/// rather than telling budget from none.
+fn a_flood_going_on_does_not_stop_another_sessions_objects() {
     let origin = start_origin(&[]);
     let mut flooder = Client::connect(origin.addr, Duration::from_secs(5), true).unwrap();
     let mut bystander = Client::connect(origin.addr, Duration::from_secs(5), true).unwrap();
-    // A second flood, from a thread as fast as it can send: short-header packets addressed to the
-    // flooder's connection, which the origin must try to decrypt before it can drop them.
+    let packet = junk_for(&flooder, 1170);
+    origin.rounds.reset();
+    // A flood from a thread as fast as it can send, and the flooder's connection filling its
+    // datagram queue again and again.
     let stop = Arc::new(AtomicBool::new(false));
     let junk = {
         let (stop, target) = (Arc::clone(&stop), origin.addr);
-        let mut packet = vec![0x40u8];
-        packet.extend_from_slice(flooder.conn.destination_id().as_ref());
-        packet.extend((0..1150).map(|i| (i * 7) as u8));
         std::thread::spawn(move || {
             let socket = UdpSocket::bind("127.0.0.1:0").unwrap();
             let mut sent = 0u64;
@@ -285,7 +366,6 @@ fn a_datagram_flood_does_not_stop_another_session() {
     };
     let mut times = Vec::new();
     for _ in 0..5 {
-        // The flooder's connection fills its datagram queue again and again.
         for _ in 0..100 {
             while flooder.conn.dgram_send(&[0u8; 1000]).is_ok() {}
             flooder.pump(Duration::from_millis(1));
@@ -294,8 +374,13 @@ fn a_datagram_flood_does_not_stop_another_session() {
     }
     stop.store(true, Ordering::Relaxed);
     let junk_sent = junk.join().unwrap();
-    eprintln!("junk datagrams sent {junk_sent}, client datagrams dropped {}", origin.count(|m| &m.client_datagrams_dropped_total));
+    let (most, _) = origin.rounds.datagrams();
+    eprintln!(
+        "junk datagrams sent {junk_sent}, client datagrams dropped {}, at most {most} read between two runs of the timers",
+        origin.count(|m| &m.client_datagrams_dropped_total)
+    );
     assert!(origin.count(|m| &m.client_datagrams_dropped_total) > 1000, "the flood reached the origin");
+    assert!(most <= MOST_READ_BETWEEN_TIMERS, "the loop read {most} datagrams before it ran its timers and sent");
     assert_prompt(&times, "another client floods datagrams");
 }
 

@@ -72,6 +72,9 @@ pub struct QuicContext {
     pub web: Option<Arc<WebFiles>>,
     /// Reads objects and builds encoders for the loop's requests (its workers start with it).
     pub loader: Arc<loader::Loader>,
+    /// How long the loop's rounds take, for the isolation tests.
+    #[cfg(test)]
+    pub rounds: Arc<test_support::RoundStats>,
 }
 
 impl QuicContext {
@@ -79,7 +82,16 @@ impl QuicContext {
     pub fn new(config: Arc<Config>, certs: Arc<CertStore>, content: Arc<ContentStore>, metrics: Arc<Metrics>, web: Option<Arc<WebFiles>>) -> Result<Self> {
         let limits = &config.limits;
         let loader = loader::Loader::new(Arc::clone(&content), limits.max_queued_loads, limits.max_held_bytes).context("starting the loader")?;
-        Ok(Self { config, certs, content, metrics, web, loader })
+        Ok(Self {
+            config,
+            certs,
+            content,
+            metrics,
+            web,
+            loader,
+            #[cfg(test)]
+            rounds: Arc::default(),
+        })
     }
 }
 
@@ -183,12 +195,18 @@ impl Server {
                 self.ctx.loader.clear_wake();
             }
             self.send_blocked = false;
+            #[cfg(test)]
+            let round = self.ctx.rounds.begin();
             // Read what is queued, up to the budget, then run timers, the WebTransport layer and
             // sending; what is left is read next round (the socket is still readable, so the
             // loop does not sleep).
             for _ in 0..RECV_BUDGET {
                 match self.out.socket.recv_from(&mut buf) {
-                    Ok((n, from)) => self.on_packet(&mut buf[..n], from),
+                    Ok((n, from)) => {
+                        #[cfg(test)]
+                        self.ctx.rounds.datagram_read();
+                        self.on_packet(&mut buf[..n], from)
+                    }
                     Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => break,
                     Err(e) => {
                         tracing::debug!("recv_from: {e}");
@@ -197,6 +215,8 @@ impl Server {
                 }
             }
             let now = Instant::now();
+            #[cfg(test)]
+            self.ctx.rounds.timers_ran(now);
             for client in self.clients.values_mut() {
                 guarded(client, &self.ctx, "timers and streams", |client, ctx| {
                     if client.conn.timeout().is_some_and(|t| t.is_zero()) {
@@ -217,6 +237,8 @@ impl Server {
             }
             self.flush();
             self.reap();
+            #[cfg(test)]
+            self.ctx.rounds.end(round);
             if self.draining && self.clients.is_empty() {
                 tracing::info!("drained: every connection is closed");
                 return Ok(());

@@ -11,7 +11,7 @@ use holoquic_proto::varint::put;
 use quiche::h3::qpack;
 use quiche::h3::Header;
 
-use super::{spawn, QuicContext};
+use super::{spawn_on, QuicContext};
 use crate::config::Config;
 use crate::content::ContentStore;
 use crate::metrics::Metrics;
@@ -24,6 +24,8 @@ pub struct LoopOrigin {
     pub addr: SocketAddr,
     pub metrics: Arc<Metrics>,
     pub shutdown: Arc<Shutdown>,
+    /// How long the loop's rounds take.
+    pub rounds: Arc<RoundStats>,
     thread: Option<std::thread::JoinHandle<anyhow::Result<()>>>,
 }
 
@@ -31,6 +33,12 @@ impl LoopOrigin {
     /// Serves `dir/content` on 127.0.0.1 with `flags` added to the command line; `dir` (with its
     /// generated certificate) is removed on drop.
     pub fn start(dir: PathBuf, flags: &[&str]) -> Self {
+        Self::start_with_receive_buffer(dir, flags, None)
+    }
+
+    /// The same, with the socket's receive buffer set to `bytes` when given (see
+    /// `enlarge_receive_buffer`).
+    pub fn start_with_receive_buffer(dir: PathBuf, flags: &[&str], bytes: Option<libc::c_int>) -> Self {
         let content = dir.join("content");
         std::fs::create_dir_all(&content).unwrap();
         let mut args = vec!["x", "--content", content.to_str().unwrap(), "--listen", "127.0.0.1:0"];
@@ -41,8 +49,13 @@ impl LoopOrigin {
         let store = Arc::new(ContentStore::open(&content, config.limits.max_object_bytes).unwrap());
         let ctx = QuicContext::new(config, certs, store, Arc::clone(&metrics), None).unwrap();
         let shutdown = Arc::new(Shutdown::default());
-        let (addr, thread) = spawn(ctx, Arc::clone(&shutdown)).unwrap();
-        Self { dir, addr, metrics, shutdown, thread: Some(thread) }
+        let rounds = Arc::clone(&ctx.rounds);
+        let socket = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+        if let Some(bytes) = bytes {
+            enlarge_receive_buffer(&socket, bytes);
+        }
+        let (addr, thread) = spawn_on(ctx, socket, Arc::clone(&shutdown)).unwrap();
+        Self { dir, addr, metrics, shutdown, rounds, thread: Some(thread) }
     }
 
     /// The loop's thread is still running (it ends only when dropped, or on a panic of the loop).
@@ -62,6 +75,27 @@ impl Drop for LoopOrigin {
             let _ = t.join();
         }
         let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// Sets the socket's receive buffer to `bytes`: beyond `net.core.rmem_max` where the process may
+/// (`SO_RCVBUFFORCE`, with CAP_NET_ADMIN), else as far as that limit allows.
+fn enlarge_receive_buffer(socket: &std::net::UdpSocket, bytes: libc::c_int) {
+    use std::os::fd::AsRawFd;
+    for option in [libc::SO_RCVBUFFORCE, libc::SO_RCVBUF] {
+        // SAFETY: valid fd, pointer to a c_int of the given length.
+        let r = unsafe {
+            libc::setsockopt(
+                socket.as_raw_fd(),
+                libc::SOL_SOCKET,
+                option,
+                (&bytes as *const libc::c_int).cast(),
+                std::mem::size_of::<libc::c_int>() as libc::socklen_t,
+            )
+        };
+        if r == 0 {
+            return;
+        }
     }
 }
 
@@ -98,4 +132,95 @@ pub fn connect(method: &str, path: &str) -> Vec<u8> {
         Header::new(b":path", path.as_bytes()),
         Header::new(b"origin", b"https://localhost"),
     ])
+}
+
+/// What the isolation tests measure of the loop's rounds (one round: read up to the receive
+/// budget, run timers and the connections' work, send): the longest wall-clock gap between two
+/// runs of the timers, which a flood read without a budget stretches, and the longest CPU time of
+/// one round on the loop's thread, which work done inline (an encoder build) stretches while the
+/// machine's load, which delays the thread but gives it no CPU time, does not.
+///
+/// A test can also hold the loop at the start of its next round (`pause`), as a busy or
+/// descheduled loop is held, to let a flood pile up in the socket's buffer.
+#[derive(Debug, Default)]
+pub struct RoundStats {
+    inner: std::sync::Mutex<RoundInner>,
+    gate: std::sync::Mutex<()>,
+}
+
+#[derive(Debug, Default)]
+struct RoundInner {
+    last_timers: Option<std::time::Instant>,
+    longest_gap: std::time::Duration,
+    longest_cpu: std::time::Duration,
+    /// Datagrams read since the timers last ran, and the most between two runs.
+    read_since_timers: usize,
+    most_read_between_timers: usize,
+    read_total: usize,
+}
+
+impl RoundStats {
+    /// The loop starts a round (waiting while a test holds it paused): its thread's CPU time so
+    /// far.
+    pub fn begin(&self) -> std::time::Duration {
+        drop(self.gate.lock());
+        thread_cpu_time()
+    }
+
+    /// Holds the loop at the start of its next round until the guard is dropped.
+    pub fn pause(&self) -> std::sync::MutexGuard<'_, ()> {
+        self.gate.lock().unwrap()
+    }
+
+    /// The loop read a datagram from its socket.
+    pub fn datagram_read(&self) {
+        let mut inner = self.inner.lock().unwrap();
+        inner.read_since_timers += 1;
+        inner.read_total += 1;
+    }
+
+    /// The loop runs its timers now.
+    pub fn timers_ran(&self, now: std::time::Instant) {
+        let mut inner = self.inner.lock().unwrap();
+        if let Some(last) = inner.last_timers {
+            inner.longest_gap = inner.longest_gap.max(now.saturating_duration_since(last));
+        }
+        inner.last_timers = Some(now);
+        inner.most_read_between_timers = inner.most_read_between_timers.max(inner.read_since_timers);
+        inner.read_since_timers = 0;
+    }
+
+    /// The round begun at `begin` ends.
+    pub fn end(&self, begin: std::time::Duration) {
+        let cpu = thread_cpu_time().saturating_sub(begin);
+        let mut inner = self.inner.lock().unwrap();
+        inner.longest_cpu = inner.longest_cpu.max(cpu);
+    }
+
+    /// Forgets what was measured: the next figures cover only what follows.
+    pub fn reset(&self) {
+        *self.inner.lock().unwrap() = RoundInner::default();
+    }
+
+    /// The longest gap between two runs of the timers, and the longest CPU time of a round,
+    /// since the last reset.
+    pub fn longest(&self) -> (std::time::Duration, std::time::Duration) {
+        let inner = self.inner.lock().unwrap();
+        (inner.longest_gap, inner.longest_cpu)
+    }
+
+    /// The most datagrams read between two runs of the timers, and all read, since the last
+    /// reset.
+    pub fn datagrams(&self) -> (usize, usize) {
+        let inner = self.inner.lock().unwrap();
+        (inner.most_read_between_timers, inner.read_total)
+    }
+}
+
+/// CPU time the calling thread has used.
+fn thread_cpu_time() -> std::time::Duration {
+    let mut t = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: a valid timespec to fill; the clock exists on Linux.
+    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) };
+    std::time::Duration::new(t.tv_sec as u64, t.tv_nsec as u32)
 }
