@@ -1,7 +1,8 @@
 //! The graceful drain of the real origin binary: SIGTERM while a large reliable object is being
-//! sent. The client gets every byte of it, then the session's close capsule (it finishes its side
-//! of the session stream), then the connection's close; a new connection meanwhile is refused; the admin listener says it drains;
-//! the process exits 0 within the grace period.
+//! sent. The client is told at once (the session's drain capsule, an HTTP/3 GOAWAY), gets every
+//! byte of the object, then the session's close capsule (it finishes its side of the session
+//! stream), then the connection's close; a new connection meanwhile is refused; the admin
+//! listener says it drains; the process exits 0 within the grace period.
 
 mod support;
 
@@ -9,6 +10,7 @@ use std::net::{SocketAddr, UdpSocket};
 use std::time::{Duration, Instant};
 
 use holoquic_proto::h3::{capsule_type, error_code, frame_type, stream_type, CloseSession, Frame, Settings, WEBTRANSPORT_BIDI_SIGNAL};
+use holoquic_proto::varint::VarInt;
 use holoquic_proto::{Delivery, FecMode, Message, Request};
 use quiche::h3::{qpack, Header};
 use support::{http_get, Origin};
@@ -119,6 +121,30 @@ fn capsules_of(session_stream: &[u8]) -> Vec<u8> {
     capsules
 }
 
+/// The types of the whole capsules (or frames) in `bytes`, in order.
+fn kinds_of(mut bytes: &[u8]) -> Vec<u64> {
+    let mut kinds = Vec::new();
+    while let Ok((frame, used)) = Frame::decode(bytes) {
+        kinds.push(frame.kind);
+        bytes = &bytes[used..];
+    }
+    kinds
+}
+
+/// The GOAWAY frame's stream id on the origin's control stream, once it has come.
+fn goaway_of(control_stream: &[u8]) -> Option<u64> {
+    let (kind, used) = VarInt::decode(control_stream).ok()?;
+    assert_eq!(kind.get(), stream_type::CONTROL);
+    let mut rest = &control_stream[used..];
+    while let Ok((frame, used)) = Frame::decode(rest) {
+        if frame.kind == frame_type::GOAWAY {
+            return Some(VarInt::decode(frame.payload).expect("a stream id").0.get());
+        }
+        rest = &rest[used..];
+    }
+    None
+}
+
 #[test]
 fn sigterm_finishes_the_object_in_flight_then_closes_the_session_and_exits_0() {
     let dir = tempfile::tempdir().unwrap();
@@ -167,27 +193,41 @@ fn sigterm_finishes_the_object_in_flight_then_closes_the_session_and_exits_0() {
     assert_eq!(http_get(admin, "/healthz"), (503, "draining\n".into()));
     assert!(http_get(admin, "/metrics").1.contains("holoquic_draining 1\n"));
 
-    // The object arrives whole, then the close capsule, then the connection's close.
-    let (mut object_done, mut capsule_seen) = (false, false);
+    // At once, before the object is done: the session's drain capsule and a GOAWAY. Then the
+    // object whole, then the close capsule, then the connection's close.
+    let (mut object_done, mut drain_seen, mut close_seen, mut control, mut goaway) = (false, false, false, Vec::new(), None);
     while client.conn.peer_error().is_none() {
         assert!(signalled.elapsed() < Duration::from_secs(GRACE_SECONDS + 5), "the origin did not close the connection");
         client.pump();
         object_done |= client.read(4, &mut response);
         client.read(0, &mut session);
-        if !capsule_seen && !capsules_of(&session).is_empty() {
-            capsule_seen = true;
+        client.read(3, &mut control);
+        if goaway.is_none() {
+            goaway = goaway_of(&control);
+        }
+        let kinds = kinds_of(&capsules_of(&session));
+        if !drain_seen && kinds.contains(&capsule_type::DRAIN_WEBTRANSPORT_SESSION) {
+            drain_seen = true;
+            assert!(!object_done, "the drain capsule came only after the object ({} of {OBJECT_BYTES} bytes)", response.len());
+        }
+        if !close_seen && kinds.contains(&capsule_type::CLOSE_WEBTRANSPORT_SESSION) {
+            close_seen = true;
             assert!(object_done, "the close capsule came before the object's last byte ({} of {OBJECT_BYTES} bytes)", response.len());
             // As a WebTransport client does: the session is over, our side of its stream too.
             client.conn.stream_send(0, &[], true).unwrap();
         }
     }
+    // The first request stream not served: the one after the last the client opened (4).
+    assert_eq!(goaway, Some(8), "the origin's GOAWAY (control stream: {control:x?}, capsules {:x?})", kinds_of(&capsules_of(&session)));
     let (message, used) = Message::decode(&response).expect("a RESPONSE");
     assert!(matches!(message, Message::Response(ref r) if r.status == 200), "{message:?}");
     assert!(response[used..] == object[..], "the object's bytes: {} of {OBJECT_BYTES}", response.len() - used);
     let capsules = capsules_of(&session);
-    let (capsule, _) = Frame::decode(&capsules).expect("a capsule");
-    assert_eq!(capsule.kind, capsule_type::CLOSE_WEBTRANSPORT_SESSION);
-    assert_eq!(CloseSession::decode(capsule.payload).unwrap().code, 0);
+    assert_eq!(kinds_of(&capsules), [capsule_type::DRAIN_WEBTRANSPORT_SESSION, capsule_type::CLOSE_WEBTRANSPORT_SESSION]);
+    let (drain, used) = Frame::decode(&capsules).expect("a capsule");
+    assert!(drain.payload.is_empty(), "DRAIN_WEBTRANSPORT_SESSION has no payload");
+    let (close, _) = Frame::decode(&capsules[used..]).expect("a capsule");
+    assert_eq!(CloseSession::decode(close.payload).unwrap().code, 0);
     let close = client.conn.peer_error().unwrap();
     assert!(close.is_app && close.error_code == error_code::H3_NO_ERROR, "{close:?}");
 

@@ -1,6 +1,8 @@
 //! The QUIC side of a graceful drain (`shutdown.rs`): once the origin drains, new connections are
-//! refused with CONNECTION_REFUSED, new sessions and requests on open ones with 503, and each
-//! open connection is closed in two steps as soon as it is quiet:
+//! refused with CONNECTION_REFUSED, new sessions and requests on open ones with 503, each open
+//! connection is told at once (DRAIN_WEBTRANSPORT_SESSION on its sessions, an HTTP/3 GOAWAY) so
+//! its client can move to another origin early, and it is closed in two steps as soon as it is
+//! quiet:
 //!
 //! 1. when its in-flight objects and HTTP/3 answers are written **and acknowledged**, its
 //!    sessions are closed: our CLOSE_WEBTRANSPORT_SESSION capsule and FIN on each session stream
@@ -48,6 +50,9 @@ impl Server {
             tracing::info!(connections = self.clients.len(), "draining: refusing new connections, finishing in-flight objects");
             for client in self.clients.values_mut() {
                 client.wt.begin_drain();
+                if client.conn.is_established() && !client.poisoned {
+                    super::guarded(client, &self.ctx, "announcing the drain", |client, _| client.wt.announce_drain(&mut client.conn));
+                }
             }
         }
         for client in self.clients.values_mut() {

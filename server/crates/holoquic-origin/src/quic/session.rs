@@ -117,6 +117,13 @@ impl SessionMachine {
         self.uni.len()
     }
 
+    /// The streams of the open sessions (their CONNECT streams), in order.
+    pub fn session_streams(&self) -> Vec<u64> {
+        let mut streams: Vec<u64> = self.sessions.keys().copied().collect();
+        streams.sort_unstable();
+        streams
+    }
+
     /// Whether the connection must close: the peer broke HTTP/3 on a stream that matters.
     pub fn must_close(&self) -> bool {
         self.close.is_some()

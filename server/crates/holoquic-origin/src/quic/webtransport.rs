@@ -4,12 +4,13 @@
 //! bytes, FIN, resets, datagrams) to the session machine (`session.rs`), performs the actions it
 //! returns, and runs the scheduler (`scheduler.rs`) over the object requests (`delivery.rs`)
 //! and the writer of plain HTTP/3 answers (`http3.rs`) over GET and HEAD requests. When the
-//! origin drains, it refuses new sessions and requests and, once asked, closes its sessions with
+//! origin drains, it tells the peer at once (DRAIN_WEBTRANSPORT_SESSION on each session, an
+//! HTTP/3 GOAWAY), refuses new sessions and requests and, once asked, closes its sessions with
 //! their close capsule.
 
 use std::time::Instant;
 
-use holoquic_proto::h3::{frame_type, stream_type, CloseSession, Frame, Settings};
+use holoquic_proto::h3::{capsule_type, frame_type, stream_type, CloseSession, Frame, Settings};
 
 use super::action::Action;
 use super::budget::ConnectionBudgets;
@@ -21,6 +22,9 @@ use super::QuicContext;
 
 /// Server-initiated unidirectional stream id of our control stream (the first one).
 const OUR_CONTROL_STREAM: u64 = 3;
+/// quiche's default stream priority (RFC 9218's default urgency, incremental), which session
+/// streams have but while a drain notice waits on them.
+const DEFAULT_PRIORITY: (u8, bool) = (3, true);
 
 /// The WebTransport side of one QUIC connection.
 #[derive(Default)]
@@ -33,6 +37,11 @@ pub struct Connection {
     budgets: Option<ConnectionBudgets>,
     /// The origin is draining: new sessions and requests are refused (503).
     draining: bool,
+    /// The highest client-initiated bidirectional stream read from (what a GOAWAY counts from).
+    highest_bidi: Option<u64>,
+    /// Bytes owed on a stream that quiche could not take at once (objects had used its send
+    /// capacity up): the drain's notices, written ahead of object bytes each round until out.
+    notices: Vec<(u64, Vec<u8>)>,
 }
 
 impl Connection {
@@ -64,6 +73,65 @@ impl Connection {
         self.draining = true;
     }
 
+    /// Tells the peer of an established connection that the origin drains, so it can move to
+    /// another origin before this one closes: DRAIN_WEBTRANSPORT_SESSION on every open session's
+    /// stream (a browser resolves the session's `draining` promise) and an HTTP/3 GOAWAY on our
+    /// control stream naming the first request stream that will not be served (the one after
+    /// the last read; requests on it or later would get 503). Sessions and requests under way go
+    /// on until the drain closes them.
+    pub fn announce_drain(&mut self, conn: &mut quiche::Connection) {
+        let mut capsule = Vec::new();
+        Frame::encode(capsule_type::DRAIN_WEBTRANSPORT_SESSION, &[], &mut capsule);
+        let mut data = Vec::new();
+        Frame::encode(frame_type::DATA, &capsule, &mut data);
+        for stream in self.sessions.session_streams() {
+            // Ahead of the objects under way (their urgency is 0 and up): the notice is worth
+            // most early. Back to the default before the close capsule, which must follow them.
+            let _ = conn.stream_priority(stream, 0, false);
+            self.notices.push((stream, data.clone()));
+        }
+        let mut id = Vec::new();
+        holoquic_proto::varint::put(&mut id, self.highest_bidi.map_or(0, |s| s + 4));
+        let mut goaway = Vec::new();
+        Frame::encode(frame_type::GOAWAY, &id, &mut goaway);
+        self.notices.push((OUR_CONTROL_STREAM, goaway));
+        self.open_control(conn);
+        self.write_notices(conn);
+    }
+
+    /// Writes what it can of the notices owed (the GOAWAY only after our SETTINGS).
+    fn write_notices(&mut self, conn: &mut quiche::Connection) {
+        let control_opened = self.control_opened;
+        self.notices.retain_mut(|(stream, bytes)| {
+            if *stream == OUR_CONTROL_STREAM && !control_opened {
+                return true;
+            }
+            match conn.stream_send(*stream, bytes, false) {
+                Ok(n) => {
+                    bytes.drain(..n);
+                    !bytes.is_empty()
+                }
+                Err(quiche::Error::Done) => true,
+                // The stream is gone: nobody to tell.
+                Err(_) => false,
+            }
+        });
+    }
+
+    /// Opens our control stream with SETTINGS, once.
+    fn open_control(&mut self, conn: &mut quiche::Connection) {
+        if self.control_opened {
+            return;
+        }
+        let mut buf = Vec::new();
+        holoquic_proto::varint::put(&mut buf, stream_type::CONTROL);
+        Settings::webtransport_origin().encode_frame(&mut buf);
+        if conn.stream_send(OUR_CONTROL_STREAM, &buf, false).is_ok() {
+            let _ = conn.stream_priority(OUR_CONTROL_STREAM, 0, false);
+            self.control_opened = true;
+        }
+    }
+
     /// Whether an object request or a plain HTTP/3 answer is still under way (a drain waits for
     /// them before it closes the sessions).
     pub fn has_work_in_flight(&self) -> bool {
@@ -73,6 +141,10 @@ impl Connection {
     /// Closes every open session: its requests stop, and our CLOSE_WEBTRANSPORT_SESSION capsule
     /// and FIN go on its stream. Returns the session streams closed.
     pub fn close_sessions(&mut self, conn: &mut quiche::Connection, ctx: &QuicContext, now: Instant) -> Vec<u64> {
+        self.write_notices(conn);
+        for stream in self.sessions.session_streams() {
+            let _ = conn.stream_priority(stream, DEFAULT_PRIORITY.0, DEFAULT_PRIORITY.1);
+        }
         let actions = self.sessions.close_all(&session_env(ctx, self.draining));
         let closed = actions.iter().filter_map(|a| if let Action::SessionClosed { stream, .. } = a { Some(*stream) } else { None }).collect();
         self.perform(conn, ctx, actions, now);
@@ -90,15 +162,8 @@ impl Connection {
         if !conn.is_established() || self.sessions.must_close() {
             return;
         }
-        if !self.control_opened {
-            let mut buf = Vec::new();
-            holoquic_proto::varint::put(&mut buf, stream_type::CONTROL);
-            Settings::webtransport_origin().encode_frame(&mut buf);
-            if conn.stream_send(OUR_CONTROL_STREAM, &buf, false).is_ok() {
-                let _ = conn.stream_priority(OUR_CONTROL_STREAM, 0, false);
-                self.control_opened = true;
-            }
-        }
+        self.open_control(conn);
+        self.write_notices(conn);
         let readable: Vec<u64> = conn.readable().collect();
         for id in readable {
             self.read_stream(conn, ctx, id, now);
@@ -141,6 +206,9 @@ impl Connection {
 
     /// Reads stream `id` until it has nothing more, handing each piece to the session machine.
     fn read_stream(&mut self, conn: &mut quiche::Connection, ctx: &QuicContext, id: u64, now: Instant) {
+        if id.is_multiple_of(4) {
+            self.highest_bidi = self.highest_bidi.max(Some(id));
+        }
         let mut buf = [0u8; 16 * 1024];
         loop {
             let (n, fin) = match conn.stream_recv(id, &mut buf) {
