@@ -53,6 +53,8 @@ if len(report["frames"]) == 2:
     first, second = report["frames"]
     check(abs(first["d1Psnr"] - 10 * math.log10(3 * 1023**2)) < 1e-3, f"D1 of a 1-voxel shift: {first['d1Psnr']}")
     check(first["d1Mse"] == 1 and first["yPsnr"] is None, "shift: D1 MSE 1, colours identical (null)")
+    directions = [first.get(d, {}).get("d1Mse") for d in ("sourceToDecoded", "decodedToSource")]
+    check(directions == [1, 1], f"shift: each direction's D1 MSE is 1 too ({directions})")
     check(all(second[k] is None for k in ("d1Psnr", "d2Psnr", "yPsnr", "uPsnr", "vPsnr")), "identical frame: every PSNR null")
     check(report["average"]["d1Psnr"] is None, "the average over an infinite frame is infinite")
 check(report.get("peak") == 1023, "default peak 1023 (10 bits)")

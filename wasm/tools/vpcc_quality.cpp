@@ -106,12 +106,21 @@ std::string jsonPsnrs(const Quality& q) {
          ", \"uPsnr\": " + figure(q.uPsnr, true) + ", \"vPsnr\": " + figure(q.vPsnr, true);
 }
 
+/// One direction's mean squared errors (which side of the symmetric figure costs what).
+std::string jsonDirection(const DirectionalErrors& e) {
+  char text[256];
+  std::snprintf(text, sizeof text, "{\"d1Mse\": %.9g, \"d2Mse\": %.9g, \"yMse\": %.9g, \"uMse\": %.9g, \"vMse\": %.9g}", e.d1, e.d2,
+                e.y, e.u, e.v);
+  return text;
+}
+
 std::string jsonFrame(unsigned long long n, const Quality& q) {
   char mse[320];
   std::snprintf(mse, sizeof mse, "\"d1Mse\": %.9g, \"d2Mse\": %.9g, \"yMse\": %.9g, \"uMse\": %.9g, \"vMse\": %.9g", q.d1Mse, q.d2Mse,
                 q.yMse, q.uMse, q.vMse);
   return "{\"frame\": " + std::to_string(n) + ", \"sourcePoints\": " + std::to_string(q.sourcePoints) +
-         ", \"decodedPoints\": " + std::to_string(q.decodedPoints) + ", " + jsonPsnrs(q) + ", " + mse + "}";
+         ", \"decodedPoints\": " + std::to_string(q.decodedPoints) + ", " + jsonPsnrs(q) + ", " + mse +
+         ", \"sourceToDecoded\": " + jsonDirection(q.sourceToDecoded) + ", \"decodedToSource\": " + jsonDirection(q.decodedToSource) + "}";
 }
 
 void printRow(const std::string& label, const Quality& q, const std::string& points) {
