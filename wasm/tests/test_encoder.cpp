@@ -84,6 +84,40 @@ TEST(synthetic_sphere_round_trips_with_both_codecs_and_map_counts) {
     }
 }
 
+/// Pictures of a length-prefixed HEVC stream coded as IDR pictures (NAL types 19, 20), and all.
+static std::pair<size_t, size_t> hevcIdrPictures(const std::vector<uint8_t>& data) {
+  size_t idr = 0, pictures = 0;
+  for (size_t at = 0; at + 5 <= data.size();) {
+    const size_t size = size_t(data[at]) << 24 | size_t(data[at + 1]) << 16 | size_t(data[at + 2]) << 8 | data[at + 3];
+    const unsigned type = (data[at + 4] >> 1) & 0x3f;
+    const bool firstSlice = at + 6 < data.size() && (data[at + 6] & 0x80);  // first_slice_segment_in_pic_flag
+    if (type < 32 && firstSlice) {
+      ++pictures;
+      if (type == 19 || type == 20) ++idr;
+    }
+    at += 4 + size;
+  }
+  return {idr, pictures};
+}
+
+TEST(all_intra_codes_every_video_picture_as_an_idr_picture) {
+  const std::vector<InputFrame> frames = {sphereFrame(0), sphereFrame(1), sphereFrame(2)};
+  auto video = makeLibavEncoder();
+  for (bool allIntra : {false, true}) {
+    EncoderConfig cfg;
+    cfg.codec = VideoCodec::Hevc;
+    cfg.allIntra = allIntra;
+    const auto bytes = encodeSequence(frames, cfg, *video);
+    const auto seqs = parseSampleStream(bytes);
+    for (const VideoSubBitstream& v : seqs.at(0).videos) {
+      const auto [idr, pictures] = hevcIdrPictures(v.data);
+      CHECK_EQ(pictures, frames.size() * (v.header.type == V3cUnitType::OVD ? 1 : cfg.mapCount));
+      CHECK_EQ(idr, allIntra ? pictures : size_t(1));
+    }
+    CHECK(roundTrip(frames, bytes, 10).quality.d1Psnr > 60);
+  }
+}
+
 TEST(level_of_detail_two_keeps_about_a_quarter_of_the_points) {
   const std::vector<InputFrame> frames = {sphereFrame(0)};
   auto video = makeLibavEncoder();

@@ -42,6 +42,8 @@ const char* const kHelp =
     "  --fit                      float coordinates in any unit: scaled onto the grid, aspect kept\n"
     "  --threads N                video encoding threads, 1 … 256 (default 1)\n"
     "  --inter 0|1                predict atlas frames from the previous one (default 1)\n"
+    "  --all-intra                every video picture intra coded (default: one GOP per sequence)\n"
+    "  --preset NAME              x264/x265 preset (default veryfast for AVC, slow for HEVC)\n"
     "  --smoothing                ask decoders for grid geometry smoothing (SEI: grid 8, threshold 64)\n"
     "  --report                   decode the result and print PSNR, bits per point and rates\n"
     "\n"
@@ -59,6 +61,7 @@ int main(int argc, char** argv) {
   EncoderConfig cfg;
   std::string output;
   bool report = false, fit = false;
+  std::string preset;
   std::vector<std::string> inputs;
   try {
     for (int i = 1; i < argc; ++i) {
@@ -82,6 +85,8 @@ int main(int argc, char** argv) {
       else if (a == "--threads") cfg.threads = int(cli::integer(a, next(), 1, 256));
       else if (a == "--inter") cfg.interPrediction = cli::choice(a, next(), "0|1") == "1";
       else if (a == "--smoothing") cfg.geometrySmoothing = true;
+      else if (a == "--all-intra") cfg.allIntra = true;
+      else if (a == "--preset") preset = cli::choice(a, next(), "ultrafast|superfast|veryfast|faster|fast|medium|slow|slower|veryslow|placebo");
       else if (a == "--fit") fit = true;
       else if (a == "--report") report = true;
       else if (a.size() > 1 && a[0] == '-') throw cli::UsageError("unknown option '" + a + "' (vpcc-encode --help)");
@@ -114,6 +119,7 @@ int main(int argc, char** argv) {
     const auto t0 = std::chrono::steady_clock::now();
     auto video = makeLibavEncoder();
     EncodeStats st;
+    if (!preset.empty()) cfg.preset = preset.c_str();
     const std::vector<uint8_t> bytes = encodeSequence(frames, cfg, *video, &st);
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     std::ofstream file(output, std::ios::binary);

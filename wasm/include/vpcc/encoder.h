@@ -44,7 +44,11 @@ struct EncoderConfig {
   // AVC occupancy is 0/255 with threshold 127: at QP 36 no sample crosses it (decoded points and
   // PSNR identical to QP 28 on the demo figures, segments 9–10 % smaller); HEVC codes it losslessly.
   int geometryQp = 24, attributeQp = 30, occupancyQp = 36;
-  const char* preset = "veryfast";
+  /// x264/x265 preset; none: the codec's default (defaultPreset in vpcc/video_encoder.h).
+  const char* preset = nullptr;
+  /// Every video picture intra coded (MPEG's all-intra condition) instead of one GOP per
+  /// sequence; the atlas is unaffected (its P tiles cost a few bytes and no video quality).
+  bool allIntra = false;
   int threads = 1;
 };
 

@@ -135,6 +135,7 @@ std::vector<uint8_t> encodeSequence(const std::vector<InputFrame>& frames, const
   VideoEncodeSettings base;
   base.codec = cfg.codec;
   base.preset = cfg.preset;
+  base.allIntra = cfg.allIntra;
   VideoEncodeSettings occSettings = base, geoSettings = base, attSettings = base;
   occSettings.qp = cfg.occupancyQp;
   occSettings.lossless = losslessOccupancy(cfg);

@@ -32,17 +32,26 @@ class LibavEncoder final : public VideoEncoder {
     ctx->pix_fmt = AV_PIX_FMT_YUV420P;
     ctx->time_base = AVRational{1, 30};
     ctx->framerate = AVRational{30, 1};
-    ctx->gop_size = int(pictures.size());
+    ctx->gop_size = s.allIntra ? 1 : int(pictures.size());
     ctx->thread_count = s.threads;
     ctx->color_range = AVCOL_RANGE_JPEG;  // samples use the full 0–255 range (depths, occupancy)
     const std::string qp = std::to_string(s.qp);
     if (s.lossless && !hevc) throw std::invalid_argument("lossless video coding needs HEVC");
-    av_opt_set(ctx->priv_data, "preset", s.preset, 0);
+    av_opt_set(ctx->priv_data, "preset", s.preset ? s.preset : defaultPreset(s.codec), 0);
+    const std::string keyint = std::to_string(s.allIntra ? 1 : pictures.size());
     if (hevc) {
-      // One IDR per sequence, no scene-cut IDRs, no info SEI (keeps output deterministic and small).
+      // One IDR per sequence (or every picture one), no scene-cut IDRs, no info SEI (keeps output
+      // deterministic and small). Rate-distortion choices (issue 37, measured on CesiumMan):
+      //  - no B pictures: the maps are interleaved (map 0, map 1 of a frame, then the next
+      //    frame's), so a picture's best reference is the one just before it; B pictures cost
+      //    ~3 % more rate and lose 0.3 dB of D1 and 0.5 dB of luma;
+      //  - no psycho-visual tuning (psy-rd, psy-rdoq, adaptive quantisation): depth and colour
+      //    samples are measured by their squared error, not looked at, so MSE-optimal decisions
+      //    save ~4 % of the rate at equal PSNR.
       const std::string rate = s.lossless ? std::string("lossless=1") : "qp=" + qp;
-      const std::string params = rate + ":keyint=" + std::to_string(pictures.size()) + ":min-keyint=1:scenecut=0:info=0:log-level=error:open-gop=0:pools=" +
-                                 std::to_string(s.threads) + ":frame-threads=" + std::to_string(s.threads);
+      const std::string params = rate + ":keyint=" + keyint + ":min-keyint=1:scenecut=0:info=0:log-level=error:open-gop=0:pools=" +
+                                 std::to_string(s.threads) + ":frame-threads=" + std::to_string(s.threads) +
+                                 ":bframes=0:psy-rd=0:psy-rdoq=0:aq-mode=0";
       av_opt_set(ctx->priv_data, "x265-params", params.c_str(), 0);
     } else {
       av_opt_set(ctx->priv_data, "qp", qp.c_str(), 0);
@@ -89,6 +98,8 @@ class LibavEncoder final : public VideoEncoder {
 };
 
 }  // namespace
+
+const char* defaultPreset(VideoCodec codec) { return codec == VideoCodec::Hevc ? "slow" : "veryfast"; }
 
 std::unique_ptr<VideoEncoder> makeLibavEncoder() { return std::make_unique<LibavEncoder>(); }
 
