@@ -90,7 +90,7 @@ std::vector<uint8_t> encodeSequence(const std::vector<InputFrame>& frames, const
   std::vector<FramePatches> framePatches(frames.size());
   parallelFor(frames.size(), cfg.threads, [&](size_t f) {
     framePatches[f] = generatePatches(frames[f], cfg);
-    for (EncPatch& p : framePatches[f].patches) fillPatch(p);
+    fillEmptyPixels(framePatches[f].patches, frames[f], cfg);
   });
   size_t area = 0;
   uint32_t widest = kBlock;

@@ -4,6 +4,7 @@
 //
 //   segmentation.cpp      frame → patches (normals, projection planes, connected components)
 //   packing.cpp           patches → places in the atlas, kept from frame to frame where they fit
+//   empty_pixels.cpp      depths for the pixels no point projected to
 //   images.cpp            patches → occupancy, geometry and attribute pictures (padding, colour)
 //   atlas_prediction.cpp  a frame's patches as INTRA, or INTER/SKIP against the previous frame
 //   atlas_sequence.cpp    parameter sets and one atlas tile layer per frame
@@ -67,6 +68,12 @@ uint32_t packPatches(std::vector<EncPatch>& patches, const std::vector<EncPatch>
 
 /// Fills the empty pixels of a patch's depth rectangle from their nearest filled pixel.
 void fillPatch(EncPatch& p);
+
+// ------------------------------------------------------------------ empty_pixels.cpp
+
+/// Depths for every patch's empty pixels (fillPatch, then source points for those the decoder
+/// will reconstruct as points; far layer equal to near).
+void fillEmptyPixels(std::vector<EncPatch>& patches, const InputFrame& frame, const EncoderConfig& cfg);
 /// Whether the occupancy video is coded losslessly, and the threshold its decoder applies.
 bool losslessOccupancy(const EncoderConfig& cfg);
 uint32_t occupancyThreshold(const EncoderConfig& cfg);
