@@ -1,267 +1,117 @@
+// glTF 2.0 models → GltfModel: tinygltf's model of the file (gltf_document.h) converted into the
+// parts the surface sampler and the poser use — primitives with their base-colour UVs (after
+// KHR_texture_transform), materials with decoded textures, nodes, skins and animations — with
+// every index checked and every unsupported feature refused by name.
 #include "gltf.h"
 
-#include <algorithm>
 #include <cmath>
-#include <cstring>
-#include <fstream>
-#include <functional>
-#include <iterator>
 #include <stdexcept>
 
-#include "json.h"
+#include "gltf_attributes.h"
+#include "gltf_document.h"
 
 namespace holoquic {
 namespace {
 
-// ------------------------------------------------------------------ files and buffers
+[[noreturn]] void fail(const std::string& what) { throw std::runtime_error(what); }
 
-std::vector<uint8_t> readWholeFile(const std::string& path, const std::string& what) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error(what + ": cannot read " + path);
-  return std::vector<uint8_t>((std::istreambuf_iterator<char>(in)), {});
-}
-
-uint32_t le32(const uint8_t* p) { return uint32_t(p[0]) | uint32_t(p[1]) << 8 | uint32_t(p[2]) << 16 | uint32_t(p[3]) << 24; }
-
-std::vector<uint8_t> decodeBase64(const std::string& text, const std::string& what) {
-  std::vector<uint8_t> out;
-  uint32_t acc = 0;
-  int bits = 0;
-  for (char c : text) {
-    int v;
-    if (c >= 'A' && c <= 'Z') v = c - 'A';
-    else if (c >= 'a' && c <= 'z') v = c - 'a' + 26;
-    else if (c >= '0' && c <= '9') v = c - '0' + 52;
-    else if (c == '+' || c == '-') v = 62;
-    else if (c == '/' || c == '_') v = 63;
-    else if (c == '=' || c == '\n' || c == '\r') continue;
-    else throw std::runtime_error(what + ": bad base64 in a data URI");
-    acc = acc << 6 | uint32_t(v);
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out.push_back(uint8_t(acc >> bits));
-    }
-  }
-  return out;
-}
-
-/// Where a model's files live and how they are named in errors.
-struct Loader {
-  std::string path, directory;
-  JsonValue doc;
-  std::vector<std::vector<uint8_t>> buffers;
-
-  [[noreturn]] void fail(const std::string& what) const { throw std::runtime_error(path + ": " + what); }
-
-  std::vector<uint8_t> resolveUri(const std::string& uri) const {
-    if (uri.rfind("data:", 0) == 0) {
-      const size_t comma = uri.find(',');
-      if (comma == std::string::npos || uri.substr(0, comma).find(";base64") == std::string::npos)
-        fail("data URI is not base64");
-      return decodeBase64(uri.substr(comma + 1), path);
-    }
-    if (uri.find("://") != std::string::npos) fail("external URI " + uri + " is not supported (files next to the model only)");
-    std::string file;  // percent-decoded
-    for (size_t i = 0; i < uri.size(); ++i) {
-      if (uri[i] == '%' && i + 2 < uri.size()) {
-        file += char(std::stoi(uri.substr(i + 1, 2), nullptr, 16));
-        i += 2;
-      } else {
-        file += uri[i];
-      }
-    }
-    return readWholeFile(directory + file, path);
-  }
-
-  void open(const std::string& file) {
-    path = file;
-    const size_t slash = file.find_last_of('/');
-    directory = slash == std::string::npos ? "" : file.substr(0, slash + 1);
-    const std::vector<uint8_t> bytes = readWholeFile(file, "glTF");
-    std::vector<uint8_t> bin;
-    bool hasBin = false;
-    std::string json;
-    if (bytes.size() >= 4 && std::memcmp(bytes.data(), "glTF", 4) == 0) {
-      if (bytes.size() < 20) fail("truncated GLB header");
-      if (le32(&bytes[4]) != 2) fail("GLB version " + std::to_string(le32(&bytes[4])) + " is not supported (2 only)");
-      const size_t total = std::min<size_t>(le32(&bytes[8]), bytes.size());
-      for (size_t at = 12; at + 8 <= total;) {
-        const size_t length = le32(&bytes[at]);
-        const uint32_t type = le32(&bytes[at + 4]);
-        if (length > total - at - 8) fail("truncated GLB chunk");
-        const uint8_t* data = &bytes[at + 8];
-        if (type == 0x4e4f534a) json.assign(reinterpret_cast<const char*>(data), length);  // "JSON"
-        else if (type == 0x004e4942 && !hasBin) bin.assign(data, data + length), hasBin = true;  // "BIN\0"
-        at += 8 + length;
-      }
-      if (json.empty()) fail("GLB has no JSON chunk");
-    } else {
-      json.assign(bytes.begin(), bytes.end());
-    }
-    try {
-      doc = JsonValue::parse(json);
-    } catch (const std::exception& e) {
-      fail(e.what());
-    }
-    if (!doc.isObject()) fail("not a glTF document");
-    const std::string version = doc["asset"]["version"].isString() ? doc["asset"]["version"].string() : "";
-    if (version.rfind("2.", 0) != 0) fail("glTF version '" + version + "' is not supported (2.x only)");
-    checkExtensions();
-    for (size_t i = 0; i < doc["buffers"].size(); ++i) {
-      const JsonValue& b = doc["buffers"].at(i);
-      std::vector<uint8_t> data;
-      if (b.has("uri")) data = resolveUri(b["uri"].string());
-      else if (i == 0 && hasBin) data = bin;
-      else fail("buffer " + std::to_string(i) + " has no data");
-      if (data.size() < size_t(b.numberOr("byteLength", 0))) fail("buffer " + std::to_string(i) + " is shorter than its byteLength");
-      buffers.push_back(std::move(data));
-    }
-  }
-
-  void checkExtensions() const {
-    static const char* const kUnsupported[][2] = {
-        {"KHR_draco_mesh_compression", "Draco-compressed geometry"},
-        {"EXT_meshopt_compression", "meshopt-compressed geometry"},
-        {"KHR_mesh_quantization", "quantized vertex attributes"},
-        {"KHR_texture_basisu", "KTX2/Basis textures"},
-        {"EXT_texture_webp", "WebP textures"},
-        {"EXT_texture_avif", "AVIF textures"},
-    };
-    for (const char* list : {"extensionsRequired", "extensionsUsed"}) {
-      const JsonValue& names = doc[list];
-      for (size_t i = 0; i < names.size(); ++i) {
-        const std::string& name = names.at(i).string();
-        for (const auto& u : kUnsupported)
-          if (name == u[0]) fail(name + " (" + u[1] + ") is not supported");
-        if (std::string(list) == "extensionsRequired" && name != "KHR_materials_unlit")
-          fail("required extension " + name + " is not supported");
-      }
-    }
-  }
-
-  /// Accessor `index` as `count × components` doubles (normalised integers mapped to [0, 1] / [−1, 1]).
-  std::vector<double> accessor(int index, int& components) const {
-    const JsonValue& a = doc["accessors"].at(size_t(index));
-    const std::string where = "accessor " + std::to_string(index);
-    if (a.has("sparse")) fail(where + ": sparse accessors are not supported");
-    static const std::pair<const char*, int> kTypes[] = {{"SCALAR", 1}, {"VEC2", 2}, {"VEC3", 3}, {"VEC4", 4}, {"MAT4", 16}};
-    components = 0;
-    for (const auto& [name, n] : kTypes)
-      if (a["type"].string() == name) components = n;
-    if (!components) fail(where + ": type " + a["type"].string() + " is not supported");
-    const int componentType = int(a["componentType"].number());
-    int size;
-    switch (componentType) {
-      case 5120: case 5121: size = 1; break;
-      case 5122: case 5123: size = 2; break;
-      case 5125: case 5126: size = 4; break;
-      default: fail(where + ": component type " + std::to_string(componentType) + " is not supported");
-    }
-    const size_t count = size_t(a["count"].number());
-    if (count > (size_t(1) << 28)) fail(where + ": count too large");
-    std::vector<double> out(count * size_t(components), 0.0);
-    if (!a.has("bufferView")) return out;  // all zeros, per the specification
-    const JsonValue& view = doc["bufferViews"].at(size_t(a["bufferView"].number()));
-    const size_t buffer = size_t(view["buffer"].number());
-    if (buffer >= buffers.size()) fail(where + ": buffer out of range");
-    const size_t viewOffset = size_t(view.numberOr("byteOffset", 0)), viewLength = size_t(view["byteLength"].number());
-    if (viewOffset + viewLength > buffers[buffer].size()) fail(where + ": buffer view runs past its buffer");
-    const size_t element = size_t(size) * size_t(components);
-    const size_t stride = view.has("byteStride") ? size_t(view["byteStride"].number()) : element;
-    const size_t offset = size_t(a.numberOr("byteOffset", 0));
-    if (count && offset + stride * (count - 1) + element > viewLength) fail(where + ": data runs past its buffer view");
-    const bool normalized = a["normalized"].isNull() ? false : a["normalized"].boolean();
-    const uint8_t* base = buffers[buffer].data() + viewOffset + offset;
-    for (size_t i = 0; i < count; ++i)
-      for (int c = 0; c < components; ++c) {
-        const uint8_t* p = base + i * stride + size_t(c) * size_t(size);
-        double v;
-        switch (componentType) {
-          case 5120: v = int8_t(p[0]); if (normalized) v = std::max(v / 127.0, -1.0); break;
-          case 5121: v = p[0]; if (normalized) v /= 255.0; break;
-          case 5122: { int16_t s; std::memcpy(&s, p, 2); v = s; if (normalized) v = std::max(v / 32767.0, -1.0); break; }
-          case 5123: { uint16_t s; std::memcpy(&s, p, 2); v = s; if (normalized) v /= 65535.0; break; }
-          case 5125: { uint32_t s; std::memcpy(&s, p, 4); v = s; break; }
-          default: { float s; std::memcpy(&s, p, 4); v = s; if (!std::isfinite(v)) fail(where + ": not a finite number"); break; }
-        }
-        out[i * size_t(components) + size_t(c)] = v;
-      }
-    return out;
-  }
-
-  std::vector<double> accessorOf(int index, int wantComponents, const std::string& what) const {
-    int components;
-    std::vector<double> v = accessor(index, components);
-    if (components != wantComponents) fail(what + " has " + std::to_string(components) + " components, expected " + std::to_string(wantComponents));
-    return v;
-  }
+/// How a material's base-colour texture reads texture coordinates: which set, and the affine
+/// KHR_texture_transform (uv' = offset + R(−rotation)·(scale ⊙ uv), as the extension's matrix
+/// translation · rotation · scale), row-major 2 × 3.
+struct TextureCoordinates {
+  int set = 0;
+  bool transformed = false;
+  std::array<double, 6> affine{1, 0, 0, 0, 1, 0};
 };
 
-// ------------------------------------------------------------------ model parts
+double numberAt(const tinygltf::Value& array, int i, double fallback) {
+  return array.IsArray() && int(array.ArrayLen()) > i && array.Get(i).IsNumber() ? array.Get(i).GetNumberAsDouble() : fallback;
+}
 
-GltfPrimitive loadPrimitive(const Loader& L, const JsonValue& p, const std::vector<GltfMaterial>& materials,
-                            const std::vector<int>& uvSetOfMaterial, const std::string& where) {
-  if (p.has("targets")) L.fail(where + ": morph targets are not supported");
-  if (p["extensions"].has("KHR_draco_mesh_compression")) L.fail(where + ": Draco-compressed geometry is not supported");
-  const int mode = int(p.numberOr("mode", 4));
-  if (mode < 4) L.fail(where + ": points and lines are not supported (triangles only)");
-  const JsonValue& attributes = p["attributes"];
-  if (!attributes.has("POSITION")) L.fail(where + ": no POSITION attribute");
+TextureCoordinates coordinatesOf(const tinygltf::TextureInfo& info, const std::string& where) {
+  TextureCoordinates t;
+  t.set = info.texCoord;
+  const auto ext = info.extensions.find("KHR_texture_transform");
+  if (ext == info.extensions.end()) return t;
+  const tinygltf::Value& v = ext->second;
+  const tinygltf::Value none;
+  const tinygltf::Value& offset = v.Has("offset") ? v.Get("offset") : none;
+  const tinygltf::Value& scale = v.Has("scale") ? v.Get("scale") : none;
+  const double rotation = v.Has("rotation") && v.Get("rotation").IsNumber() ? v.Get("rotation").GetNumberAsDouble() : 0;
+  const double ox = numberAt(offset, 0, 0), oy = numberAt(offset, 1, 0), sx = numberAt(scale, 0, 1), sy = numberAt(scale, 1, 1);
+  if (!std::isfinite(ox + oy + sx + sy + rotation)) fail(where + ": KHR_texture_transform values are not finite");
+  const double c = std::cos(rotation), s = std::sin(rotation);
+  t.transformed = true;
+  t.affine = {c * sx, s * sy, ox, -s * sx, c * sy, oy};
+  if (v.Has("texCoord") && v.Get("texCoord").IsNumber()) t.set = v.Get("texCoord").GetNumberAsInt();  // overrides textureInfo's
+  return t;
+}
+
+GltfPrimitive loadPrimitive(const tinygltf::Model& model, const tinygltf::Primitive& p, const std::vector<GltfMaterial>& materials,
+                            const std::vector<TextureCoordinates>& coordinates, const std::string& where) {
+  if (!p.targets.empty()) fail(where + ": morph targets are not supported");
+  const PrimitiveData data(model, p, where);
+  const int mode = data.mode();
+  if (mode < TINYGLTF_MODE_TRIANGLES || mode > TINYGLTF_MODE_TRIANGLE_FAN) fail(where + ": points and lines are not supported (triangles only)");
+  if (!data.has("POSITION")) fail(where + ": no POSITION attribute");
   GltfPrimitive prim;
-  prim.material = p.has("material") ? int(p["material"].number()) : -1;
-  if (prim.material >= int(materials.size())) L.fail(where + ": material out of range");
-  const std::vector<double> pos = L.accessorOf(int(attributes["POSITION"].number()), 3, where + " POSITION");
-  const size_t n = pos.size() / 3;
+  prim.material = p.material;
+  if (prim.material >= int(materials.size())) fail(where + ": material out of range");
+  const AttributeValues pos = data.attribute("POSITION");
+  if (pos.components != 3) fail(where + ": POSITION is not VEC3");
+  const size_t n = pos.values.size() / 3;
   prim.positions.resize(n);
-  for (size_t i = 0; i < n; ++i) prim.positions[i] = {float(pos[i * 3]), float(pos[i * 3 + 1]), float(pos[i * 3 + 2])};
+  for (size_t i = 0; i < n; ++i) prim.positions[i] = {float(pos.values[i * 3]), float(pos.values[i * 3 + 1]), float(pos.values[i * 3 + 2])};
   auto perVertex = [&](const std::string& name, int components) {
-    std::vector<double> v = L.accessorOf(int(attributes[name].number()), components, where + " " + name);
-    if (v.size() != n * size_t(components)) L.fail(where + ": " + name + " count differs from POSITION");
-    return v;
+    AttributeValues v = data.attribute(name);
+    if (v.components != components) fail(where + ": " + name + " has " + std::to_string(v.components) + " components, expected " + std::to_string(components));
+    if (v.values.size() != n * size_t(components)) fail(where + ": " + name + " count differs from POSITION");
+    return v.values;
   };
   if (prim.material >= 0 && materials[size_t(prim.material)].image >= 0) {
-    const std::string set = "TEXCOORD_" + std::to_string(uvSetOfMaterial[size_t(prim.material)]);
-    if (!attributes.has(set)) L.fail(where + ": textured material but no " + set);
+    const TextureCoordinates& tc = coordinates[size_t(prim.material)];
+    const std::string set = "TEXCOORD_" + std::to_string(tc.set);
+    if (!data.has(set)) fail(where + ": textured material but no " + set);
     const std::vector<double> uv = perVertex(set, 2);
+    const std::array<double, 6>& m = tc.affine;
     prim.uvs.resize(n);
-    for (size_t i = 0; i < n; ++i) prim.uvs[i] = {float(uv[i * 2]), float(uv[i * 2 + 1])};
+    for (size_t i = 0; i < n; ++i) {
+      const double u = uv[i * 2], v = uv[i * 2 + 1];
+      prim.uvs[i] = {float(m[0] * u + m[1] * v + m[2]), float(m[3] * u + m[4] * v + m[5])};
+    }
   }
-  if (attributes.has("COLOR_0")) {
-    int components;
-    const std::vector<double> c = L.accessor(int(attributes["COLOR_0"].number()), components);
-    if ((components != 3 && components != 4) || c.size() != n * size_t(components)) L.fail(where + ": bad COLOR_0");
+  if (data.has("COLOR_0")) {
+    const AttributeValues c = data.attribute("COLOR_0");
+    const size_t k = size_t(c.components);
+    if ((k != 3 && k != 4) || c.values.size() != n * k) fail(where + ": bad COLOR_0");
     prim.colours.resize(n);
     for (size_t i = 0; i < n; ++i)
-      prim.colours[i] = {float(c[i * components]), float(c[i * components + 1]), float(c[i * components + 2]),
-                         components == 4 ? float(c[i * components + 3]) : 1.f};
+      prim.colours[i] = {float(c.values[i * k]), float(c.values[i * k + 1]), float(c.values[i * k + 2]), k == 4 ? float(c.values[i * k + 3]) : 1.f};
   }
-  if (attributes.has("JOINTS_0") && attributes.has("WEIGHTS_0")) {
+  if (data.has("JOINTS_0") && data.has("WEIGHTS_0")) {
     const std::vector<double> j = perVertex("JOINTS_0", 4), w = perVertex("WEIGHTS_0", 4);
     prim.joints.resize(n);
     prim.weights.resize(n);
     for (size_t i = 0; i < n; ++i)
-      for (int k = 0; k < 4; ++k) {
-        prim.joints[i][size_t(k)] = uint16_t(j[i * 4 + size_t(k)]);
-        prim.weights[i][size_t(k)] = float(w[i * 4 + size_t(k)]);
+      for (size_t k = 0; k < 4; ++k) {
+        prim.joints[i][k] = uint16_t(j[i * 4 + k]);
+        prim.weights[i][k] = float(w[i * 4 + k]);
       }
   }
-  std::vector<uint32_t> index(n);
-  if (p.has("indices")) {
-    const std::vector<double> ix = L.accessorOf(int(p["indices"].number()), 1, where + " indices");
-    index.resize(ix.size());
-    for (size_t i = 0; i < ix.size(); ++i) {
-      if (ix[i] >= double(n)) L.fail(where + ": vertex index out of range");
-      index[i] = uint32_t(ix[i]);
-    }
+  std::vector<uint32_t> index;
+  if (data.hasIndices()) {
+    index = data.indices();
+    for (uint32_t i : index)
+      if (i >= n) fail(where + ": vertex index out of range");
   } else {
+    index.resize(n);
     for (size_t i = 0; i < n; ++i) index[i] = uint32_t(i);
   }
-  if (mode == 4) {
-    prim.triangles.assign(index.begin(), index.end() - index.size() % 3);
-  } else {  // 5 strip, 6 fan
+  if (mode == TINYGLTF_MODE_TRIANGLES) {
+    prim.triangles.assign(index.begin(), index.end() - long(index.size() % 3));
+  } else {
     for (size_t i = 2; i < index.size(); ++i) {
-      if (mode == 5) {
+      if (mode == TINYGLTF_MODE_TRIANGLE_STRIP) {
         const bool even = i % 2 == 0;
         prim.triangles.insert(prim.triangles.end(), {index[i - 2], even ? index[i - 1] : index[i], even ? index[i] : index[i - 1]});
       } else {
@@ -272,343 +122,165 @@ GltfPrimitive loadPrimitive(const Loader& L, const JsonValue& p, const std::vect
   return prim;
 }
 
-GltfChannel::Path pathOf(const Loader& L, const std::string& path, const std::string& where) {
+/// Materials (base colour factor and texture, its sampler's wrap modes) and how each reads UVs.
+/// Only base-colour images are decoded: other textures may be in formats we cannot read.
+void loadMaterials(const tinygltf::Model& doc, GltfModel& model, std::vector<TextureCoordinates>& coordinates) {
+  model.images.resize(doc.images.size());
+  std::vector<bool> decoded(doc.images.size(), false);
+  for (size_t i = 0; i < doc.materials.size(); ++i) {
+    const tinygltf::PbrMetallicRoughness& pbr = doc.materials[i].pbrMetallicRoughness;
+    const std::string where = "material " + std::to_string(i);
+    GltfMaterial m;
+    for (size_t c = 0; c < 4 && c < pbr.baseColorFactor.size(); ++c) m.baseColorFactor[c] = float(pbr.baseColorFactor[c]);
+    TextureCoordinates tc;
+    const tinygltf::TextureInfo& ref = pbr.baseColorTexture;
+    if (ref.index >= 0) {
+      if (size_t(ref.index) >= doc.textures.size()) fail(where + ": texture out of range");
+      const tinygltf::Texture& tex = doc.textures[size_t(ref.index)];
+      if (tex.source < 0) fail("texture " + std::to_string(ref.index) + " has no PNG/JPEG source (KTX2/Basis, WebP and AVIF textures are not supported)");
+      if (size_t(tex.source) >= doc.images.size()) fail("texture source out of range");
+      m.image = tex.source;
+      if (!decoded[size_t(m.image)]) {
+        const std::vector<unsigned char>& bytes = doc.images[size_t(m.image)].image;
+        model.images[size_t(m.image)] = decodeImage(bytes.data(), bytes.size(), "image " + std::to_string(m.image));
+        decoded[size_t(m.image)] = true;
+      }
+      if (tex.sampler >= 0) {
+        if (size_t(tex.sampler) >= doc.samplers.size()) fail("texture sampler out of range");
+        m.wrapS = doc.samplers[size_t(tex.sampler)].wrapS;
+        m.wrapT = doc.samplers[size_t(tex.sampler)].wrapT;
+      }
+      tc = coordinatesOf(ref, where);
+    }
+    model.materials.push_back(m);
+    coordinates.push_back(tc);
+  }
+}
+
+void loadNodes(const tinygltf::Model& doc, GltfModel& model) {
+  const size_t nodeCount = doc.nodes.size();
+  for (size_t i = 0; i < nodeCount; ++i) {
+    const tinygltf::Node& n = doc.nodes[i];
+    const std::string where = "node " + std::to_string(i);
+    GltfNode node;
+    for (int child : n.children) {
+      if (child < 0 || size_t(child) >= nodeCount) fail(where + ": child out of range");
+      node.children.push_back(child);
+    }
+    if (n.matrix.size() == 16) {
+      node.hasMatrix = true;
+      std::copy(n.matrix.begin(), n.matrix.end(), node.matrix.begin());
+    }
+    for (size_t c = 0; c < n.translation.size() && c < 3; ++c) node.translation[c] = n.translation[c];
+    for (size_t c = 0; c < n.rotation.size() && c < 4; ++c) node.rotation[c] = n.rotation[c];
+    for (size_t c = 0; c < n.scale.size() && c < 3; ++c) node.scale[c] = n.scale[c];
+    node.mesh = n.mesh;
+    node.skin = n.skin;
+    if (node.mesh >= int(model.meshes.size())) fail(where + ": mesh out of range");
+    if (node.skin >= int(doc.skins.size())) fail(where + ": skin out of range");
+    model.nodes.push_back(node);
+  }
+  for (size_t i = 0; i < doc.skins.size(); ++i) {
+    const tinygltf::Skin& s = doc.skins[i];
+    const std::string where = "skin " + std::to_string(i);
+    GltfSkin skin;
+    for (int joint : s.joints) {
+      if (joint < 0 || size_t(joint) >= nodeCount) fail(where + ": joint out of range");
+      skin.joints.push_back(joint);
+    }
+    skin.inverseBindMatrices.assign(skin.joints.size(), kIdentityMatrix);
+    if (s.inverseBindMatrices >= 0) {
+      const AttributeValues m = readAccessor(doc, s.inverseBindMatrices);
+      if (m.components != 16 || m.values.size() < skin.joints.size() * 16) fail(where + ": too few inverse bind matrices");
+      for (size_t j = 0; j < skin.joints.size(); ++j)
+        std::copy(m.values.begin() + long(j * 16), m.values.begin() + long(j * 16 + 16), skin.inverseBindMatrices[j].begin());
+    }
+    model.skins.push_back(std::move(skin));
+  }
+  const size_t scene = doc.defaultScene >= 0 ? size_t(doc.defaultScene) : 0;
+  if (doc.scenes.size() > scene) {
+    for (int root : doc.scenes[scene].nodes) {
+      if (root < 0 || size_t(root) >= nodeCount) fail("scene root out of range");
+      model.sceneRoots.push_back(root);
+    }
+  } else {  // no scene: every node that is nobody's child
+    std::vector<bool> isChild(nodeCount, false);
+    for (const auto& n : model.nodes)
+      for (int c : n.children) isChild[size_t(c)] = true;
+    for (size_t i = 0; i < nodeCount; ++i)
+      if (!isChild[i]) model.sceneRoots.push_back(int(i));
+  }
+}
+
+GltfChannel::Path pathOf(const std::string& path, const std::string& where) {
   if (path == "translation") return GltfChannel::Path::Translation;
   if (path == "rotation") return GltfChannel::Path::Rotation;
   if (path == "scale") return GltfChannel::Path::Scale;
-  L.fail(where + ": animating '" + path + "' (morph target weights) is not supported");
+  fail(where + ": animating '" + path + "' (morph target weights) is not supported");
 }
 
-// ------------------------------------------------------------------ maths
-
-Mat4 identity() { return {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1}; }
-
-Mat4 multiply(const Mat4& a, const Mat4& b) {
-  Mat4 r{};
-  for (int c = 0; c < 4; ++c)
-    for (int row = 0; row < 4; ++row) {
-      double s = 0;
-      for (int k = 0; k < 4; ++k) s += a[size_t(k * 4 + row)] * b[size_t(c * 4 + k)];
-      r[size_t(c * 4 + row)] = s;
+void loadAnimations(const tinygltf::Model& doc, GltfModel& model) {
+  for (size_t i = 0; i < doc.animations.size(); ++i) {
+    const tinygltf::Animation& a = doc.animations[i];
+    GltfAnimation anim;
+    anim.name = a.name.empty() ? "animation " + std::to_string(i) : a.name;
+    anim.start = 1e300;
+    anim.end = -1e300;
+    for (size_t c = 0; c < a.channels.size(); ++c) {
+      const tinygltf::AnimationChannel& ch = a.channels[c];
+      const std::string where = "animation " + std::to_string(i) + " channel " + std::to_string(c);
+      if (ch.target_node < 0) continue;  // no target: to be ignored, per the specification
+      GltfChannel channel;
+      channel.node = ch.target_node;
+      if (size_t(channel.node) >= model.nodes.size()) fail(where + ": node out of range");
+      channel.path = pathOf(ch.target_path, where);
+      if (ch.sampler < 0 || size_t(ch.sampler) >= a.samplers.size()) fail(where + ": sampler out of range");
+      const tinygltf::AnimationSampler& sampler = a.samplers[size_t(ch.sampler)];
+      const std::string& interpolation = sampler.interpolation.empty() ? "LINEAR" : sampler.interpolation;
+      if (interpolation == "STEP") channel.interpolation = GltfChannel::Interpolation::Step;
+      else if (interpolation == "CUBICSPLINE") channel.interpolation = GltfChannel::Interpolation::CubicSpline;
+      else if (interpolation != "LINEAR") fail(where + ": interpolation " + interpolation + " is not supported");
+      const AttributeValues times = readAccessor(doc, sampler.input), values = readAccessor(doc, sampler.output);
+      const int width = channel.path == GltfChannel::Path::Rotation ? 4 : 3;
+      if (times.components != 1) fail(where + " input: not scalars");
+      if (values.components != width) fail(where + " output has " + std::to_string(values.components) + " components, expected " + std::to_string(width));
+      const size_t perKey = size_t(width) * (channel.interpolation == GltfChannel::Interpolation::CubicSpline ? 3 : 1);
+      if (times.values.empty() || values.values.size() != times.values.size() * perKey) fail(where + ": key count mismatch");
+      for (size_t k = 1; k < times.values.size(); ++k)
+        if (times.values[k] < times.values[k - 1]) fail(where + ": key times are not increasing");
+      channel.times.assign(times.values.begin(), times.values.end());
+      channel.values.assign(values.values.begin(), values.values.end());
+      anim.start = std::min(anim.start, times.values.front());
+      anim.end = std::max(anim.end, times.values.back());
+      anim.channels.push_back(std::move(channel));
     }
-  return r;
-}
-
-Mat4 compose(const Vec3& t, const Quat& q, const Vec3& s) {
-  const double x = q[0], y = q[1], z = q[2], w = q[3];
-  Mat4 m = {1 - 2 * (y * y + z * z), 2 * (x * y + z * w),     2 * (x * z - y * w),     0,
-            2 * (x * y - z * w),     1 - 2 * (x * x + z * z), 2 * (y * z + x * w),     0,
-            2 * (x * z + y * w),     2 * (y * z - x * w),     1 - 2 * (x * x + y * y), 0,
-            t[0],                    t[1],                    t[2],                    1};
-  for (int c = 0; c < 3; ++c)
-    for (int row = 0; row < 3; ++row) m[size_t(c * 4 + row)] *= s[size_t(c)];
-  return m;
-}
-
-std::array<float, 3> transformPoint(const Mat4& m, const std::array<float, 3>& p) {
-  std::array<float, 3> r;
-  for (int row = 0; row < 3; ++row)
-    r[size_t(row)] = float(m[size_t(row)] * p[0] + m[size_t(4 + row)] * p[1] + m[size_t(8 + row)] * p[2] + m[size_t(12 + row)]);
-  return r;
-}
-
-Quat normalize(Quat q) {
-  const double n = std::sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
-  if (n == 0) return {0, 0, 0, 1};
-  for (double& v : q) v /= n;
-  return q;
-}
-
-Quat slerp(Quat a, Quat b, double t) {
-  double d = a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3];
-  if (d < 0) {  // the shorter way round
-    for (double& v : b) v = -v;
-    d = -d;
+    if (anim.channels.empty()) anim.start = anim.end = 0;
+    model.animations.push_back(std::move(anim));
   }
-  Quat r;
-  if (d > 0.9995) {
-    for (int i = 0; i < 4; ++i) r[size_t(i)] = a[size_t(i)] + t * (b[size_t(i)] - a[size_t(i)]);
-    return normalize(r);
-  }
-  const double theta = std::acos(d), s = std::sin(theta);
-  const double wa = std::sin((1 - t) * theta) / s, wb = std::sin(t * theta) / s;
-  for (int i = 0; i < 4; ++i) r[size_t(i)] = wa * a[size_t(i)] + wb * b[size_t(i)];
-  return r;
-}
-
-/// A channel's value at time t (clamped to its keys).
-std::array<double, 4> sampleChannel(const GltfChannel& ch, double t) {
-  const size_t width = ch.path == GltfChannel::Path::Rotation ? 4 : 3;
-  const bool cubic = ch.interpolation == GltfChannel::Interpolation::CubicSpline;
-  const size_t stride = cubic ? width * 3 : width, valueAt = cubic ? width : 0;
-  auto key = [&](size_t k, size_t part) { return &ch.values[k * stride + part]; };
-  std::array<double, 4> out{0, 0, 0, 1};
-  const size_t n = ch.times.size();
-  size_t k = 0;
-  if (t <= ch.times.front() || n == 1) {
-    for (size_t c = 0; c < width; ++c) out[c] = key(0, valueAt)[c];
-  } else if (t >= ch.times.back()) {
-    for (size_t c = 0; c < width; ++c) out[c] = key(n - 1, valueAt)[c];
-  } else {
-    k = size_t(std::upper_bound(ch.times.begin(), ch.times.end(), float(t)) - ch.times.begin()) - 1;
-    const double t0 = ch.times[k], t1 = ch.times[k + 1], dt = t1 - t0;
-    const double u = dt > 0 ? (t - t0) / dt : 0;
-    if (ch.interpolation == GltfChannel::Interpolation::Step) {
-      for (size_t c = 0; c < width; ++c) out[c] = key(k, 0)[c];
-    } else if (cubic) {
-      const double u2 = u * u, u3 = u2 * u;
-      const double h00 = 2 * u3 - 3 * u2 + 1, h10 = u3 - 2 * u2 + u, h01 = -2 * u3 + 3 * u2, h11 = u3 - u2;
-      for (size_t c = 0; c < width; ++c)
-        out[c] = h00 * key(k, width)[c] + h10 * dt * key(k, 2 * width)[c] + h01 * key(k + 1, width)[c] + h11 * dt * key(k + 1, 0)[c];
-    } else if (width == 4) {
-      const Quat a = {key(k, 0)[0], key(k, 0)[1], key(k, 0)[2], key(k, 0)[3]};
-      const Quat b = {key(k + 1, 0)[0], key(k + 1, 0)[1], key(k + 1, 0)[2], key(k + 1, 0)[3]};
-      const Quat q = slerp(a, b, u);
-      for (size_t c = 0; c < 4; ++c) out[c] = q[c];
-    } else {
-      for (size_t c = 0; c < width; ++c) out[c] = key(k, 0)[c] + u * (key(k + 1, 0)[c] - key(k, 0)[c]);
-    }
-  }
-  if (width == 4) {
-    const Quat q = normalize({out[0], out[1], out[2], out[3]});
-    return {q[0], q[1], q[2], q[3]};
-  }
-  return out;
 }
 
 }  // namespace
 
 GltfModel loadGltf(const std::string& path) {
-  Loader L;
-  L.open(path);
-  const JsonValue& doc = L.doc;
+  const tinygltf::Model doc = readGltfDocument(path);
   GltfModel model;
   model.path = path;
   try {
-    // Images (PNG / JPEG, embedded in a buffer view or as files / data URIs).
-    for (size_t i = 0; i < doc["images"].size(); ++i) {
-      const JsonValue& im = doc["images"].at(i);
-      const std::string what = path + ": image " + std::to_string(i);
-      std::vector<uint8_t> bytes;
-      if (im.has("bufferView")) {
-        const JsonValue& view = doc["bufferViews"].at(size_t(im["bufferView"].number()));
-        const size_t buffer = size_t(view["buffer"].number()), offset = size_t(view.numberOr("byteOffset", 0)),
-                     length = size_t(view["byteLength"].number());
-        if (buffer >= L.buffers.size() || offset + length > L.buffers[buffer].size()) L.fail("image " + std::to_string(i) + " runs past its buffer");
-        bytes.assign(L.buffers[buffer].begin() + long(offset), L.buffers[buffer].begin() + long(offset + length));
-      } else if (im.has("uri")) {
-        bytes = L.resolveUri(im["uri"].string());
-      } else {
-        L.fail("image " + std::to_string(i) + " has no data");
-      }
-      model.images.push_back(decodeImage(bytes.data(), bytes.size(), what));
-    }
-    // Materials: base colour factor and texture (with its sampler's wrap modes).
-    std::vector<int> uvSet;
-    for (size_t i = 0; i < doc["materials"].size(); ++i) {
-      const JsonValue& pbr = doc["materials"].at(i)["pbrMetallicRoughness"];
-      GltfMaterial m;
-      if (pbr.has("baseColorFactor"))
-        for (size_t c = 0; c < 4; ++c) m.baseColorFactor[c] = float(pbr["baseColorFactor"].at(c).number());
-      int set = 0;
-      if (pbr.has("baseColorTexture")) {
-        const JsonValue& ref = pbr["baseColorTexture"];
-        if (ref["extensions"].has("KHR_texture_transform")) L.fail("material " + std::to_string(i) + ": texture transforms are not supported");
-        const JsonValue& tex = doc["textures"].at(size_t(ref["index"].number()));
-        if (!tex.has("source")) L.fail("texture " + std::to_string(size_t(ref["index"].number())) + " has no PNG/JPEG source (KTX2/Basis textures are not supported)");
-        m.image = int(tex["source"].number());
-        if (m.image >= int(model.images.size())) L.fail("texture source out of range");
-        if (tex.has("sampler")) {
-          const JsonValue& s = doc["samplers"].at(size_t(tex["sampler"].number()));
-          m.wrapS = int(s.numberOr("wrapS", 10497));
-          m.wrapT = int(s.numberOr("wrapT", 10497));
-        }
-        set = int(ref.numberOr("texCoord", 0));
-      }
-      model.materials.push_back(m);
-      uvSet.push_back(set);
-    }
-    for (size_t i = 0; i < doc["meshes"].size(); ++i) {
+    std::vector<TextureCoordinates> coordinates;
+    loadMaterials(doc, model, coordinates);
+    for (size_t i = 0; i < doc.meshes.size(); ++i) {
       std::vector<GltfPrimitive> prims;
-      const JsonValue& ps = doc["meshes"].at(i)["primitives"];
-      for (size_t k = 0; k < ps.size(); ++k)
-        prims.push_back(loadPrimitive(L, ps.at(k), model.materials, uvSet, "mesh " + std::to_string(i) + " primitive " + std::to_string(k)));
+      for (size_t k = 0; k < doc.meshes[i].primitives.size(); ++k)
+        prims.push_back(loadPrimitive(doc, doc.meshes[i].primitives[k], model.materials, coordinates,
+                                      "mesh " + std::to_string(i) + " primitive " + std::to_string(k)));
       model.meshes.push_back(std::move(prims));
     }
-    const size_t nodeCount = doc["nodes"].size();
-    for (size_t i = 0; i < nodeCount; ++i) {
-      const JsonValue& n = doc["nodes"].at(i);
-      GltfNode node;
-      for (size_t c = 0; c < n["children"].size(); ++c) {
-        const int child = int(n["children"].at(c).number());
-        if (child < 0 || size_t(child) >= nodeCount) L.fail("node " + std::to_string(i) + ": child out of range");
-        node.children.push_back(child);
-      }
-      if (n.has("matrix")) {
-        node.hasMatrix = true;
-        for (size_t c = 0; c < 16; ++c) node.matrix[c] = n["matrix"].at(c).number();
-      }
-      for (size_t c = 0; c < n["translation"].size() && c < 3; ++c) node.translation[c] = n["translation"].at(c).number();
-      for (size_t c = 0; c < n["rotation"].size() && c < 4; ++c) node.rotation[c] = n["rotation"].at(c).number();
-      for (size_t c = 0; c < n["scale"].size() && c < 3; ++c) node.scale[c] = n["scale"].at(c).number();
-      node.mesh = n.has("mesh") ? int(n["mesh"].number()) : -1;
-      node.skin = n.has("skin") ? int(n["skin"].number()) : -1;
-      if (node.mesh >= int(model.meshes.size())) L.fail("node " + std::to_string(i) + ": mesh out of range");
-      if (node.skin >= int(doc["skins"].size())) L.fail("node " + std::to_string(i) + ": skin out of range");
-      model.nodes.push_back(node);
-    }
-    for (size_t i = 0; i < doc["skins"].size(); ++i) {
-      const JsonValue& s = doc["skins"].at(i);
-      GltfSkin skin;
-      for (size_t j = 0; j < s["joints"].size(); ++j) {
-        const int joint = int(s["joints"].at(j).number());
-        if (joint < 0 || size_t(joint) >= nodeCount) L.fail("skin " + std::to_string(i) + ": joint out of range");
-        skin.joints.push_back(joint);
-      }
-      skin.inverseBindMatrices.assign(skin.joints.size(), identity());
-      if (s.has("inverseBindMatrices")) {
-        const std::vector<double> m = L.accessorOf(int(s["inverseBindMatrices"].number()), 16, "skin " + std::to_string(i));
-        if (m.size() < skin.joints.size() * 16) L.fail("skin " + std::to_string(i) + ": too few inverse bind matrices");
-        for (size_t j = 0; j < skin.joints.size(); ++j) std::copy(m.begin() + long(j * 16), m.begin() + long(j * 16 + 16), skin.inverseBindMatrices[j].begin());
-      }
-      model.skins.push_back(std::move(skin));
-    }
-    for (size_t i = 0; i < doc["animations"].size(); ++i) {
-      const JsonValue& a = doc["animations"].at(i);
-      GltfAnimation anim;
-      anim.name = a["name"].isString() ? a["name"].string() : "animation " + std::to_string(i);
-      anim.start = 1e300;
-      anim.end = -1e300;
-      for (size_t c = 0; c < a["channels"].size(); ++c) {
-        const JsonValue& ch = a["channels"].at(c);
-        const std::string where = "animation " + std::to_string(i) + " channel " + std::to_string(c);
-        if (!ch["target"].has("node")) continue;  // no target: to be ignored, per the specification
-        GltfChannel channel;
-        channel.node = int(ch["target"]["node"].number());
-        if (channel.node < 0 || size_t(channel.node) >= nodeCount) L.fail(where + ": node out of range");
-        channel.path = pathOf(L, ch["target"]["path"].string(), where);
-        const JsonValue& sampler = a["samplers"].at(size_t(ch["sampler"].number()));
-        const std::string interpolation = sampler["interpolation"].isString() ? sampler["interpolation"].string() : "LINEAR";
-        if (interpolation == "STEP") channel.interpolation = GltfChannel::Interpolation::Step;
-        else if (interpolation == "CUBICSPLINE") channel.interpolation = GltfChannel::Interpolation::CubicSpline;
-        else if (interpolation != "LINEAR") L.fail(where + ": interpolation " + interpolation + " is not supported");
-        const std::vector<double> times = L.accessorOf(int(sampler["input"].number()), 1, where + " input");
-        const int width = channel.path == GltfChannel::Path::Rotation ? 4 : 3;
-        const std::vector<double> values = L.accessorOf(int(sampler["output"].number()), width, where + " output");
-        const size_t perKey = size_t(width) * (channel.interpolation == GltfChannel::Interpolation::CubicSpline ? 3 : 1);
-        if (times.empty() || values.size() != times.size() * perKey) L.fail(where + ": key count mismatch");
-        for (size_t k = 1; k < times.size(); ++k)
-          if (times[k] < times[k - 1]) L.fail(where + ": key times are not increasing");
-        channel.times.assign(times.begin(), times.end());
-        channel.values.assign(values.begin(), values.end());
-        anim.start = std::min(anim.start, times.front());
-        anim.end = std::max(anim.end, times.back());
-        anim.channels.push_back(std::move(channel));
-      }
-      if (anim.channels.empty()) anim.start = anim.end = 0;
-      model.animations.push_back(std::move(anim));
-    }
-    const size_t scene = size_t(doc.numberOr("scene", 0));
-    if (doc["scenes"].size() > scene) {
-      for (size_t i = 0; i < doc["scenes"].at(scene)["nodes"].size(); ++i) {
-        const int root = int(doc["scenes"].at(scene)["nodes"].at(i).number());
-        if (root < 0 || size_t(root) >= nodeCount) L.fail("scene root out of range");
-        model.sceneRoots.push_back(root);
-      }
-    } else {  // no scene: every node that is nobody's child
-      std::vector<bool> isChild(nodeCount, false);
-      for (const auto& n : model.nodes)
-        for (int c : n.children) isChild[size_t(c)] = true;
-      for (size_t i = 0; i < nodeCount; ++i)
-        if (!isChild[i]) model.sceneRoots.push_back(int(i));
-    }
+    loadNodes(doc, model);
+    loadAnimations(doc, model);
   } catch (const std::runtime_error& e) {
-    const std::string message = e.what();
-    if (message.rfind(path, 0) == 0) throw;
-    throw std::runtime_error(path + ": " + message);  // JSON type errors: name the file
+    throw std::runtime_error(path + ": " + e.what());
   }
   return model;
-}
-
-std::vector<PosedPrimitive> poseModel(const GltfModel& model, int animation, double seconds) {
-  // Local transforms, with the animation's channels applied.
-  std::vector<Vec3> translation(model.nodes.size()), scale(model.nodes.size());
-  std::vector<Quat> rotation(model.nodes.size());
-  for (size_t i = 0; i < model.nodes.size(); ++i) {
-    translation[i] = model.nodes[i].translation;
-    rotation[i] = model.nodes[i].rotation;
-    scale[i] = model.nodes[i].scale;
-  }
-  std::vector<bool> animated(model.nodes.size(), false);
-  if (animation >= 0 && size_t(animation) < model.animations.size()) {
-    const GltfAnimation& a = model.animations[size_t(animation)];
-    const double length = a.end - a.start;
-    const double t = length > 0 ? a.start + std::fmod(std::max(seconds, 0.0), length) : a.start;
-    for (const GltfChannel& ch : a.channels) {
-      const std::array<double, 4> v = sampleChannel(ch, t);
-      const size_t n = size_t(ch.node);
-      animated[n] = true;
-      if (ch.path == GltfChannel::Path::Translation) translation[n] = {v[0], v[1], v[2]};
-      else if (ch.path == GltfChannel::Path::Rotation) rotation[n] = {v[0], v[1], v[2], v[3]};
-      else scale[n] = {v[0], v[1], v[2]};
-    }
-  }
-  // World transforms, walking down from the scene roots (a node reached twice keeps the first;
-  // the depth guard stops cyclic hierarchies in malformed files).
-  std::vector<Mat4> world(model.nodes.size(), identity());
-  std::vector<bool> reached(model.nodes.size(), false);
-  std::vector<int> instances;  // nodes with a mesh, in traversal order
-  std::function<void(int, const Mat4&, int)> visit = [&](int n, const Mat4& parent, int depth) {
-    if (reached[size_t(n)] || depth > 1000) return;
-    reached[size_t(n)] = true;
-    const GltfNode& node = model.nodes[size_t(n)];
-    const Mat4 local = node.hasMatrix && !animated[size_t(n)] ? node.matrix : compose(translation[size_t(n)], rotation[size_t(n)], scale[size_t(n)]);
-    world[size_t(n)] = multiply(parent, local);
-    if (node.mesh >= 0) instances.push_back(n);
-    for (int c : node.children) visit(c, world[size_t(n)], depth + 1);
-  };
-  for (int root : model.sceneRoots) visit(root, identity(), 0);
-
-  std::vector<PosedPrimitive> out;
-  for (int n : instances) {
-    const GltfNode& node = model.nodes[size_t(n)];
-    // Skinned meshes ignore their node's transform: the joints place them (glTF 2.0 §3.7.3).
-    std::vector<Mat4> jointMatrices;
-    if (node.skin >= 0) {
-      const GltfSkin& skin = model.skins[size_t(node.skin)];
-      for (size_t j = 0; j < skin.joints.size(); ++j)
-        jointMatrices.push_back(multiply(world[size_t(skin.joints[j])], skin.inverseBindMatrices[j]));
-    }
-    for (const GltfPrimitive& prim : model.meshes[size_t(node.mesh)]) {
-      PosedPrimitive posed;
-      posed.primitive = &prim;
-      posed.world.resize(prim.positions.size());
-      const bool skinned = !jointMatrices.empty() && !prim.weights.empty();
-      for (size_t v = 0; v < prim.positions.size(); ++v) {
-        if (!skinned) {
-          posed.world[v] = transformPoint(world[size_t(n)], prim.positions[v]);
-          continue;
-        }
-        std::array<double, 3> sum{0, 0, 0};
-        double total = 0;
-        for (int k = 0; k < 4; ++k) {
-          const float w = prim.weights[v][size_t(k)];
-          const size_t j = prim.joints[v][size_t(k)];
-          if (w == 0 || j >= jointMatrices.size()) continue;
-          const std::array<float, 3> p = transformPoint(jointMatrices[j], prim.positions[v]);
-          for (int c = 0; c < 3; ++c) sum[size_t(c)] += w * p[size_t(c)];
-          total += w;
-        }
-        if (total <= 0) {
-          posed.world[v] = transformPoint(world[size_t(n)], prim.positions[v]);
-          continue;
-        }
-        posed.world[v] = {float(sum[0] / total), float(sum[1] / total), float(sum[2] / total)};
-      }
-      out.push_back(std::move(posed));
-    }
-  }
-  return out;
 }
 
 }  // namespace holoquic

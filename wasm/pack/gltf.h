@@ -1,10 +1,12 @@
 // Animated glTF 2.0 models (.glb, or .gltf with its files): meshes with base-colour textures,
 // the node hierarchy, skins and keyframe animations (translation, rotation, scale; linear, step
-// and cubic-spline interpolation), posed at any time in world space.
+// and cubic-spline interpolation), posed at any time in world space (gltf_pose.cpp).
 //
-// Unsupported features are refused with an error naming the file and the feature: morph
-// targets, compressed geometry (Draco, meshopt), KTX2/Basis textures, sparse accessors, any
-// extension the file marks as required, non-triangle primitives.
+// Loading (gltf.cpp) goes through tinygltf and decodes what web exporters produce: Draco and
+// meshopt compression, quantized attributes, sparse accessors, KHR_texture_transform. What the
+// packager cannot honour is refused with an error naming the file and the feature: morph
+// targets, points and lines, textures without a PNG/JPEG source (KTX2/Basis, WebP, AVIF), any
+// other extension the file marks as required.
 #pragma once
 
 #include <array>
@@ -19,6 +21,8 @@ namespace holoquic {
 using Vec3 = std::array<double, 3>;
 using Quat = std::array<double, 4>;  // x, y, z, w
 using Mat4 = std::array<double, 16>;  // column-major, as glTF stores matrices
+
+constexpr Mat4 kIdentityMatrix = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
 
 struct GltfPrimitive {
   std::vector<std::array<float, 3>> positions;

@@ -79,6 +79,8 @@ std::string helpText(const std::string& mode) {
            (mode == "gltf" ? "Samples animated glTF 2.0 models (.glb, or .gltf with its files) onto a voxel grid and packs them.\n"
                            : "Samples animated glTF 2.0 models as gltf does and writes the frames as PLY files\n"
                              "(DIR/ID/frame-NNNNN.ply); nothing is encoded.\n") +
+           "Draco and meshopt compression, quantized attributes and KHR_texture_transform are read;\n"
+           "docs/packaging.md lists the glTF features that are refused.\n"
            "\n"
            "  --out DIR              output directory (required)\n"
            "  --object ID=MODEL      one object, ID of a-z, 0-9 and '-' (repeatable)\n"

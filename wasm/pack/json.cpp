@@ -1,191 +1,46 @@
 #include "json.h"
 
-#include <cstdlib>
+#include <nlohmann/json.hpp>
 
 namespace holoquic {
 
+/// Converts nlohmann's tree (the JSON library tinygltf also uses) into ours.
 class JsonParser {
  public:
-  explicit JsonParser(const std::string& text) : text_(text) {}
-
-  JsonValue document() {
-    JsonValue v = value(0);
-    skipSpace();
-    if (pos_ != text_.size()) fail("text after the document");
+  static JsonValue convert(const nlohmann::json& from, int depth) {
+    if (depth > kMaxDepth) throw std::runtime_error("JSON: nesting too deep at byte 0");
+    JsonValue v;
+    switch (from.type()) {
+      case nlohmann::json::value_t::object:
+        v.type_ = JsonValue::Type::Object;
+        for (const auto& [key, member] : from.items()) v.object_[key] = convert(member, depth + 1);
+        break;
+      case nlohmann::json::value_t::array:
+        v.type_ = JsonValue::Type::Array;
+        for (const auto& element : from) v.array_.push_back(convert(element, depth + 1));
+        break;
+      case nlohmann::json::value_t::string:
+        v.type_ = JsonValue::Type::String;
+        v.string_ = from.get<std::string>();
+        break;
+      case nlohmann::json::value_t::boolean:
+        v.type_ = JsonValue::Type::Bool;
+        v.bool_ = from.get<bool>();
+        break;
+      case nlohmann::json::value_t::number_integer:
+      case nlohmann::json::value_t::number_unsigned:
+      case nlohmann::json::value_t::number_float:
+        v.type_ = JsonValue::Type::Number;
+        v.number_ = from.get<double>();
+        break;
+      default:
+        break;  // null
+    }
     return v;
   }
 
  private:
-  static constexpr int kMaxDepth = 256;  // deeper nesting is hostile input, not glTF
-
-  [[noreturn]] void fail(const std::string& what) const {
-    throw std::runtime_error("JSON: " + what + " at byte " + std::to_string(pos_));
-  }
-  void skipSpace() {
-    while (pos_ < text_.size() && (text_[pos_] == ' ' || text_[pos_] == '\t' || text_[pos_] == '\n' || text_[pos_] == '\r')) ++pos_;
-  }
-  bool consume(const char* word) {
-    size_t n = 0;
-    while (word[n]) ++n;
-    if (text_.compare(pos_, n, word) != 0) return false;
-    pos_ += n;
-    return true;
-  }
-
-  JsonValue value(int depth) {
-    if (depth > kMaxDepth) fail("nesting too deep");
-    skipSpace();
-    if (pos_ >= text_.size()) fail("unexpected end");
-    JsonValue v;
-    const char c = text_[pos_];
-    if (c == '{') {
-      v.type_ = JsonValue::Type::Object;
-      ++pos_;
-      skipSpace();
-      if (pos_ < text_.size() && text_[pos_] == '}') {
-        ++pos_;
-        return v;
-      }
-      for (;;) {
-        skipSpace();
-        if (pos_ >= text_.size() || text_[pos_] != '"') fail("expected a member name");
-        std::string key = string();
-        skipSpace();
-        if (pos_ >= text_.size() || text_[pos_] != ':') fail("expected ':'");
-        ++pos_;
-        v.object_[key] = value(depth + 1);
-        skipSpace();
-        if (pos_ < text_.size() && text_[pos_] == ',') {
-          ++pos_;
-          continue;
-        }
-        if (pos_ < text_.size() && text_[pos_] == '}') {
-          ++pos_;
-          return v;
-        }
-        fail("expected ',' or '}'");
-      }
-    }
-    if (c == '[') {
-      v.type_ = JsonValue::Type::Array;
-      ++pos_;
-      skipSpace();
-      if (pos_ < text_.size() && text_[pos_] == ']') {
-        ++pos_;
-        return v;
-      }
-      for (;;) {
-        v.array_.push_back(value(depth + 1));
-        skipSpace();
-        if (pos_ < text_.size() && text_[pos_] == ',') {
-          ++pos_;
-          continue;
-        }
-        if (pos_ < text_.size() && text_[pos_] == ']') {
-          ++pos_;
-          return v;
-        }
-        fail("expected ',' or ']'");
-      }
-    }
-    if (c == '"') {
-      v.type_ = JsonValue::Type::String;
-      v.string_ = string();
-      return v;
-    }
-    if (consume("true")) {
-      v.type_ = JsonValue::Type::Bool;
-      v.bool_ = true;
-      return v;
-    }
-    if (consume("false")) {
-      v.type_ = JsonValue::Type::Bool;
-      return v;
-    }
-    if (consume("null")) return v;
-    if (c == '-' || (c >= '0' && c <= '9')) {
-      const char* begin = text_.c_str() + pos_;
-      char* end = nullptr;
-      v.type_ = JsonValue::Type::Number;
-      v.number_ = std::strtod(begin, &end);
-      if (end == begin) fail("bad number");
-      pos_ += size_t(end - begin);
-      return v;
-    }
-    fail(std::string("unexpected character '") + c + "'");
-  }
-
-  static void appendUtf8(std::string& out, uint32_t cp) {
-    if (cp < 0x80) {
-      out += char(cp);
-    } else if (cp < 0x800) {
-      out += char(0xc0 | (cp >> 6));
-      out += char(0x80 | (cp & 0x3f));
-    } else if (cp < 0x10000) {
-      out += char(0xe0 | (cp >> 12));
-      out += char(0x80 | ((cp >> 6) & 0x3f));
-      out += char(0x80 | (cp & 0x3f));
-    } else {
-      out += char(0xf0 | (cp >> 18));
-      out += char(0x80 | ((cp >> 12) & 0x3f));
-      out += char(0x80 | ((cp >> 6) & 0x3f));
-      out += char(0x80 | (cp & 0x3f));
-    }
-  }
-
-  uint32_t hex4() {
-    if (pos_ + 4 > text_.size()) fail("short \\u escape");
-    uint32_t v = 0;
-    for (int i = 0; i < 4; ++i) {
-      const char h = text_[pos_++];
-      v <<= 4;
-      if (h >= '0' && h <= '9') v |= uint32_t(h - '0');
-      else if (h >= 'a' && h <= 'f') v |= uint32_t(h - 'a' + 10);
-      else if (h >= 'A' && h <= 'F') v |= uint32_t(h - 'A' + 10);
-      else fail("bad \\u escape");
-    }
-    return v;
-  }
-
-  std::string string() {
-    ++pos_;  // opening quote
-    std::string out;
-    for (;;) {
-      if (pos_ >= text_.size()) fail("unterminated string");
-      const char c = text_[pos_++];
-      if (c == '"') return out;
-      if (c != '\\') {
-        out += c;
-        continue;
-      }
-      if (pos_ >= text_.size()) fail("unterminated escape");
-      const char e = text_[pos_++];
-      switch (e) {
-        case '"': out += '"'; break;
-        case '\\': out += '\\'; break;
-        case '/': out += '/'; break;
-        case 'b': out += '\b'; break;
-        case 'f': out += '\f'; break;
-        case 'n': out += '\n'; break;
-        case 'r': out += '\r'; break;
-        case 't': out += '\t'; break;
-        case 'u': {
-          uint32_t cp = hex4();
-          if (cp >= 0xd800 && cp < 0xdc00 && text_.compare(pos_, 2, "\\u") == 0) {  // surrogate pair
-            pos_ += 2;
-            const uint32_t low = hex4();
-            cp = 0x10000 + ((cp - 0xd800) << 10) + (low - 0xdc00);
-          }
-          appendUtf8(out, cp);
-          break;
-        }
-        default: fail("bad escape");
-      }
-    }
-  }
-
-  const std::string& text_;
-  size_t pos_ = 0;
+  static constexpr int kMaxDepth = 256;  // deeper nesting is hostile input, not a scene
 };
 
 namespace {
@@ -195,7 +50,20 @@ const JsonValue& nullValue() {
 }
 }  // namespace
 
-JsonValue JsonValue::parse(const std::string& text) { return JsonParser(text).document(); }
+JsonValue JsonValue::parse(const std::string& text) {
+  nlohmann::json tree;
+  try {
+    tree = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::parse_error& e) {
+    // "[json.exception.parse_error.101] parse error at line L, column C: what" → "JSON: what at
+    // byte N", the offset callers turn into their own line and column.
+    const std::string message = e.what();
+    const size_t colon = message.find(": ");
+    const std::string what = colon == std::string::npos ? message : message.substr(colon + 2);
+    throw std::runtime_error("JSON: " + what + " at byte " + std::to_string(e.byte > 0 ? e.byte - 1 : 0));
+  }
+  return JsonParser::convert(tree, 0);
+}
 
 double JsonValue::number() const {
   if (type_ != Type::Number) throw std::runtime_error("JSON: expected a number");

@@ -1,5 +1,6 @@
-// A small JSON reader for glTF: the whole document becomes a tree of values. Malformed text gets
-// an error with the byte offset; looking up a member with the wrong type gets an error naming it.
+// JSON documents (scene files) as a tree of values with checked access: parsed by nlohmann's JSON
+// library (the one tinygltf uses for glTF), malformed text gets an error with the byte offset;
+// looking up a member with the wrong type gets an error naming the expected type.
 #pragma once
 
 #include <map>

@@ -192,8 +192,10 @@ TEST(bad_models_are_refused_naming_the_file_and_feature) {
 
   const fs::path morph = dir / "morph.glb", draco = dir / "draco.glb", ktx = dir / "ktx2.glb", junk = dir / "junk.glb";
   writeTriangleGlb(morph, R"(,"targets":[{"POSITION":0}])");
-  writeTriangleGlb(draco, "", R"(,"extensionsUsed":["KHR_draco_mesh_compression"],"extensionsRequired":["KHR_draco_mesh_compression"])");
-  writeTriangleGlb(ktx, "", R"(,"extensionsUsed":["KHR_texture_basisu"])");
+  // A Draco primitive whose stream is not Draco (the triangle's raw floats); KTX2 textures required.
+  writeTriangleGlb(draco, R"(,"extensions":{"KHR_draco_mesh_compression":{"bufferView":0,"attributes":{"POSITION":0}}})",
+                   R"(,"extensionsUsed":["KHR_draco_mesh_compression"],"extensionsRequired":["KHR_draco_mesh_compression"])");
+  writeTriangleGlb(ktx, "", R"(,"extensionsUsed":["KHR_texture_basisu"],"extensionsRequired":["KHR_texture_basisu"])");
   std::ofstream(junk, std::ios::binary) << "glTF\x02\0\0\0{{{{ not a model";
   expectRefused("gltf --out " + out.string() + " --object x=" + morph.string(), out, "morph.glb", "morph targets");
   expectRefused("gltf --out " + out.string() + " --object x=" + draco.string(), out, "draco.glb", "KHR_draco_mesh_compression");
