@@ -56,7 +56,10 @@ double readComponent(const uint8_t* p, int componentType) {
   }
 }
 
-/// Hands `take` each of `count` elements (`components` × `componentType`) of buffer view
+/// An accessor without a buffer view holds at most this many elements (16 M, far beyond a mesh's).
+constexpr size_t kMaxElementsWithoutData = size_t(1) << 24;
+
+/// Hands `take` (if given) each of `count` elements (`components` × `componentType`) of buffer view
 /// `viewIndex` from `offset` on, after checking they lie inside the view and its buffer.
 void readElements(const tinygltf::Model& model, int viewIndex, size_t offset, size_t count, int components, int componentType,
                   const std::string& where, const std::function<void(size_t, const uint8_t*)>& take) {
@@ -67,7 +70,8 @@ void readElements(const tinygltf::Model& model, int viewIndex, size_t offset, si
   if (view.byteOffset + view.byteLength > buffer.size()) fail(where + ": buffer view runs past its buffer");
   const size_t element = componentSize(componentType) * size_t(components);
   const size_t stride = view.byteStride ? view.byteStride : element;
-  if (count && offset + stride * (count - 1) + element > view.byteLength) fail(where + ": data runs past its buffer view");
+  if (count && (count > view.byteLength || offset + stride * (count - 1) + element > view.byteLength)) fail(where + ": data runs past its buffer view");
+  if (!take) return;  // only checked
   const uint8_t* base = buffer.data() + view.byteOffset + offset;
   for (size_t i = 0; i < count; ++i) take(i, base + i * stride);
 }
@@ -83,7 +87,10 @@ AttributeValues readAccessor(const tinygltf::Model& model, int index) {
   if (!out.components) fail(where + ": type " + std::to_string(a.type) + " is not supported");
   const size_t size = componentSize(a.componentType);
   if (!size) fail(where + ": component type " + std::to_string(a.componentType) + " is not supported");
-  if (a.count > (size_t(1) << 28)) fail(where + ": count too large");
+  // Memory follows the data the file holds: a buffer view must hold every element before any is
+  // allocated, and an accessor without one (zeros, or sparse values over zeros) is capped.
+  if (a.bufferView >= 0) readElements(model, a.bufferView, a.byteOffset, a.count, out.components, a.componentType, where, {});
+  else if (a.count > kMaxElementsWithoutData) fail(where + ": " + std::to_string(a.count) + " elements but no buffer view");
   const size_t components = size_t(out.components);
   out.values.assign(a.count * components, 0.0);  // no buffer view: zeros, per the specification
   auto store = [&](size_t i, const uint8_t* p) {
