@@ -13,6 +13,8 @@ import type { ReconstructionParams } from '../model/frames';
 export interface VpccModule {
   HEAPU8: Uint8Array;
   UTF8ToString(ptr: number): string;
+  /** 1 in the single-threaded build; 1 + helper threads in the threaded one (coreModule.ts). */
+  _vpcc_threads(): number;
   _vpcc_create(): number;
   _vpcc_destroy(d: number): void;
   _vpcc_last_status(d: number): number;
@@ -52,6 +54,8 @@ export interface VpccModule {
 export type VpccModuleFactory = (options: {
   locateFile?: (path: string) => string;
   wasmBinary?: ArrayBuffer | Uint8Array;
+  /** The threaded build: the module script its thread workers import. */
+  mainScriptUrlOrBlob?: string;
 }) => Promise<VpccModule>;
 
 /** Status codes of api.h. */

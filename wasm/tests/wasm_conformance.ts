@@ -7,7 +7,9 @@
  * own content) is a case.
  * Prints per-frame reconstruction and post-processing times (benchmarks, never asserted).
  *
- *   tsx wasm/tests/wasm_conformance.ts BUILD_WASM_DIR VPCC_DUMP_PICTURES SHARED_DIR
+ * With --threaded the threaded build (vpcc-mt) runs the same checks with its helper threads.
+ *
+ *   tsx wasm/tests/wasm_conformance.ts BUILD_WASM_DIR VPCC_DUMP_PICTURES SHARED_DIR [--threaded]
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -15,9 +17,13 @@ import { fileURLToPath } from 'node:url';
 import { type VideoStream, VpccDecoder, VpccError } from '../../src/decoder/vpcc';
 import { Checks, type DumpedPicture, dumpPictures, loadModule, putFramePictures, tmc2LogValues } from './wasm_support';
 
-const [buildDir, dumpTool, sharedDir] = process.argv.slice(2);
+const [buildDir, dumpTool, sharedDir, mode] = process.argv.slice(2);
+const threaded = mode === '--threaded';
 const checks = new Checks();
-const module = await loadModule(buildDir);
+const module = await loadModule(buildDir, { threaded });
+// The threaded build must really decode on more than one thread (the machine has 2+ cores).
+if (threaded) checks.ok(module._vpcc_threads() > 1, `threaded build runs ${module._vpcc_threads()} thread(s)`);
+else checks.equal(module._vpcc_threads(), 1, 'single-threaded build: threads');
 const roots = [join(sharedDir, 'vpcc'), join(dirname(fileURLToPath(import.meta.url)), 'conformance')];
 const cases = roots
   .filter((root) => existsSync(root))

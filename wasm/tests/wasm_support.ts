@@ -5,14 +5,25 @@
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { HevcDecoder, type HevcModuleFactory } from '../../src/decoder/hevc';
 import type { VideoStream, VpccDecoder, VpccModule, VpccModuleFactory } from '../../src/decoder/vpcc';
 
-/** Loads vpcc.mjs + vpcc.wasm from a build directory (passing the binary: no fetch in Node). */
-export async function loadModule(buildDir: string): Promise<VpccModule> {
-  const factory = (await import(join(buildDir, 'vpcc.mjs'))).default as VpccModuleFactory;
-  return factory({ wasmBinary: readFileSync(join(buildDir, 'vpcc.wasm')) });
+/**
+ * Loads the core module from a build directory (passing the binary: no fetch in Node):
+ * vpcc.mjs + vpcc.wasm, or with `threaded` the pthreads build vpcc-mt.mjs + .wasm, whose
+ * threads are Node worker_threads running vpcc-mt.worker.js. Emscripten 3.1.6's Node code
+ * in an ES module still calls CommonJS `require` and reads `__dirname`, given here. A process
+ * that loaded the threaded build must end with process.exit (its idle threads keep it alive).
+ */
+export async function loadModule(buildDir: string, options: { threaded?: boolean } = {}): Promise<VpccModule> {
+  const name = options.threaded ? 'vpcc-mt' : 'vpcc';
+  const script = join(buildDir, `${name}.mjs`);
+  if (options.threaded) Object.assign(globalThis, { require: createRequire(script), __dirname: buildDir, __filename: script });
+  const factory = (await import(script)).default as VpccModuleFactory;
+  return factory({ wasmBinary: readFileSync(join(buildDir, `${name}.wasm`)), mainScriptUrlOrBlob: pathToFileURL(script).href });
 }
 
 /** Loads the optional HEVC module (vpcc-hevc.mjs + vpcc-hevc.wasm) from a build directory. */

@@ -57,6 +57,10 @@ struct vpcc_stream_info {
 
 typedef struct vpcc_decoder vpcc_decoder;
 
+/* Threads this module decodes a frame with: 1 in the single-threaded module, 1 + helpers in
+ * the threaded one (vpcc-mt); the player reports it with its decoder statistics. */
+int vpcc_threads(void);
+
 vpcc_decoder* vpcc_create(void);
 void vpcc_destroy(vpcc_decoder* d);
 int vpcc_last_status(const vpcc_decoder* d);

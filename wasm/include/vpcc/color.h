@@ -20,19 +20,25 @@ namespace vpcc {
 /// and kept: points cover a fraction of the picture (patches), but come pixel by pixel, so
 /// per-point filtering repeated the same taps many times over. Building one allocates the
 /// full-resolution chroma planes (4 bytes a pixel, uninitialised) and two small look-up tables;
-/// the tile cache makes a sampler single-threaded (results do not depend on it).
+/// the tile cache makes sampling single-threaded (results do not depend on it) unless the
+/// tiles are marked and up-sampled first.
 class AttributeSampler {
  public:
   /// Throws ParseError when the planes do not fit the picture's size and format.
   explicit AttributeSampler(const Picture& picture);
   /// Y, Cb, Cr at 16 bits of the pixel (x, y) (x < width, y < height). Inline: it runs once
   /// per point.
+  /// Marks the tile of pixel (x, y) for upsampleMarked (pixels outside the picture: none).
+  void mark(uint32_t x, uint32_t y);
+  /// Up-samples every marked tile, on the decoder's threads (each tile is its own part of the
+  /// planes). After it, sampling marked pixels only reads, so threads may sample side by side.
+  void upsampleMarked();
   void sample(uint32_t x, uint32_t y, uint16_t out[3]) const {
     const Picture& p = *picture_;
     out[0] = luma16_[std::min(p.planes[0].at(x, y), maxSample_)];
     if (p.chroma444) return sampleChroma444(x, y, out);
     const size_t tile = size_t(y / kTile) * tilesWide_ + x / kTile;
-    if (!tileDone_[tile]) upsampleTile(x / kTile, y / kTile);
+    if (tileDone_[tile] != kUpsampled) upsampleTile(x / kTile, y / kTile);
     const uint16_t* chroma = chroma16_.get() + (size_t(y) * p.width + x) * 2;
     out[1] = chroma[0];
     out[2] = chroma[1];
@@ -47,7 +53,9 @@ class AttributeSampler {
   std::vector<uint16_t> luma16_;    // sample → 16-bit luma
   uint16_t maxSample_;
   uint32_t tilesWide_ = 0;
-  mutable std::vector<uint8_t> tileDone_;         // per tile: chroma16_ holds it
+  static constexpr uint8_t kMarked = 2, kUpsampled = 1;
+  mutable std::vector<uint8_t> tileDone_;         // per tile: chroma16_ holds it (kUpsampled), or marked
+  std::vector<uint32_t> marked_;                  // tiles marked and not up-sampled yet
   mutable std::unique_ptr<uint16_t[]> chroma16_;  // 4:2:0 only: Cb, Cr per pixel at 16 bits
 };
 

@@ -10,6 +10,7 @@
 
 #include "vpcc/api_session.h"
 #include "vpcc/bit_reader.h"
+#include "common/parallel.h"
 
 struct vpcc_decoder {
   vpcc::DecodeSession session;
@@ -57,6 +58,8 @@ int fail(vpcc_decoder* d, int status, const std::string& message) {
 }  // namespace
 
 extern "C" {
+
+int vpcc_threads(void) { return int(vpcc::parallel::helpers()) + 1; }
 
 vpcc_decoder* vpcc_create(void) { return new (std::nothrow) vpcc_decoder(); }
 

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "vpcc/bit_reader.h"
+#include "common/parallel.h"
 
 #if defined(__wasm_simd128__)
 #include <wasm_simd128.h>
@@ -161,7 +162,23 @@ void AttributeSampler::upsampleTile(uint32_t tileX, uint32_t tileY) const {
       }
     }
   }
-  tileDone_[size_t(tileY) * tilesWide_ + tileX] = 1;
+  tileDone_[size_t(tileY) * tilesWide_ + tileX] = kUpsampled;
+}
+
+void AttributeSampler::mark(uint32_t x, uint32_t y) {
+  if (picture_->chroma444 || x >= picture_->width || y >= picture_->height) return;
+  const size_t tile = size_t(y / kTile) * tilesWide_ + x / kTile;
+  if (tileDone_[tile] == 0) {
+    tileDone_[tile] = kMarked;
+    marked_.push_back(uint32_t(tile));
+  }
+}
+
+void AttributeSampler::upsampleMarked() {
+  parallel::forRanges(marked_.size(), 64, [&](size_t begin, size_t end) {
+    for (size_t i = begin; i < end; ++i) upsampleTile(marked_[i] % tilesWide_, marked_[i] / tilesWide_);
+  });
+  marked_.clear();
 }
 
 void AttributeSampler::sampleChroma444(uint32_t x, uint32_t y, uint16_t out[3]) const {

@@ -2,15 +2,18 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cmath>
 #include <cstring>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
 
 #include "vpcc/bit_reader.h"
 #include "vpcc/color.h"
+#include "common/parallel.h"
 #include "neighbour_tree.h"
 
 namespace vpcc {
@@ -309,63 +312,69 @@ size_t smoothOnGrid(PointCloudFrame& frame, const GridSmoothingParams& params, c
     if (cellCount[s])
       for (int d = 0; d < 3; ++d) cellCentre[size_t(s) * 3 + d] /= float(cellCount[s]);
 
+  // Each boundary point reads only the cell means (final by now) and its own position, and
+  // writes only its own position and flag: the points split across threads freely.
   const int g2 = g * 2, g2cube = g2 * g2 * g2;
-  size_t movedCount = 0;
-  for (size_t i = 0; i < n; ++i) {
-    int16_t* p = pos + i * 3;
-    if (frame.boundary[i] != 1 || !inside(p)) continue;
-    int c[3];
-    firstCell(p, c);
-    int32_t cell[2][2][2];
-    bool mixed = false;
-    for (int dz = 0; dz < 2; ++dz)
-      for (int dy = 0; dy < 2; ++dy)
-        for (int dx = 0; dx < 2; ++dx) {
-          const int32_t s = slotOf[size_t(c[0] + dx) + size_t(c[1] + dy) * side + size_t(c[2] + dz) * w2];
-          cell[dz][dy][dx] = s;
-          if (cellMixed[s] && cellCount[s] != 0) mixed = true;
-        }
-    if (!mixed) continue;
-    // Trilinear weights of the eight cell centroids (empty cells count as the point itself).
-    int wHigh[3], wLow[3];
-    for (int d = 0; d < 3; ++d) {
-      wHigh[d] = (p[d] - c[d] * g - half) * 2 + 1;
-      wLow[d] = g2 - wHigh[d];
-    }
-    double sum[3] = {0, 0, 0};
-    // 64-bit: with the largest grid the SEI allows (257) a weight reaches 514³ ≈ 1.4·10^8, and
-    // times a cell's point count it overflows int (UBSan, found by the postprocess target).
-    int64_t count = 0;
-    for (int dz = 0; dz < 2; ++dz) {
-      const int wz = dz ? wHigh[2] : wLow[2];
-      for (int dy = 0; dy < 2; ++dy) {
-        const int wy = dy ? wHigh[1] : wLow[1];
-        for (int dx = 0; dx < 2; ++dx) {
-          const int wx = dx ? wHigh[0] : wLow[0];
-          const int32_t s = cell[dz][dy][dx];
-          const int weight = wx * wy * wz;
-          for (int d = 0; d < 3; ++d) {
-            const double v = cellCount[s] > 0 ? double(cellCentre[size_t(s) * 3 + d]) : double(p[d]);
-            sum[d] += v * double(weight);
+  std::atomic<size_t> movedTotal{0};
+  parallel::forRanges(n, 16384, [&](size_t begin, size_t end) {
+    size_t movedCount = 0;
+    for (size_t i = begin; i < end; ++i) {
+      int16_t* p = pos + i * 3;
+      if (frame.boundary[i] != 1 || !inside(p)) continue;
+      int c[3];
+      firstCell(p, c);
+      int32_t cell[2][2][2];
+      bool mixed = false;
+      for (int dz = 0; dz < 2; ++dz)
+        for (int dy = 0; dy < 2; ++dy)
+          for (int dx = 0; dx < 2; ++dx) {
+            const int32_t s = slotOf[size_t(c[0] + dx) + size_t(c[1] + dy) * side + size_t(c[2] + dz) * w2];
+            cell[dz][dy][dx] = s;
+            if (cellMixed[s] && cellCount[s] != 0) mixed = true;
           }
-          count += int64_t{weight} * cellCount[s];
+      if (!mixed) continue;
+      // Trilinear weights of the eight cell centroids (empty cells count as the point itself).
+      int wHigh[3], wLow[3];
+      for (int d = 0; d < 3; ++d) {
+        wHigh[d] = (p[d] - c[d] * g - half) * 2 + 1;
+        wLow[d] = g2 - wHigh[d];
+      }
+      double sum[3] = {0, 0, 0};
+      // 64-bit: with the largest grid the SEI allows (257) a weight reaches 514³ ≈ 1.4·10^8, and
+      // times a cell's point count it overflows int (UBSan, found by the postprocess target).
+      int64_t count = 0;
+      for (int dz = 0; dz < 2; ++dz) {
+        const int wz = dz ? wHigh[2] : wLow[2];
+        for (int dy = 0; dy < 2; ++dy) {
+          const int wy = dy ? wHigh[1] : wLow[1];
+          for (int dx = 0; dx < 2; ++dx) {
+            const int wx = dx ? wHigh[0] : wLow[0];
+            const int32_t s = cell[dz][dy][dx];
+            const int weight = wx * wy * wz;
+            for (int d = 0; d < 3; ++d) {
+              const double v = cellCount[s] > 0 ? double(cellCentre[size_t(s) * 3 + d]) : double(p[d]);
+              sum[d] += v * double(weight);
+            }
+            count += int64_t{weight} * cellCount[s];
+          }
         }
       }
+      count /= g2cube;
+      if (count == 0) continue;  // the reference's distance is then NaN: never moves
+      double centroid[3];
+      for (int d = 0; d < 3; ++d) centroid[d] = sum[d] / double(g2cube) * double(count);
+      double diff[3];
+      for (int d = 0; d < 3; ++d) diff[d] = double(p[d]) * double(count) - centroid[d];
+      const double dist2 = (diff[0] * diff[0] + diff[1] * diff[1] + diff[2] * diff[2]) / double(count) + 0.5;
+      if (dist2 >= double(std::max(int64_t{params.threshold}, count) * 2)) {
+        for (int d = 0; d < 3; ++d) p[d] = int16_t(int64_t(centroid[d] / double(count) + 0.5));
+        moved[i] = 1;
+        ++movedCount;
+      }
     }
-    count /= g2cube;
-    if (count == 0) continue;  // the reference's distance is then NaN: never moves
-    double centroid[3];
-    for (int d = 0; d < 3; ++d) centroid[d] = sum[d] / double(g2cube) * double(count);
-    double diff[3];
-    for (int d = 0; d < 3; ++d) diff[d] = double(p[d]) * double(count) - centroid[d];
-    const double dist2 = (diff[0] * diff[0] + diff[1] * diff[1] + diff[2] * diff[2]) / double(count) + 0.5;
-    if (dist2 >= double(std::max(int64_t{params.threshold}, count) * 2)) {
-      for (int d = 0; d < 3; ++d) p[d] = int16_t(int64_t(centroid[d] / double(count) + 0.5));
-      moved[i] = 1;
-      ++movedCount;
-    }
-  }
-  return movedCount;
+    movedTotal += movedCount;
+  });
+  return movedTotal;
 }
 
 /// Division by a power-of-two cell size, as shifts and masks.
@@ -409,38 +418,64 @@ void transferColorsFrom(const int16_t* sourcePositions, const uint16_t* srcColor
   for (size_t i = 0; i < nt; ++i)
     if (moved[i]) movedList.push_back(uint32_t(i));
   if (movedList.empty()) return;
-  NeighbourTree sourceTree(sourcePositions, ns);
-  NeighbourTree targetTree(target.positions.data(), nt);
   const uint16_t* tgtColor = target.colors16.data();
+  constexpr uint32_t kNotLooked = UINT32_MAX, kNoVote = UINT32_MAX - 1;
+  // Per source point: its nearest smoothed point for the backward votes (found once, below).
+  std::vector<uint32_t> nearestOf(ns, kNotLooked);
+  std::unique_ptr<double[]> distanceOf(new double[ns]);
+  auto findNearestSmoothed = [&](NeighbourTree& targetTree, uint32_t s) {
+    uint32_t found;
+    double d;
+    if (targetTree.search(sourcePositions + size_t(s) * 3, 1, &found, &d) == 0) {  // (only an empty frame finds none)
+      nearestOf[s] = kNoVote;
+    } else {
+      nearestOf[s] = found;
+      distanceOf[s] = d;
+    }
+  };
 
   // Forward: each moved point from its 8 nearest unsmoothed points (the one at its position if
   // any, else weights 1 / (d² + 4)). The neighbours found are also the backward candidates.
   constexpr size_t kForward = 8;
   std::vector<uint16_t> forward(movedList.size() * 3);
   std::vector<uint32_t> candidates;  // source indices, in the order found
-  candidates.reserve(movedList.size() * kForward);
-  uint32_t idx[kForward];
-  double dist[kForward];
-  for (size_t m = 0; m < movedList.size(); ++m) {
-    const size_t t = movedList[m];
-    const size_t found = sourceTree.search(target.positions.data() + t * 3, kForward, idx, dist);
-    candidates.insert(candidates.end(), idx, idx + found);
-    uint16_t* out = &forward[m * 3];
-    if (found == 0) {
-      std::copy(tgtColor + t * 3, tgtColor + t * 3 + 3, out);
-    } else if (dist[0] < 0.0001 || found == 1) {
-      std::copy(srcColor + size_t(idx[0]) * 3, srcColor + size_t(idx[0]) * 3 + 3, out);
-    } else {
-      double acc[3] = {0, 0, 0}, weights = 0;
-      for (size_t k = 0; k < found; ++k) {
-        const double weight = 1 / (dist[k] + 4.0);
-        for (int c = 0; c < 3; ++c) acc[c] += srcColor[size_t(idx[k]) * 3 + c] * weight;
-        weights += weight;
+  auto forwardPass = [&] {
+    NeighbourTree sourceTree(sourcePositions, ns);
+    candidates.reserve(movedList.size() * kForward);
+    uint32_t idx[kForward];
+    double dist[kForward];
+    for (size_t m = 0; m < movedList.size(); ++m) {
+      const size_t t = movedList[m];
+      const size_t found = sourceTree.search(target.positions.data() + t * 3, kForward, idx, dist);
+      candidates.insert(candidates.end(), idx, idx + found);
+      uint16_t* out = &forward[m * 3];
+      if (found == 0) {
+        std::copy(tgtColor + t * 3, tgtColor + t * 3 + 3, out);
+      } else if (dist[0] < 0.0001 || found == 1) {
+        std::copy(srcColor + size_t(idx[0]) * 3, srcColor + size_t(idx[0]) * 3 + 3, out);
+      } else {
+        double acc[3] = {0, 0, 0}, weights = 0;
+        for (size_t k = 0; k < found; ++k) {
+          const double weight = 1 / (dist[k] + 4.0);
+          for (int c = 0; c < 3; ++c) acc[c] += srcColor[size_t(idx[k]) * 3 + c] * weight;
+          weights += weight;
+        }
+        for (int c = 0; c < 3; ++c)
+          out[c] = uint16_t(std::min(std::max(std::round(acc[c] / weights), 0.0), 65535.0));
       }
-      for (int c = 0; c < 3; ++c)
-        out[c] = uint16_t(std::min(std::max(std::round(acc[c] / weights), 0.0), 65535.0));
     }
-  }
+  };
+  // The smoothed frame's tree, for the backward searches. With a helper thread it is built, and
+  // every moved point's backward search done (a moved candidate always needs it), beside the
+  // forward pass: the two passes share nothing but read-only input. Alone, only the candidates
+  // are searched, when met below. A search gives the same answer whenever it runs.
+  std::optional<NeighbourTree> targetTree;
+  auto targetPass = [&] {
+    targetTree.emplace(target.positions.data(), nt);
+    if (parallel::helpers() == 0) return;
+    for (const uint32_t s : movedList) findNearestSmoothed(*targetTree, s);
+  };
+  parallel::runBoth(forwardPass, targetPass);
 
   // Backward: every candidate whose nearest smoothed point is a moved point of nearly the same
   // colour (each component within 40) votes for it, weighted 1 / (d + 4).
@@ -462,22 +497,12 @@ void transferColorsFrom(const int16_t* sourcePositions, const uint16_t* srcColor
   std::sort(movedAt.begin(), movedAt.end());
   // A point is the candidate of several moved points (the moved points cluster along patch
   // borders): whether it needs the search, and its nearest smoothed point, are found once.
-  constexpr uint32_t kNotLooked = UINT32_MAX, kNoVote = UINT32_MAX - 1;
-  std::vector<uint32_t> nearestOf(ns, kNotLooked);
-  std::unique_ptr<double[]> distanceOf(new double[ns]);
   for (const uint32_t s : candidates) {
     if (nearestOf[s] == kNotLooked) {
-      const int16_t* ps = sourcePositions + size_t(s) * 3;
-      uint32_t found;
-      double d;
-      if (!moved[s] && !std::binary_search(movedAt.begin(), movedAt.end(), key(ps)))
+      if (!moved[s] && !std::binary_search(movedAt.begin(), movedAt.end(), key(sourcePositions + size_t(s) * 3)))
         nearestOf[s] = kNoVote;
-      else if (targetTree.search(ps, 1, &found, &d) == 0)  // (only an empty frame finds none)
-        nearestOf[s] = kNoVote;
-      else {
-        nearestOf[s] = found;
-        distanceOf[s] = d;
-      }
+      else
+        findNearestSmoothed(*targetTree, s);
     }
     if (nearestOf[s] == kNoVote) continue;
     const uint32_t nearest = nearestOf[s];

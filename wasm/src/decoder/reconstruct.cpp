@@ -11,6 +11,7 @@
 #include "vpcc/color.h"
 #include "vpcc/md5.h"
 #include "vpcc/postprocess.h"
+#include "common/parallel.h"
 #include "neighbour_tree.h"
 
 namespace vpcc {
@@ -847,46 +848,60 @@ PointCloudFrame reconstructFrame(const CodedSequence& seq, const DecodedAtlasFra
     out.rgbColours = attributePictures[0]->chroma444;
     if (auxiliaryAttribute && !auxiliaryAttribute->chroma444) auxiliarySampler.emplace(*auxiliaryAttribute);
   }
-  for (size_t i = 0; i < n; ++i) {
-    const Point& pt = points[i];
-    for (int c = 0; c < 3; ++c) {
-      if (pt.pos[c] < INT16_MIN || pt.pos[c] > INT16_MAX) throw ParseError("reconstructed position out of range");
-      out.positions[i * 3 + c] = int16_t(pt.pos[c]);
+  // With helper threads the points split into ranges: each point writes only its own outputs,
+  // and the samplers' chroma tiles are up-sampled first (on the threads too), so sampling reads.
+  if (hasAttribute && parallel::helpers() > 0) {
+    for (const Point& pt : points) {
+      if (pt.map < mapCount && !out.rgbColours)
+        samplers[pt.map].mark(pt.x, pt.y);
+      else if (pt.map == kColourFromAuxiliary && auxiliarySampler)
+        auxiliarySampler->mark(pt.x, pt.y);
     }
-    if (wantSmoothingInfo) {
-      out.boundary[i] = pt.boundary;
-      out.patchIndex[i] = pt.patch;
-    }
-    if (recordPixels) {
-      out.pixel[i] = uint32_t(pt.y) * atlasWidth + pt.x;
-      out.map[i] = pt.map;
-    }
-    if (!hasAttribute) continue;
-    uint16_t* colour = &out.colors16[i * 3];
-    if (pt.map < mapCount && out.rgbColours) {
-      gbrPixelAsRgb(*attributePictures[pt.map], pt.x, pt.y, colour);
-    } else if (pt.map < mapCount) {
-      samplers[pt.map].sample(pt.x, pt.y, colour);
-    } else if (pt.map == kColourFromAuxiliary) {
-      if (pt.x >= auxiliaryAttribute->width || pt.y >= auxiliaryAttribute->height)
-        throw ParseError("raw or EOM point outside the auxiliary attribute picture");
-      // The auxiliary video is read by its own format: 4:4:4 as GBR-coded RGB like the main
-      // videos, 4:2:0 through the Y'CbCr chain.
-      if (auxiliaryAttribute->chroma444)
-        gbrPixelAsRgb(*auxiliaryAttribute, pt.x, pt.y, colour);
-      else
-        auxiliarySampler->sample(pt.x, pt.y, colour);
-      // The reference decoder keeps these colours as 8-bit values (the low byte of its 16-bit
-      // samples) in its 16-bit colour array, and converts them like every other colour
-      // (4:2:0 ones as 16-bit Y'CbCr). Conformance is to its output, so the same happens here.
-      for (int c = 0; c < 3; ++c) colour[c] &= 0xff;
-    }
+    for (AttributeSampler& sampler : samplers) sampler.upsampleMarked();
+    if (auxiliarySampler) auxiliarySampler->upsampleMarked();
   }
+  parallel::forRanges(n, 16384, [&](size_t begin, size_t end) {
+    for (size_t i = begin; i < end; ++i) {
+      const Point& pt = points[i];
+      for (int c = 0; c < 3; ++c) {
+        if (pt.pos[c] < INT16_MIN || pt.pos[c] > INT16_MAX) throw ParseError("reconstructed position out of range");
+        out.positions[i * 3 + c] = int16_t(pt.pos[c]);
+      }
+      if (wantSmoothingInfo) {
+        out.boundary[i] = pt.boundary;
+        out.patchIndex[i] = pt.patch;
+      }
+      if (recordPixels) {
+        out.pixel[i] = uint32_t(pt.y) * atlasWidth + pt.x;
+        out.map[i] = pt.map;
+      }
+      if (!hasAttribute) continue;
+      uint16_t* colour = &out.colors16[i * 3];
+      if (pt.map < mapCount && out.rgbColours) {
+        gbrPixelAsRgb(*attributePictures[pt.map], pt.x, pt.y, colour);
+      } else if (pt.map < mapCount) {
+        samplers[pt.map].sample(pt.x, pt.y, colour);
+      } else if (pt.map == kColourFromAuxiliary) {
+        if (pt.x >= auxiliaryAttribute->width || pt.y >= auxiliaryAttribute->height)
+          throw ParseError("raw or EOM point outside the auxiliary attribute picture");
+        // The auxiliary video is read by its own format: 4:4:4 as GBR-coded RGB like the main
+        // videos, 4:2:0 through the Y'CbCr chain.
+        if (auxiliaryAttribute->chroma444)
+          gbrPixelAsRgb(*auxiliaryAttribute, pt.x, pt.y, colour);
+        else
+          auxiliarySampler->sample(pt.x, pt.y, colour);
+        // The reference decoder keeps these colours as 8-bit values (the low byte of its 16-bit
+        // samples) in its 16-bit colour array, and converts them like every other colour
+        // (4:2:0 ones as 16-bit Y'CbCr). Conformance is to its output, so the same happens here.
+        for (int c = 0; c < 3; ++c) colour[c] &= 0xff;
+      }
+    }
+  });
   if (hasAttribute) {
     tileStarts.push_back(points.size());
     for (size_t t = 0; t + 1 < tileStarts.size(); ++t)
       colourByNeighbours(points, tileStarts[t], tileStarts[t + 1], out.positions.data(), out.colors16.data());
-    toRgb8(out, 0, points.size());
+    parallel::forRanges(n, 16384, [&](size_t begin, size_t end) { toRgb8(out, begin, end); });
   }
   return out;
 }
