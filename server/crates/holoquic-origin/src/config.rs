@@ -191,6 +191,8 @@ pub struct Config {
     /// Origins allowed to open WebTransport sessions; empty = any.
     pub allowed_origins: Vec<String>,
     pub cors: bool,
+    /// COOP/COEP on every response: the web app is cross-origin isolated (threaded decoder).
+    pub cross_origin_isolate: bool,
     pub cc: CongestionControl,
     /// Loss rate per round trip that BBR2 takes for random (non-congestive) loss, which FEC
     /// covers, rather than a congestion signal (see `quic::congestion`); 0 = quiche's defaults.
@@ -254,6 +256,9 @@ struct Cli {
     /// Send `Access-Control-Allow-Origin: *` on content and config, for pages on other origins (`--cors` alone means true) [default: false].
     #[arg(long, value_name = "BOOL", num_args = 0..=1, default_missing_value = "true", value_parser = clap::builder::BoolishValueParser::new())]
     cors: Option<bool>,
+    /// Send `Cross-Origin-Opener-Policy: same-origin` and `Cross-Origin-Embedder-Policy: require-corp` with every response, so the web app served here is cross-origin isolated and its player uses the threaded wasm decoder (`--cross-origin-isolate` alone means true) [default: false].
+    #[arg(long, value_name = "BOOL", num_args = 0..=1, default_missing_value = "true", value_parser = clap::builder::BoolishValueParser::new())]
+    cross_origin_isolate: Option<bool>,
     /// Congestion control of QUIC connections [default: bbr2].
     #[arg(long, value_enum, value_name = "cubic|bbr2")]
     cc: Option<CongestionControl>,
@@ -385,6 +390,7 @@ impl Config {
             wt_endpoints: cli.wt_endpoint.iter().map(|v| WtEndpoint::parse(v)).collect::<Result<_>>()?,
             allowed_origins: cli.allow_origin,
             cors: cli.cors.unwrap_or(false),
+            cross_origin_isolate: cli.cross_origin_isolate.unwrap_or(false),
             cc: cli.cc.unwrap_or(CongestionControl::Bbr2),
             loss_tolerance: cli.loss_tolerance.unwrap_or(DEFAULT_LOSS_TOLERANCE),
             qlog_dir: cli.qlog_dir,

@@ -91,6 +91,11 @@ pub fn respond(site: &Site, request: &WebRequest) -> WebResponse {
         response = response.with("alt-svc", format!("h3=\":{}\"; ma=86400", site.quic_port));
     }
     response = response.with("x-content-type-options", "nosniff");
+    // Cross-origin isolation of the app (SharedArrayBuffer, so wasm threads): the page and its
+    // workers take the policies from their own responses; on other responses they do nothing.
+    if site.config.cross_origin_isolate {
+        response = response.with("cross-origin-opener-policy", "same-origin").with("cross-origin-embedder-policy", "require-corp");
+    }
     // RFC 9110 §8.6: never on a 204, nor on a 304 (where it would give the length of the
     // representation the client already holds, which an empty body is not).
     if response.status != 204 && response.status != 304 {
@@ -304,6 +309,13 @@ mod tests {
 
     /// `/config.json` of an origin with `args`, parsed.
     fn config_json(args: &[&str]) -> serde_json::Value {
+        let answer = get(args, "/config.json");
+        assert_eq!(answer.status, 200);
+        serde_json::from_slice(&answer.body).unwrap()
+    }
+
+    /// The answer to GET `target` of an origin with `args`.
+    fn get(args: &[&str], target: &str) -> WebResponse {
         let dir = tempfile::tempdir().unwrap();
         let content = dir.path().join("content");
         std::fs::create_dir(&content).unwrap();
@@ -313,9 +325,19 @@ mod tests {
         let certs = CertStore::generate(&dir.path().join("tls"), &[]).unwrap();
         let store = ContentStore::open(&content, 1 << 20).unwrap();
         let site = Site { config: &config, certs: &certs, content: &store, web: None, quic_port: 4433 };
-        let answer = respond(&site, &WebRequest { method: "GET", target: "/config.json", authority: Some("a.test"), ..Default::default() });
-        assert_eq!(answer.status, 200);
-        serde_json::from_slice(&answer.body).unwrap()
+        respond(&site, &WebRequest { method: "GET", target, authority: Some("a.test"), ..Default::default() })
+    }
+
+    #[test]
+    fn cross_origin_isolation_only_when_asked() {
+        for target in ["/config.json", "/healthz", "/content/none.v3c"] {
+            let plain = get(&[], target);
+            assert_eq!(plain.header("cross-origin-opener-policy"), None, "{target}");
+            assert_eq!(plain.header("cross-origin-embedder-policy"), None, "{target}");
+            let isolated = get(&["--cross-origin-isolate"], target);
+            assert_eq!(isolated.header("cross-origin-opener-policy"), Some("same-origin"), "{target}");
+            assert_eq!(isolated.header("cross-origin-embedder-policy"), Some("require-corp"), "{target}");
+        }
     }
 
     #[test]
