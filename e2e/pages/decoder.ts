@@ -6,7 +6,7 @@
 import { GlAtlasReconstructor } from '../../src/render/atlasReconstruction';
 import { comparePointSets, type PointSetDifference } from '../../src/render/pointCompare';
 import { pointsOf } from '../../src/model/frames';
-import { createDecoderPool } from '../../src/decoder/index';
+import { createDecoderPool, type CoreModuleInfo } from '../../src/decoder/index';
 
 export interface DecoderTestResult {
   error?: string;
@@ -22,6 +22,10 @@ export interface DecoderTestResult {
   pictureMs?: number;
   /** Who decoded the video. */
   videoDecoder?: 'webcodecs' | 'hevc-module';
+  /** Which core module build reconstructed, and on how many threads. */
+  core?: CoreModuleInfo;
+  /** Whether this page is cross-origin isolated. */
+  crossOriginIsolated?: boolean;
 }
 
 /** GPU reconstruction of a segment's frames against the CPU reconstruction (no post-processing). */
@@ -62,6 +66,8 @@ async function decode(path: string, options: { corruptAt?: number[] } = {}): Pro
       frameMs: segment.timing.frameMs,
       pictureMs: segment.timing.pictureMs,
       videoDecoder: segment.timing.videoDecoder,
+      core: segment.timing.core,
+      crossOriginIsolated: globalThis.crossOriginIsolated,
     };
   } catch (e) {
     return { error: e instanceof Error ? e.message : String(e) };

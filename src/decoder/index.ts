@@ -12,6 +12,7 @@ export { DecoderPool, type DecoderPoolOptions, type DecoderPoolStats, type Detai
 export { VpccError } from './vpcc';
 export { CodecUnavailableError } from './video';
 export type { HevcModuleLocation } from './hevc';
+export type { CoreModuleInfo, CoreModuleKind } from './coreModule';
 
 export function createDecoderPool(options: DecoderPoolOptions = {}): DecoderPool {
   return new DecoderPool(options);

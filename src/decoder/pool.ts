@@ -13,6 +13,7 @@ import type { SegmentTiming, DecodeOutput } from './segment';
 import { startModuleWorker } from '../workers/moduleWorker';
 import type { HevcModuleLocation } from './hevc';
 import { bundledHevcModule } from './hevcLocation';
+import type { CoreModuleInfo } from './coreModule';
 // The bundled worker script's URL (Vite emits it beside this module; in development it is the source).
 import decodeWorkerUrl from './worker.ts?worker&url';
 
@@ -93,6 +94,8 @@ export interface DecoderPoolStats {
   /** Mean worker time per segment and per frame (reconstruction + post-processing + copy), ms. */
   meanSegmentMs: number;
   meanFrameMs: number;
+  /** The core module build the last decoded segment ran on (threaded or single; coreModule.ts). */
+  core?: CoreModuleInfo;
 }
 
 interface Job {
@@ -123,7 +126,8 @@ export class DecoderPool implements SegmentDecoder {
   private readonly hevcModule: HevcModuleLocation | undefined;
   private nextId = 1;
   private closed = false;
-  private totals = { segments: 0, frames: 0, failures: 0, rejectedBusy: 0, withdrawn: 0, restarts: 0, segmentMs: 0, frameMs: 0 };
+  private totals: { segments: number; frames: number; failures: number; rejectedBusy: number; withdrawn: number; restarts: number; segmentMs: number; frameMs: number; core?: CoreModuleInfo } =
+    { segments: 0, frames: 0, failures: 0, rejectedBusy: 0, withdrawn: 0, restarts: 0, segmentMs: 0, frameMs: 0 };
 
   constructor(options: DecoderPoolOptions = {}) {
     const size = Math.max(1, options.size ?? defaultPoolSize(globalThis.navigator?.hardwareConcurrency ?? 1));
@@ -207,6 +211,7 @@ export class DecoderPool implements SegmentDecoder {
       segments: t.segments, frames: t.frames, failures: t.failures, rejectedBusy: t.rejectedBusy, withdrawn: t.withdrawn, restarts: t.restarts,
       meanSegmentMs: t.segments ? t.segmentMs / t.segments : 0,
       meanFrameMs: t.frames ? t.frameMs / t.frames : 0,
+      core: t.core,
     };
   }
 
@@ -265,6 +270,7 @@ export class DecoderPool implements SegmentDecoder {
     t.frames += reply.frames.length;
     t.segmentMs += reply.timing.totalMs;
     t.frameMs += reply.timing.frameMs.reduce((a, b) => a + b, 0);
+    if (reply.timing.core) t.core = reply.timing.core;
     busy.job.resolve({
       frames: reply.frames,
       decodeMs: performance.now() - busy.startedAt,

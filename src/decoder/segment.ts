@@ -13,6 +13,7 @@ import { exportAtlasFrame } from './atlasFrame';
 import { AtlasTooLargeError, type DecodedPicture, type PictureStream, putDecodedPicture, type StreamDecoder } from './picture';
 import { CodecUnavailableError, decodeVideoStream, webCodecsDecodes } from './video';
 import type { VideoStream, VpccDecoder } from './vpcc';
+import type { CoreModuleInfo } from './coreModule';
 
 export { AtlasTooLargeError } from './picture';
 
@@ -41,6 +42,8 @@ export interface SegmentTiming {
   pictureMs: number;
   /** Who decoded the video: the browser's WebCodecs, or the optional HEVC module (HEVC without WebCodecs). */
   videoDecoder: 'webcodecs' | 'hevc-module';
+  /** Which build of the core module reconstructed (set by the decode worker; coreModule.ts). */
+  core?: CoreModuleInfo;
 }
 
 export type DecodeOutput = 'points' | 'atlas' | 'auto' | 'both';

@@ -8,22 +8,37 @@ import { atlasFrameBuffers } from './atlasFrame';
 import { isAtlasFrame } from '../model/frames';
 import { decodeSegment, type VideoDecoders } from './segment';
 import { loadHevcModule, type HevcDecoder, type HevcModuleLocation } from './hevc';
-import { isOutOfMemory, VpccDecoder, type VpccModuleFactory } from './vpcc';
+import { isOutOfMemory, VpccDecoder } from './vpcc';
+import { type CoreModuleInfo, loadCoreModule } from './coreModule';
 
-// Both files are emitted as assets by Vite and loaded at run time (no bundling of the
-// emscripten loader): the module from its URL, the wasm through locateFile. (The HEVC module's
-// URLs come with each request: the main thread's bundle places those files, hevcLocation.ts.)
-const moduleUrl = new URL('../../wasm/build-wasm/vpcc.mjs', import.meta.url);
-const wasmUrl = new URL('../../wasm/build-wasm/vpcc.wasm', import.meta.url);
+// The core module's files are emitted as assets by Vite and loaded at run time (no bundling of
+// the emscripten loader): the module from its URL, the wasm (and the threaded build's thread
+// worker script) through locateFile; coreModule.ts picks the build. (The HEVC module's URLs come
+// with each request: the main thread's bundle places those files, hevcLocation.ts.)
+const builds = {
+  single: {
+    moduleUrl: new URL('../../wasm/build-wasm/vpcc.mjs', import.meta.url).href,
+    wasmUrl: new URL('../../wasm/build-wasm/vpcc.wasm', import.meta.url).href,
+  },
+  // Never inlined (`?no-inline`): fetched only where threads are allowed, and a thread worker
+  // cannot start from a data: URL.
+  threaded: {
+    moduleUrl: new URL('../../wasm/build-wasm/vpcc-mt.mjs?no-inline', import.meta.url).href,
+    wasmUrl: new URL('../../wasm/build-wasm/vpcc-mt.wasm?no-inline', import.meta.url).href,
+    threadWorkerUrl: new URL('../../wasm/build-wasm/vpcc-mt.worker.js?no-inline', import.meta.url).href,
+  },
+};
 
 class ModuleLoadError extends Error {}
 
-const decoderReady: Promise<VpccDecoder> = (async () => {
+const scope = self as unknown as DedicatedWorkerGlobalScope;
+
+const decoderReady: Promise<{ decoder: VpccDecoder; core: CoreModuleInfo }> = (async () => {
   try {
-    const factory = (await import(/* @vite-ignore */ moduleUrl.href)).default as VpccModuleFactory;
-    return new VpccDecoder(await factory({ locateFile: () => wasmUrl.href }));
+    const { module, info } = await loadCoreModule(scope, builds);
+    return { decoder: new VpccDecoder(module), core: info };
   } catch (e) {
-    throw new ModuleLoadError(`cannot load the vpcc wasm module (${moduleUrl.pathname}): ${e instanceof Error ? e.message : String(e)}`);
+    throw new ModuleLoadError(`cannot load the vpcc wasm module (${builds.single.moduleUrl}): ${e instanceof Error ? e.message : String(e)}`);
   }
 })();
 // Reported with the first request (each request awaits it); not an unhandled rejection here.
@@ -42,7 +57,6 @@ function videoDecoders(location: HevcModuleLocation | undefined): VideoDecoders 
   return { hevc };
 }
 
-const scope = self as unknown as DedicatedWorkerGlobalScope;
 let queue: Promise<void> = Promise.resolve();
 
 scope.onmessage = (event: MessageEvent<ToWorker>) => {
@@ -52,9 +66,9 @@ scope.onmessage = (event: MessageEvent<ToWorker>) => {
     let reply: FromWorker;
     const transfer: Transferable[] = [];
     try {
-      const decoder = await decoderReady;
+      const { decoder, core } = await decoderReady;
       const result = await decodeSegment(decoder, request.bytes, { md5: request.md5, output: request.output, postProcess: request.postProcess, maxAtlasSize: request.maxAtlasSize }, videoDecoders(request.hevcModule));
-      reply = { type: 'decoded', id: request.id, frames: result.frames, atlasFrames: result.atlasFrames, md5: result.md5, timing: result.timing };
+      reply = { type: 'decoded', id: request.id, frames: result.frames, atlasFrames: result.atlasFrames, md5: result.md5, timing: { ...result.timing, core } };
       for (const f of result.frames) {
         if (isAtlasFrame(f)) transfer.push(...atlasFrameBuffers(f));
         else transfer.push(f.positions.buffer, f.colors.buffer);
