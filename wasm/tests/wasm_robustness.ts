@@ -4,21 +4,23 @@
  * the atlas, out-of-range indices, calls in the wrong order. After all that, the module must still
  * decode a good segment to TMC2's checksums.
  *
- *   tsx wasm/tests/wasm_robustness.ts BUILD_WASM_DIR VPCC_DUMP_PICTURES SHARED_DIR
+ * With --threaded, the threaded build (vpcc-mt): errors raised on its helper threads too.
+ *
+ *   tsx wasm/tests/wasm_robustness.ts BUILD_WASM_DIR VPCC_DUMP_PICTURES SHARED_DIR [--threaded]
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { VpccDecoder, VpccError } from '../../src/decoder/vpcc';
 import { Checks, dumpPictures, loadModule, putDumpedPicture, putFramePictures, tmc2LogValues } from './wasm_support';
 
-const [buildDir, dumpTool, sharedDir] = process.argv.slice(2);
+const [buildDir, dumpTool, sharedDir, mode] = process.argv.slice(2);
 const checks = new Checks();
 const base = join(sharedDir, 'vpcc/synth_ai_r4/synth_ai_r4');
 if (!existsSync(`${base}.bin`)) {
   checks.skip(`${base}.bin absent`);
   checks.finish();
 }
-const module = await loadModule(buildDir);
+const module = await loadModule(buildDir, { threaded: mode === '--threaded' });
 const decoder = new VpccDecoder(module);
 const good = readFileSync(`${base}.bin`);
 const pictures = dumpPictures(dumpTool, `${base}.bin`);

@@ -2,10 +2,14 @@
 // so nothing thrown inside the library ever crosses into JavaScript.
 #include "vpcc/api.h"
 
+#include <cxxabi.h>
 #include <malloc.h>
 
 #include <new>
+#include <stdexcept>
 #include <string>
+#include <system_error>
+#include <typeinfo>
 #include <vector>
 
 #include "vpcc/api_session.h"
@@ -28,6 +32,36 @@ struct vpcc_decoder {
 
 namespace {
 
+#if defined(__EMSCRIPTEN_PTHREADS__)
+/// The threaded module's status and message for the exception being handled. Its compiler
+/// (clang 14 under Emscripten 3.1.6) cannot match typed catch clauses when wasm exceptions meet
+/// pthreads — its landing pads write the unwinder's context where the threaded runtime does not
+/// read it, so `catch (const T&)` never matches and the exception escapes to JavaScript — but
+/// `catch (...)` works. So the type is told by its type_info here, and the message read from
+/// the exceptions the library and the standard library throw (all single inheritance from
+/// std::exception, whose subobject is then the thrown object's address).
+void reportCurrentException(vpcc_decoder* d) {
+  const std::type_info* type = abi::__cxa_current_exception_type();
+  void* thrown = abi::__cxa_current_primary_exception();
+  static const std::type_info* const withMessage[] = {
+      &typeid(vpcc::ParseError),   &typeid(std::runtime_error), &typeid(std::logic_error),
+      &typeid(std::length_error),  &typeid(std::out_of_range),  &typeid(std::invalid_argument),
+      &typeid(std::domain_error),  &typeid(std::range_error),   &typeid(std::overflow_error),
+      &typeid(std::system_error)};
+  std::string message = "unknown exception";
+  for (const std::type_info* known : withMessage)
+    if (type && thrown && *type == *known) message = static_cast<const std::exception*>(thrown)->what();
+  if (type && (*type == typeid(std::bad_alloc) || *type == typeid(std::bad_array_new_length))) {
+    d->status = VPCC_ERR_MEMORY;
+    d->error = "out of memory";
+  } else {
+    d->status = type && *type == typeid(vpcc::ParseError) ? VPCC_ERR_BITSTREAM : VPCC_ERR_INTERNAL;
+    d->error = message;
+  }
+  if (thrown) abi::__cxa_decrement_exception_refcount(thrown);
+}
+#endif
+
 /// Runs `body`, turning any exception into the decoder's status and message.
 template <typename Body>
 int guarded(vpcc_decoder* d, Body&& body) {
@@ -36,6 +70,11 @@ int guarded(vpcc_decoder* d, Body&& body) {
     body();
     d->status = VPCC_OK;
     d->error.clear();
+#if defined(__EMSCRIPTEN_PTHREADS__)
+  } catch (...) {
+    reportCurrentException(d);
+  }
+#else
   } catch (const vpcc::ParseError& e) {
     d->status = VPCC_ERR_BITSTREAM;
     d->error = e.what();
@@ -46,6 +85,7 @@ int guarded(vpcc_decoder* d, Body&& body) {
     d->status = VPCC_ERR_INTERNAL;
     d->error = e.what();
   }
+#endif
   return d->status;
 }
 
