@@ -38,7 +38,7 @@ function nativeMd5(file: string): string[] {
   return [...run.stdout.matchAll(/post-processed md5 ([0-9a-f]{32})/g)].map((m) => m[1]);
 }
 
-async function decodeOnOrigin(extraArgs: string[]): Promise<{ result: DecoderTestResult; want: string[] }> {
+async function decodeOnOrigin(extraArgs: string[]): Promise<{ result: DecoderTestResult; want: string[]; path: string }> {
   requireBuilt(VPCC_DECODE);
   const content = demoContentRoot();
   origin = await startOrigin(content, extraArgs);
@@ -53,16 +53,23 @@ async function decodeOnOrigin(extraArgs: string[]): Promise<{ result: DecoderTes
   // For docs/benchmarks.md (never asserted).
   console.log(`${relative(content, file)}, ${result.core?.kind} (${result.core?.threads} thread(s)): ~${Math.round(result.points![0] / 1000)} k points, ` +
     `reconstruction + copy ${frameMs.toFixed(1)} ms/frame`);
-  return { result, want: nativeMd5(file) };
+  return { result, want: nativeMd5(file), path };
 }
 
 describe('core module choice', () => {
   it('a cross-origin isolated page decodes with the threaded build, bit-exactly', async () => {
-    const { result, want } = await decodeOnOrigin(['--cross-origin-isolate']);
+    const { result, want, path } = await decodeOnOrigin(['--cross-origin-isolate']);
     expect(result.crossOriginIsolated).toBe(true);
     expect(result.core?.kind, result.core?.fallbackReason).toBe('threaded');
     expect(result.core!.threads).toBeGreaterThan(1);
     expect(result.md5).toEqual(want);
+    // Bad input is an error with the codec's message (not an exception escaping the module),
+    // and the worker decodes the next segment as before.
+    const corrupt = await browser!.page.evaluate((p) => window.holoquicDecoderTest.decode(p, { corruptAt: [0, 1, 2] }), path);
+    expect(corrupt.error).toMatch(/vpcc: invalid bitstream: \S+/);
+    const again = await browser!.page.evaluate((p) => window.holoquicDecoderTest.decode(p), path);
+    expect(again.core?.kind).toBe('threaded');
+    expect(again.md5).toEqual(want);
   });
 
   it('a page that is not isolated falls back to the single-threaded build, bit-exactly', async () => {
