@@ -48,6 +48,11 @@ pub struct Session {
     next_request_id: u64,
     /// Bytes of ended fetches that asked to keep them, by stream id.
     kept: HashMap<u64, Vec<u8>>,
+    /// Message bytes quiche did not take yet, by stream, and whether FIN follows them: its send
+    /// capacity is bounded by the congestion window, so under loss a write can be cut short. The
+    /// rest goes before anything else on that stream (`write`, `flush_unsent`): a message cut
+    /// and followed by another would reach the origin as one malformed message.
+    unsent: HashMap<u64, (Vec<u8>, bool)>,
     /// When the session opened (segment 0 is requested then) and the next segment to request.
     pub opened_at: Option<Instant>,
     next_segment: u64,
@@ -71,6 +76,7 @@ impl Session {
             next_stream: 4,
             next_request_id: 1,
             kept: HashMap::new(),
+            unsent: HashMap::new(),
             opened_at: None,
             next_segment: 0,
             tally: Tally::default(),
@@ -113,6 +119,7 @@ impl Session {
         if self.state != State::Open {
             return;
         }
+        self.flush_unsent();
         self.read_streams(now, scratch);
         self.read_datagrams(now, scratch);
         let (rtt, repair) = (self.rtt(), pattern.is_none_or(|p| p.repair));
@@ -181,6 +188,11 @@ impl Session {
         }
         match self.conn.stream_send(stream, &bytes, fin) {
             Ok(n) if n == bytes.len() => {}
+            // Cut short: the stream is this request's now, the rest follows when quiche has room.
+            Ok(n) if n > 0 => {
+                self.unsent.insert(stream, (bytes[n..].to_vec(), fin));
+            }
+            // Nothing went out: the next request may take the stream id.
             _ => {
                 self.tally.record(Outcome::Lost(crate::object::LostReason::Unsent), &object);
                 return None;
@@ -298,7 +310,7 @@ impl Session {
                 // Our side is finished already: give the stream up both ways.
                 let _ = self.conn.stream_shutdown(stream, quiche::Shutdown::Read, 0);
             } else {
-                let _ = self.conn.stream_send(stream, &out, fin);
+                self.write(stream, out, fin);
             }
         }
         if let Some(outcome) = outcome {
@@ -309,6 +321,38 @@ impl Session {
                     self.kept.insert(stream, bytes);
                 }
             }
+        }
+    }
+
+    /// Writes `bytes` (and FIN) on `stream` after whatever of it is still unsent, keeping what
+    /// quiche does not take now.
+    fn write(&mut self, stream: u64, bytes: Vec<u8>, fin: bool) {
+        let (mut pending, fin) = match self.unsent.remove(&stream) {
+            Some((mut earlier, earlier_fin)) => {
+                earlier.extend_from_slice(&bytes);
+                (earlier, earlier_fin || fin)
+            }
+            None => (bytes, fin),
+        };
+        match self.conn.stream_send(stream, &pending, fin) {
+            Ok(n) if n == pending.len() => {}
+            Ok(n) => {
+                pending.drain(..n);
+                self.unsent.insert(stream, (pending, fin));
+            }
+            Err(quiche::Error::Done) => {
+                self.unsent.insert(stream, (pending, fin));
+            }
+            // The stream is gone (stopped or reset by the origin): nothing more to say on it.
+            Err(_) => {}
+        }
+    }
+
+    /// Retries the writes quiche cut short (see `unsent`).
+    fn flush_unsent(&mut self) {
+        let streams: Vec<u64> = self.unsent.keys().copied().collect();
+        for stream in streams {
+            self.write(stream, Vec::new(), false);
         }
     }
 
@@ -331,6 +375,10 @@ impl Session {
         }
     }
 }
+
+#[cfg(test)]
+#[path = "session_tests.rs"]
+mod tests;
 
 /// Length of our connection ids: the event loop reads it back from short-header packets.
 pub const CID_LEN: usize = 16;
