@@ -71,6 +71,7 @@ pub fn object_request(end: &RequestEnd<'_>) {
         kind,
         path = end.path,
         status = end.status,
+        reason = end.reason,
         bytes = end.object_bytes,
         duration_ms = millis(end.ended_at.saturating_duration_since(end.received_at)),
         client = %client(end.peer),

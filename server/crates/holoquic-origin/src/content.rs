@@ -173,8 +173,7 @@ impl ContentStore {
 pub(crate) fn resolve_inside(root: &Path, relative: &Path) -> Result<PathBuf, ContentError> {
     let resolved = match root.join(relative).canonicalize() {
         Ok(p) => p,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(ContentError::NotFound),
-        Err(e) => return Err(ContentError::Io(e)),
+        Err(e) => return Err(path_error(e)),
     };
     // A symbolic link pointing out of the root is treated as absent, not as an error message
     // that would reveal the file system.
@@ -188,6 +187,17 @@ pub(crate) fn resolve_inside(root: &Path, relative: &Path) -> Result<PathBuf, Co
 /// relative name: no `..`, `.`, empty segments, backslashes, NUL, percent-encoding or query, and
 /// no hidden names (a segment starting with `.`: `.git`, `.env`, editors' swap files), which a
 /// content or web directory may hold but nobody publishes.
+/// What a failed lookup of a requested path means: a path through a file (`a.bin/x`) names
+/// nothing, and a name the file system cannot hold (a component over its length limit) is a bad
+/// request; both come from the client, so neither is the server's error (500).
+fn path_error(e: std::io::Error) -> ContentError {
+    match e.kind() {
+        std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory => ContentError::NotFound,
+        std::io::ErrorKind::InvalidFilename | std::io::ErrorKind::InvalidInput => ContentError::BadPath,
+        _ => ContentError::Io(e),
+    }
+}
+
 pub fn relative_path(url_path: &str, prefix: &str) -> Option<PathBuf> {
     let rest = url_path.strip_prefix(prefix)?;
     if rest.is_empty() || rest.len() > 1024 {
@@ -250,6 +260,17 @@ mod tests {
         assert_eq!(&store.get("/content/demo/manifest.mpd").unwrap()[..], b"<MPD/>");
         assert!(matches!(store.get("/content/demo/missing.v3c"), Err(ContentError::NotFound)));
         assert!(matches!(store.get("/content/demo"), Err(ContentError::NotFound)), "directories are not objects");
+        std::fs::remove_dir_all(d).unwrap();
+    }
+
+    /// Paths a client can send that the file system refuses are the client's error, never a 500.
+    #[test]
+    fn a_path_through_a_file_or_with_an_overlong_name_is_not_a_server_error() {
+        let d = tmp();
+        let store = ContentStore::open(&d.join("root"), 1 << 20).unwrap();
+        assert!(matches!(store.get("/content/demo/manifest.mpd/x"), Err(ContentError::NotFound)), "through a file");
+        let long = format!("/content/demo/{}", "a".repeat(300));
+        assert!(matches!(store.get(&long), Err(ContentError::BadPath)), "a name over the file system's limit");
         std::fs::remove_dir_all(d).unwrap();
     }
 

@@ -171,6 +171,9 @@ pub struct RequestEnd<'a> {
     pub delivery: Option<RequestDelivery>,
     /// The RESPONSE status (0 when no REQUEST was read).
     pub status: u16,
+    /// Why the request was refused or cut ("" when it was served): the message of its error
+    /// RESPONSE, for the access log.
+    pub reason: &'a str,
     pub object_bytes: u64,
     /// When the REQUEST was read.
     pub received_at: Instant,
@@ -254,6 +257,7 @@ mod tests {
             path: "/content/a",
             delivery: Some(RequestDelivery::Datagram),
             status: 200,
+            reason: "",
             object_bytes: 5000,
             received_at: t0,
             deadline: Some(t0 + std::time::Duration::from_millis(100)),

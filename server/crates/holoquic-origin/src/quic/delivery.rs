@@ -119,6 +119,8 @@ pub struct RequestStream {
     deadline: Option<Instant>,
     /// Path, RESPONSE status and object size, for the metrics and the access log (`end_report`).
     log: (String, u16, u64),
+    /// Why the request failed ("" while it has not), for the access log.
+    reason: String,
     pub urgency: u8,
     /// The cancel has been counted in the metrics (see `take_cancel`).
     cancel_reported: bool,
@@ -146,6 +148,7 @@ impl RequestStream {
             received_at: now,
             deadline: None,
             log: (String::new(), 0, 0),
+            reason: String::new(),
             urgency: 3,
             cancel_reported: false,
             request_id: None,
@@ -187,7 +190,8 @@ impl RequestStream {
         };
         let (path, status, object_bytes) = (&self.log.0, self.log.1, self.log.2);
         let (received_at, deadline, cancelled, deadline_missed) = (self.received_at, self.deadline, o.cancelled, o.deadline_missed);
-        crate::metrics::RequestEnd { path, delivery, status, object_bytes, received_at, deadline, ended_at: now, cancelled, deadline_missed, peer }
+        let reason = &self.reason;
+        crate::metrics::RequestEnd { path, delivery, status, reason, object_bytes, received_at, deadline, ended_at: now, cancelled, deadline_missed, peer }
     }
 
     /// Whether the request no longer needs the connection (ended and fully written).
@@ -343,6 +347,7 @@ impl RequestStream {
 
     /// Answers with an error status and ends the stream.
     fn fail(&mut self, status: u16, message: &str) {
+        message.clone_into(&mut self.reason);
         if matches!(self.state, State::AwaitRequest | State::Loading(_)) {
             self.log.1 = status;
             self.out.clear();

@@ -208,10 +208,16 @@ impl<T> Ticket<T> {
 
     /// The request's side: the result once there.
     pub fn poll(self: &Arc<Self>) -> Poll<T> {
+        // Whether the job is gone is read BEFORE the slot: a job that fills the slot and ends
+        // between the two reads is then seen with its result. Read after, a result filled in
+        // that instant would be taken for a job that died (a spurious 500 under CPU load).
+        let job_gone = Arc::strong_count(self) == 1;
+        // Pairs with the release of the job's `Arc` drop, so its fill is visible here.
+        std::sync::atomic::fence(std::sync::atomic::Ordering::Acquire);
         let taken = self.result.lock().ok().and_then(|mut slot| slot.take());
         match taken {
             Some(value) => Poll::Ready(value),
-            None if Arc::strong_count(self) == 1 => Poll::Lost,
+            None if job_gone => Poll::Lost,
             None => Poll::Pending,
         }
     }
