@@ -258,6 +258,36 @@ mod tests {
         std::fs::remove_dir_all(dir).unwrap();
     }
 
+    /// A job fills its ticket and ends while the loop polls it: the poll must see the result or
+    /// Pending, never Lost (the loop answers Lost with 500). Polled as the loop does, from
+    /// another thread, thousands of times; the wrong read order loses some of them.
+    #[test]
+    fn a_ticket_filled_as_it_is_polled_is_never_lost() {
+        const ROUNDS: usize = 20_000;
+        let (tx, rx) = std::sync::mpsc::channel::<Arc<Ticket<usize>>>();
+        let worker = std::thread::spawn(move || {
+            for (n, ticket) in rx.iter().enumerate() {
+                ticket.fill(n);
+            }
+        });
+        let mut lost = 0;
+        for n in 0..ROUNDS {
+            let ticket = Ticket::new();
+            tx.send(Arc::clone(&ticket)).unwrap();
+            let deadline = Instant::now() + Duration::from_secs(5);
+            loop {
+                match ticket.poll() {
+                    Poll::Ready(got) => break assert_eq!(got, n),
+                    Poll::Lost => break lost += 1,
+                    Poll::Pending => assert!(Instant::now() < deadline, "the worker never filled ticket {n}"),
+                }
+            }
+        }
+        drop(tx);
+        worker.join().unwrap();
+        assert_eq!(lost, 0, "tickets filled while polled were read as lost");
+    }
+
     #[test]
     fn a_full_queue_refuses_and_a_panicking_job_loses_its_ticket() {
         let (loader, dir) = loader(1);
