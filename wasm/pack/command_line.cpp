@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "cli.h"
+#include "mpd.h"
 
 namespace holoquic {
 namespace {
@@ -37,6 +38,7 @@ const OptionRule kOptions[] = {
     {"--segment-seconds", true, "demo ply gltf sample"},
     {"--threads", true, "demo ply gltf scene"},
     {"--grow", false, "demo ply gltf scene"},
+    {"--wt-endpoint", true, "demo ply gltf scene"},
 };
 
 std::string shortNumber(double v) {
@@ -121,6 +123,13 @@ CommandLine parseCommandLine(int argc, char** argv) {
     else if (a == "--segment-seconds") segmentSeconds = cli::number(a, v, 0.1, 60);
     else if (a == "--threads") p.threads = unsigned(cli::integer(a, v, 1, 256));
     else if (a == "--grow") p.grow = true;
+    else if (a == "--wt-endpoint") {
+      if (const std::string problem = webTransportEndpointProblem(v); !problem.empty())
+        throw cli::UsageError("--wt-endpoint: '" + v + "': " + problem);
+      if (p.webtransportEndpoints.size() == kMaxWebTransportEndpoints)
+        throw cli::UsageError("--wt-endpoint: more than " + std::to_string(kMaxWebTransportEndpoints) + " endpoints");
+      p.webtransportEndpoints.push_back(v);
+    }
   }
   if (unit > 0 && !fit) throw cli::UsageError("--unit needs --fit (it says what one input unit measures)");
   p.frameRate = frameRate;

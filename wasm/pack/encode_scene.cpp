@@ -221,7 +221,7 @@ void packScene(const ScenePlan& plan, const std::vector<Source>& sources) {
     while (plan.grow && ready < stages.size() && table.covers(stages[ready], sources.size())) ++ready;
     if (ready == published) return;
     const Stage& stage = stages[ready - 1];
-    writeFile(directory / "manifest.mpd", writeMpd(scene, describeStage(plan, sources, table, stage), stage.segments, timing));
+    writeFile(directory / "manifest.mpd", writeMpd(scene, describeStage(plan, sources, table, stage), stage.segments, timing, plan.webtransportEndpoints));
     const std::string message = "published " + (directory / "manifest.mpd").string() + ": " + std::to_string(sources.size()) +
                                 " objects, " + stageText(stage, timing) + (published == 0 ? " — playable now" : "") +
                                 (ready < stages.size() ? "" : " — complete");
@@ -303,7 +303,7 @@ void packScene(const ScenePlan& plan, const std::vector<Source>& sources) {
   std::vector<std::vector<Measured>> measured(sources.size(), std::vector<Measured>(rungs));
   for (size_t s = 0; s < sources.size(); ++s)
     for (unsigned q = 0; q < rungs; ++q) measured[s][q] = table.at({s, q, 0}).measured;
-  if (!plan.grow) writeFile(directory / "manifest.mpd", writeMpd(scene, objects, segments, timing));
+  if (!plan.grow) writeFile(directory / "manifest.mpd", writeMpd(scene, objects, segments, timing, plan.webtransportEndpoints));
   writeReport((directory / "report.json").string(), scene, objects, measured, timing);
   if (plan.grow) log->finish();  // last: until the log is gone the scene is unfinished
   else publish(directory, plan.out);

@@ -24,7 +24,8 @@ const char* const kEncodingOptions =
     "  --segment-seconds S    segment length, 0.1 … 60 s, a whole number of frames (default 1)\n"
     "  --threads N            encoding threads, 1 … 256 (default: all cores)\n"
     "  --grow                 publish a playable scene early (lowest quality first) and grow it in\n"
-    "                         place; run again to resume one that was stopped\n";
+    "                         place; run again to resume one that was stopped\n"
+    "  --wt-endpoint URL      a WebTransport endpoint (https) the manifest lists for players (repeatable)\n";
 
 std::string overview() {
   return std::string(
@@ -94,7 +95,7 @@ std::string helpText(const std::string& mode) {
            "\n" + kExitCodes;
   if (mode == "scene")
     return std::string(
-               "Usage: holoquic-pack scene SCENE.json [--out DIR] [--threads N] [--grow]\n"
+               "Usage: holoquic-pack scene SCENE.json [--out DIR] [--threads N] [--grow] [--wt-endpoint URL …]\n"
                "\n"
                "Packs the scene a scene file describes: objects (PLY frames, glTF models or demo figures)\n"
                "with their placement, frame rate, segment length, scene length, quality ladder and codec.\n"
@@ -104,6 +105,8 @@ std::string helpText(const std::string& mode) {
                "  --threads N            encoding threads, 1 … 256 (default: all cores)\n"
                "  --grow                 publish a playable scene early (lowest quality first) and grow it in\n"
                "                         place; run again to resume one that was stopped\n"
+               "  --wt-endpoint URL      a WebTransport endpoint the manifest lists (repeatable; replaces the\n"
+               "                         file's \"webtransportEndpoints\")\n"
                "\n") +
            kExitCodes;
   throw cli::UsageError("unknown mode '" + mode + "' (demo, ply, gltf, sample or scene; holoquic-pack --help)");

@@ -39,7 +39,20 @@ std::string isoSeconds(double seconds) { return "PT" + num(seconds) + "S"; }
 
 }  // namespace
 
-std::string writeMpd(const std::string& scene, const std::vector<ObjectInfo>& objects, unsigned segments, const SceneTiming& timing) {
+std::string webTransportEndpointProblem(const std::string& url) {
+  const std::string scheme = "https://";
+  if (url.size() > 2048) return "longer than 2048 bytes";
+  if (url.compare(0, scheme.size(), scheme) != 0) return "not an https URL (WebTransport has no other scheme)";
+  if (std::any_of(url.begin(), url.end(), [](unsigned char c) { return c <= ' ' || c == 0x7f; }))
+    return "a blank or a control character in it";
+  const size_t hostEnd = url.find_first_of("/?#", scheme.size());
+  const std::string authority = url.substr(scheme.size(), hostEnd - scheme.size());
+  if (authority.empty() || authority[0] == ':' || authority.find('@') != std::string::npos) return "no host";
+  return "";
+}
+
+std::string writeMpd(const std::string& scene, const std::vector<ObjectInfo>& objects, unsigned segments, const SceneTiming& timing,
+                     const std::vector<std::string>& webtransportEndpoints) {
   std::ostringstream x;
   x << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
     << "<MPD xmlns=\"urn:mpeg:dash:schema:mpd:2011\" xmlns:hq=\"urn:holoquic:mpd:2026\"\n"
@@ -72,7 +85,12 @@ std::string writeMpd(const std::string& scene, const std::vector<ObjectInfo>& ob
     }
     x << "    </AdaptationSet>\n";
   }
-  x << "  </Period>\n</MPD>\n";
+  x << "  </Period>\n";
+  // After the Periods, where DASH puts MPD-level descriptors; a reader that does not know the
+  // scheme skips a supplemental one.
+  for (const std::string& url : webtransportEndpoints)
+    x << "  <SupplementalProperty schemeIdUri=\"urn:holoquic:webtransport:2026\" value=\"" << escaped(url) << "\"/>\n";
+  x << "</MPD>\n";
   return x.str();
 }
 

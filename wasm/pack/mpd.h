@@ -32,9 +32,18 @@ struct SceneTiming {
   double segmentSeconds() const { return double(framesPerSegment) / frameRate; }
 };
 
-/// The MPD text for a scene whose objects each have `segments` distinct segments. The scene name
-/// is escaped for XML (it is a directory name, anything a file system allows).
+/// The most WebTransport endpoints a manifest lists (the player opens a session to each at once).
+constexpr size_t kMaxWebTransportEndpoints = 16;
+
+/// Why `url` cannot be a WebTransport endpoint of the manifest (an absolute https URL with a
+/// host, printable, at most 2048 bytes) in a few words ("no host"), or "" when it can.
+std::string webTransportEndpointProblem(const std::string& url);
+
+/// The MPD text for a scene whose objects each have `segments` distinct segments, listing
+/// `webtransportEndpoints` (checked URLs, in order of preference) after the Period as
+/// supplemental descriptors (docs/mpd.md → "WebTransport endpoints"). The scene name and the
+/// URLs are escaped for XML (the name is a directory name, anything a file system allows).
 std::string writeMpd(const std::string& scene, const std::vector<ObjectInfo>& objects, unsigned segments,
-                     const SceneTiming& timing = {});
+                     const SceneTiming& timing = {}, const std::vector<std::string>& webtransportEndpoints = {});
 
 }  // namespace holoquic

@@ -12,6 +12,7 @@
 #include "cli.h"
 #include "command_line.h"
 #include "json.h"
+#include "mpd.h"
 
 namespace fs = std::filesystem;
 
@@ -165,7 +166,7 @@ void readSceneFile(const std::string& path, ScenePlan& plan) {
   }
   const SceneReader r(path);
   if (!doc.isObject()) r.fail("(top level)", "expected an object");
-  r.onlyKeys(doc, "", "out frameRate segmentSeconds seconds codec inter smoothing bits ladder objects");
+  r.onlyKeys(doc, "", "out frameRate segmentSeconds seconds codec inter smoothing bits ladder objects webtransportEndpoints");
   const fs::path base = fs::path(path).parent_path();
   if (doc.has("out") && plan.out.empty()) plan.out = (base / r.string(doc["out"], "out")).string();
   if (plan.out.empty()) plan.out = (fs::path("content") / fs::path(path).stem()).string();
@@ -193,6 +194,20 @@ void readSceneFile(const std::string& path, ScenePlan& plan) {
     if (!ladder.isArray() || ladder.size() < 1 || ladder.size() > 10) r.fail("ladder", "expected an array of 1 … 10 rungs, lowest quality first");
     plan.ladder.clear();
     for (size_t i = 0; i < ladder.size(); ++i) plan.ladder.push_back(readRung(r, ladder.at(i), "ladder[" + std::to_string(i) + "]"));
+  }
+  // --wt-endpoint on the command line replaces the file's list, as --out replaces "out".
+  if (doc.has("webtransportEndpoints")) {
+    const JsonValue& list = doc["webtransportEndpoints"];
+    if (!list.isArray() || list.size() > kMaxWebTransportEndpoints)
+      r.fail("webtransportEndpoints", "expected an array of at most " + std::to_string(kMaxWebTransportEndpoints) + " https URLs");
+    std::vector<std::string> urls;
+    for (size_t i = 0; i < list.size(); ++i) {
+      const std::string key = "webtransportEndpoints[" + std::to_string(i) + "]";
+      const std::string& url = r.string(list.at(i), key);
+      if (const std::string problem = webTransportEndpointProblem(url); !problem.empty()) r.fail(key, "'" + url + "': " + problem);
+      urls.push_back(url);
+    }
+    if (plan.webtransportEndpoints.empty()) plan.webtransportEndpoints = urls;
   }
   const JsonValue& objects = doc["objects"];
   if (!objects.isArray() || objects.size() == 0) r.fail("objects", "expected an array of at least one object");

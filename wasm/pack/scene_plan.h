@@ -64,6 +64,8 @@ struct ScenePlan {
   bool grow = false;
   std::vector<Rung> ladder = defaultLadder();
   std::vector<ObjectPlan> objects;
+  /// WebTransport session URLs the manifest lists (docs/mpd.md), in order of preference.
+  std::vector<std::string> webtransportEndpoints;
 
   unsigned framesPerSegment() const { return unsigned(frameRate * segmentSeconds + 0.5); }
 };

@@ -51,6 +51,8 @@ def main(build):
     sources = scene("sources.json", '{"objects": [{"id": "a", "demo": {}, "ply": "x"}]}')
     missing = scene("missing.json", '{"objects": [{"id": "a", "ply": "nowhere/frame_%04d.ply"}]}')
     notes = scene("frames.json", '{"frameRate": 30, "segmentSeconds": 0.25, "objects": [{"id": "a", "demo": {}}]}')
+    plain = scene("plain.json", '{"webtransportEndpoints": ["https://a.test/holoquic", "http://b.test/holoquic"], "objects": [{"id": "a", "demo": {}}]}')
+    endpoints = scene("endpoints.json", '{"webtransportEndpoints": "https://a.test/holoquic", "objects": [{"id": "a", "demo": {}}]}')
     usage, inputs = 2, 3
 
     pack = "holoquic-pack"
@@ -105,6 +107,13 @@ def main(build):
         (["scene", notes], usage, "frames.json", "segmentSeconds", "whole number of frames"),
         (["scene", missing], inputs, "nowhere", "no frames"),
         (["scene", typo, "--dense"], usage, "--dense is not an option of the scene mode"),
+        (["demo", "--wt-endpoint", "http://a.test/holoquic"], usage, "--wt-endpoint", "not an https URL"),
+        (["demo", "--wt-endpoint", "https:///holoquic"], usage, "--wt-endpoint", "no host"),
+        (["demo", "--wt-endpoint", "https://a.test/a b"], usage, "--wt-endpoint", "a blank"),
+        (["demo"] + ["--wt-endpoint", "https://a.test/holoquic"] * 17, usage, "--wt-endpoint", "more than 16"),
+        (["sample", "--wt-endpoint", "https://a.test/holoquic"], usage, "--wt-endpoint is not an option of the sample mode"),
+        (["scene", plain], usage, "plain.json", "webtransportEndpoints[1]", "not an https URL"),
+        (["scene", endpoints], usage, "endpoints.json", "webtransportEndpoints", "expected an array"),
     ]
     for args, *rest in table:
         if args[:1] == ["demo"]:
