@@ -42,4 +42,9 @@ export interface SceneModel {
   /** Length of one pass of the content, seconds. */
   passDuration: number;
   objects: SceneObject[];
+  /**
+   * WebTransport session URLs the manifest lists (absolute https), tried after the origin's
+   * `/config.json` endpoints; absent or empty: none.
+   */
+  webtransportEndpoints?: string[];
 }

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { loopFileIndex, ManifestError, parseDuration, parseManifest, segmentPath } from './mpd';
+import { MAX_WEBTRANSPORT_ENDPOINTS } from '../transport/endpoints';
+import { loopFileIndex, ManifestError, parseDuration, parseManifest, segmentPath, WEBTRANSPORT_SCHEME } from './mpd';
 import { seeded } from '../testing/seeded';
 import { parseXml, XmlError } from './xml';
 
@@ -40,6 +41,33 @@ describe('parseManifest on the docs/mpd.md example', () => {
     expect(segmentPath(scene.objects[0], '2', 7)).toBe('figure-0/2/seg-00007.v3c');
     expect(segmentPath(scene.objects[0], '2', 23)).toBe('figure-0/2/seg-00003.v3c');
   });
+});
+
+describe('WebTransport endpoints in the MPD', () => {
+  const example = docExample();
+  const withoutEndpoints = example.replace(/\s*<SupplementalProperty [^>]*\/>/g, '');
+  const endpoint = (url: string, scheme = WEBTRANSPORT_SCHEME) => `<SupplementalProperty schemeIdUri="${scheme}" value="${url}"/>`;
+  const withEndpoints = (...properties: string[]) => withoutEndpoints.replace('</MPD>', `${properties.join('\n')}\n</MPD>`);
+
+  it("reads the example's endpoints in document order", () => {
+    expect(parseManifest(example).webtransportEndpoints).toEqual(['https://a.example.net:4433/holoquic', 'https://b.example.net:4433/holoquic']);
+  });
+
+  it('gives none when the MPD lists none, and ignores properties of other schemes', () => {
+    expect(parseManifest(withoutEndpoints).webtransportEndpoints).toEqual([]);
+    expect(parseManifest(withEndpoints(endpoint('https://x.test/', 'urn:example:other'), endpoint('https://c.test/holoquic'))).webtransportEndpoints)
+      .toEqual(['https://c.test/holoquic']);
+  });
+
+  const bad: [string, string, RegExp][] = [
+    ['a plain-http endpoint', withEndpoints(endpoint('http://c.test/holoquic')), /WebTransport endpoint #0: "http:\/\/c.test\/holoquic" is not https/],
+    ['a relative endpoint', withEndpoints(endpoint('https://c.test/holoquic'), endpoint('/holoquic')), /WebTransport endpoint #1: "\/holoquic" is not an absolute URL/],
+    ['an endpoint without a value', withEndpoints(`<SupplementalProperty schemeIdUri="${WEBTRANSPORT_SCHEME}"/>`), /WebTransport endpoint #0: missing attribute value/],
+    ['too many endpoints', withEndpoints(...Array.from({ length: MAX_WEBTRANSPORT_ENDPOINTS + 1 }, (_, i) => endpoint(`https://o${i}.test/holoquic`))), /17 WebTransport endpoints, more than 16/],
+  ];
+  for (const [name, xml, message] of bad) {
+    it(`refuses ${name}`, () => expect(() => parseManifest(xml)).toThrow(message));
+  }
 });
 
 describe('loop mapping', () => {
@@ -135,6 +163,7 @@ function checkModel(scene: ReturnType<typeof parseManifest>): void {
   expect(scene.segmentDuration > 0 && Number.isFinite(scene.segmentDuration)).toBe(true);
   expect(scene.passDuration > 0 && Number.isFinite(scene.passDuration)).toBe(true);
   expect(scene.objects.length).toBeGreaterThan(0);
+  for (const url of scene.webtransportEndpoints ?? []) expect(new URL(url).protocol, url).toBe('https:');
   for (const o of scene.objects) {
     expect(finite([...o.position, ...o.rotation, ...o.bbox.min, ...o.bbox.max]), o.id).toBe(true);
     expect(o.scale > 0 && Number.isFinite(o.scale), `${o.id} scale ${o.scale}`).toBe(true);

@@ -1,8 +1,10 @@
 /**
  * The holoquic MPD profile (docs/mpd.md) read into a scene model: objects, their placement and
- * bounding boxes, quality ladders, and how a timeline segment maps to a file path.
+ * bounding boxes, quality ladders, the WebTransport endpoints it lists, and how a timeline
+ * segment maps to a file path.
  */
 import type { SceneModel, SceneObject } from '../model/scene';
+import { MAX_WEBTRANSPORT_ENDPOINTS } from '../transport/endpoints';
 import { parseXml, XmlError, type XmlElement } from './xml';
 
 export class ManifestError extends Error {
@@ -140,7 +142,35 @@ export function parseManifest(xml: string): SceneModel {
   if (!objects.length) throw new ManifestError('the Period has no AdaptationSet (no objects)');
   const ids = new Set(objects.map((o) => o.id));
   if (ids.size !== objects.length) throw new ManifestError('two objects share an hq:objectId');
-  return { scene: root.attributes['hq:scene'] ?? '', segmentDuration, passDuration, objects };
+  const webtransportEndpoints = manifestEndpoints(root);
+  return { scene: root.attributes['hq:scene'] ?? '', segmentDuration, passDuration, objects, webtransportEndpoints };
+}
+
+/** `SupplementalProperty@schemeIdUri` of an MPD-level WebTransport endpoint (docs/mpd.md). */
+export const WEBTRANSPORT_SCHEME = 'urn:holoquic:webtransport:2026';
+
+/**
+ * The session URLs of the MPD's WebTransport `SupplementalProperty`s, in document order: each an
+ * absolute https URL (WebTransport has no other scheme), at most `MAX_WEBTRANSPORT_ENDPOINTS`.
+ * Properties of other schemes are ignored, as DASH asks of a supplemental descriptor.
+ */
+function manifestEndpoints(root: XmlElement): string[] {
+  const urls = children(root, 'SupplementalProperty')
+    .filter((p) => p.attributes.schemeIdUri === WEBTRANSPORT_SCHEME)
+    .map((p, i) => {
+      const where = `WebTransport endpoint #${i}`;
+      const value = required(p, 'value', where).trim();
+      let url: URL;
+      try {
+        url = new URL(value);
+      } catch {
+        throw new ManifestError(`${where}: "${value}" is not an absolute URL`);
+      }
+      if (url.protocol !== 'https:') throw new ManifestError(`${where}: "${value}" is not https`);
+      return value;
+    });
+  if (urls.length > MAX_WEBTRANSPORT_ENDPOINTS) throw new ManifestError(`${urls.length} WebTransport endpoints, more than ${MAX_WEBTRANSPORT_ENDPOINTS}`);
+  return urls;
 }
 
 /** File number (before startNumber) of timeline segment `k` (docs/mpd.md "Loop"). */

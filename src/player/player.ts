@@ -176,6 +176,9 @@ export class Player extends EventTarget {
       try {
         this.transports = await connectTransports(this.originBase, {
           webtransportUrl: this.options.webtransportUrl,
+          manifestEndpoints: scene.webtransportEndpoints,
+          // Read from the same host, the manifest proved HTTP/2 reaches it; another origin is asked for it.
+          http2Probe: new URL(this.originBase).origin === manifestUrl.origin ? undefined : manifestUrl.pathname + manifestUrl.search,
           stallTimeoutMs: this.options.stallTimeoutS === undefined ? undefined : this.options.stallTimeoutS * 1000,
         });
       } catch (e) {

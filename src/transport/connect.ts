@@ -6,7 +6,7 @@
  */
 import { Http2Transport } from './http2';
 import { carriesRequests, type ObjectTransport } from './types';
-import { WebTransportSession } from './webtransport';
+import { NoEndpointError, WebTransportSession } from './webtransport';
 
 export interface Transports {
   /** Absent when the browser or the origin has no WebTransport; may be fallen back (`carriesRequests`). */
@@ -37,21 +37,28 @@ export interface ConnectOptions {
   webtransportUrl?: string;
   /** Base URL of the HTTPS listener for HTTP/2 (default: `originBase`). */
   http2Base?: string;
+  /** A path the HTTP/2 base must serve, checked once by HEAD (`Http2Transport.connect`); none: no check. */
+  http2Probe?: string;
+  /** WebTransport session URLs the manifest lists, merged after `/config.json`'s (endpoints.ts). */
+  manifestEndpoints?: readonly string[];
   /** Replace a WebTransport session stalled this long (ms; default `DEFAULT_STALL_TIMEOUT_MS`, 0 = never). */
   stallTimeoutMs?: number;
 }
 
 export async function connectTransports(originBase: string, options: ConnectOptions = {}): Promise<Transports> {
   const http2 = new Http2Transport(options.http2Base ?? originBase);
-  await http2.connect();
+  await http2.connect(options.http2Probe);
   if (options.webtransport === false) return { http2, fallbackReason: 'WebTransport disabled' };
   if (typeof WebTransport === 'undefined') return { http2, fallbackReason: 'this browser has no WebTransport' };
-  const session = new WebTransportSession({ originBase, webtransportUrl: options.webtransportUrl, stallTimeoutMs: options.stallTimeoutMs });
+  const session = new WebTransportSession({
+    originBase, webtransportUrl: options.webtransportUrl, manifestEndpoints: options.manifestEndpoints, stallTimeoutMs: options.stallTimeoutMs,
+  });
   try {
     await session.connect();
     return { webtransport: session, http2 };
   } catch (e) {
-    const fallbackReason = `WebTransport session failed: ${e instanceof Error ? e.message : e}`;
+    // No endpoint anywhere is how a static host looks: HTTP/2 only, and that is no failure.
+    const fallbackReason = e instanceof NoEndpointError ? e.message : `WebTransport session failed: ${e instanceof Error ? e.message : e}`;
     // The origin offers WebTransport but no session opened: keep probing for one.
     if (session.state === 'fallback') return { webtransport: session, http2, fallbackReason };
     session.close();

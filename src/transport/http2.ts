@@ -31,12 +31,26 @@ export class Http2Transport implements ObjectTransport {
     return this.stateCell.listen(listener);
   }
 
-  async connect(): Promise<void> {
+  /**
+   * Ready to carry requests. HTTP/2 needs nothing of ours on the host — any static file server or
+   * CDN serves it — so there is no endpoint to ask; with `probe` (a file the host must have, e.g.
+   * the manifest when it was read from another host) a HEAD of it checks the host answers.
+   */
+  async connect(probe?: string): Promise<void> {
     this.stateCell.set('connecting');
-    const response = await fetchWithRetry(new URL('/healthz', this.originBase), { cache: 'no-store' });
-    if (!response.ok) {
-      this.stateCell.set('failed');
-      throw new Error(`origin health check: HTTP ${response.status}`);
+    if (probe !== undefined) {
+      const url = new URL(probe, this.originBase);
+      let response: Response;
+      try {
+        response = await fetchWithRetry(url, { method: 'HEAD', cache: 'no-store' });
+      } catch (e) {
+        this.stateCell.set('failed');
+        throw new Error(`${url.href}: ${e instanceof Error ? e.message : e}`);
+      }
+      if (!response.ok) {
+        this.stateCell.set('failed');
+        throw new Error(`${url.href}: HTTP ${response.status}`);
+      }
     }
     this.stateCell.set('connected');
   }

@@ -20,6 +20,7 @@
  *   loss.ts, rtt.ts    the session's datagram loss and round-trip estimates
  *   stall.ts           when an open session counts as stalled
  *   originConfig.ts    the origin's /config.json, fetched and checked
+ *   endpoints.ts       /config.json's endpoints merged with the manifest's: the one list
  *   retry.ts           fetch with backoff for the few requests playback cannot start without
  *   state.ts           a transport's state and who listens to it
  *

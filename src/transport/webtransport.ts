@@ -1,7 +1,7 @@
 /**
  * `WebTransportSession`: the session lifecycle of the object transport over WebTransport — open
- * a session to one of the origin's endpoints (its `/config.json` lists them with the certificate
- * hashes to pin; the first to open wins), watch it for stalls and replace a stalled one, move to
+ * a session to one of the endpoints (the origin's `/config.json` lists them with the certificate
+ * hashes to pin, the manifest may list more: endpoints.ts; the first to open wins), watch it for stalls and replace a stalled one, move to
  * the next endpoint when one is lost, fall back to HTTP/2 when WebTransport keeps failing and
  * probe it in the background until it works again (the rules: failover.ts), close, and report
  * each state change and each switch of path. A request runs on its own stream (requestStream.ts);
@@ -13,7 +13,8 @@ import { FecWorkerClient } from '../fec/client';
 import { DatagramDemux } from './datagramDemux';
 import { type FailoverCause, FailoverRules, type FailoverSettings } from './failover';
 import { LossEstimator } from './loss';
-import { fetchOriginConfig, type WebTransportEndpoint } from './originConfig';
+import { mergeEndpoints } from './endpoints';
+import { fetchOriginConfig, type OriginConfig, type WebTransportEndpoint } from './originConfig';
 import { exchange, failure, nextRequestId, type RequestSession } from './requestStream';
 import { RttEstimator } from './rtt';
 import { TransportStateCell } from './state';
@@ -21,8 +22,10 @@ import { DEFAULT_STALL_TIMEOUT_MS, StallWatch } from './stall';
 import type { DeliveryStats, LinkMeasurement, ObjectRequest, ObjectResult, ObjectTransport, PathSwitch, TransportState } from './types';
 
 export interface WebTransportSessionOptions {
-  /** Origin base URL whose `/config.json` names the session URL and certificate hashes. */
+  /** Origin base URL whose `/config.json` names the session URL and certificate hashes (if it has one). */
   originBase: string;
+  /** Session URLs the manifest lists (docs/mpd.md), tried after the origin's own (endpoints.ts). */
+  manifestEndpoints?: readonly string[];
   /** Session URL to use instead of the configuration's (e.g. through a relay in tests). */
   webtransportUrl?: string;
   /** Reconnect after the session is lost (default true). */
@@ -53,6 +56,11 @@ const CONFIG_REFRESH_TIMEOUT_MS = 2000;
 /** The path name of HTTP/2 in switch records. */
 const HTTP2_PATH = 'http2';
 
+/** There is nowhere to open a session: no `/config.json` (a static host) and no endpoint in the manifest. */
+export class NoEndpointError extends Error {
+  override name = 'NoEndpointError';
+}
+
 function message(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
 }
@@ -80,8 +88,10 @@ export class WebTransportSession implements ObjectTransport {
   private watch: StallWatch | null = null;
   /** The session was closed for stalling: reconnect without the first backoff. */
   private replacingStalled = false;
-  /** Where sessions can be opened, as `/config.json` said when last read. */
+  /** Where sessions can be opened, as `/config.json` (and the manifest) said when last read. */
   private endpoints: WebTransportEndpoint[] = [];
+  /** The origin had a `/config.json` at the start: worth reading again while failing over. */
+  private originHasConfig = false;
   private rules = new FailoverRules(1);
   /** Every change of path since connect(), in order. */
   readonly switches: PathSwitch[] = [];
@@ -118,10 +128,11 @@ export class WebTransportSession implements ObjectTransport {
   }
 
   /**
-   * Reads `/config.json` and opens a session to every endpoint at once; the first to open is used
-   * (the lowest handshake time), the others are closed. Rejects when the configuration cannot be
-   * read (no WebTransport here) or no session opens; in that second case the session has fallen
-   * back (state `fallback`) and goes on probing in the background unless told not to reconnect.
+   * Reads `/config.json`, merges its endpoints with the manifest's and opens a session to every
+   * endpoint at once; the first to open is used (the lowest handshake time), the others are
+   * closed. Rejects when there is no endpoint (no `/config.json` — a static host — and none in
+   * the manifest: no WebTransport here) or no session opens; in that second case the session has
+   * fallen back (state `fallback`) and goes on probing in the background unless told not to reconnect.
    */
   async connect(): Promise<void> {
     if (typeof WebTransport === 'undefined') throw new Error('this browser has no WebTransport');
@@ -132,8 +143,17 @@ export class WebTransportSession implements ObjectTransport {
   }
 
   private async start(): Promise<void> {
-    this.useEndpoints((await fetchOriginConfig(this.options.originBase)).endpoints);
+    let config: OriginConfig | null = null;
+    let noConfig = '';
+    try {
+      config = await fetchOriginConfig(this.options.originBase);
+    } catch (e) {
+      noConfig = message(e);
+    }
+    this.originHasConfig = config !== null;
+    this.useEndpoints(mergeEndpoints(config, this.options.manifestEndpoints ?? []));
     if (this.closing) throw new Error('closed while connecting');
+    if (this.endpoints.length === 0) throw new NoEndpointError(`no WebTransport endpoint: ${noConfig}, and the manifest lists none`);
     const attempts = this.endpoints.map((_, i) => this.openAt(i).then((wt) => ({ wt, i })));
     let winner: { wt: WebTransport; i: number };
     try {
@@ -155,8 +175,9 @@ export class WebTransportSession implements ObjectTransport {
 
   /** The endpoints to use from now on (the failover rules start again if their number changed). */
   private useEndpoints(endpoints: WebTransportEndpoint[]): void {
-    // A session URL given in the options replaces the origin's (one endpoint, its hashes).
-    const list = this.options.webtransportUrl ? [{ ...endpoints[0], url: this.options.webtransportUrl }] : endpoints;
+    // A session URL given in the options replaces the list (one endpoint, pinned as the first).
+    const override = this.options.webtransportUrl;
+    const list = override ? [{ url: override, certificateHashes: endpoints[0]?.certificateHashes ?? [] }] : endpoints;
     if (list.length !== this.endpoints.length) this.rules = new FailoverRules(list.length, this.options.failover);
     this.endpoints = list;
   }
@@ -165,11 +186,15 @@ export class WebTransportSession implements ObjectTransport {
     return this.endpoints[endpoint]?.url ?? 'unknown';
   }
 
-  /** Reads `/config.json` again (new certificate hashes after a restart), once and briefly; keeps the old copy if that fails. */
+  /**
+   * Reads `/config.json` again (new certificate hashes after a restart), once and briefly; keeps
+   * the old list if that fails, and does not ask a host that had none.
+   */
   private async refreshEndpoints(): Promise<void> {
+    if (!this.originHasConfig) return;
     try {
       const config = await fetchOriginConfig(this.options.originBase, AbortSignal.timeout(CONFIG_REFRESH_TIMEOUT_MS), { attempts: 1 });
-      this.useEndpoints(config.endpoints);
+      this.useEndpoints(mergeEndpoints(config, this.options.manifestEndpoints ?? []));
     } catch {
       // the origin that served the page may be the one that is gone: the endpoints read before will do
     }
