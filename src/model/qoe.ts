@@ -128,7 +128,7 @@ export interface QoeSwitch {
   /** A WebTransport session URL, or `http2`. */
   from: string;
   to: string;
-  /** Why, in words (e.g. `session lost`, `session stalled, then 2 attempt(s) failed (last: …)`). */
+  /** Why, in words (e.g. `session lost`, `session stalled, then 2 attempt(s) failed (URL: why; URL: why)`). */
   reason: string;
 }
 

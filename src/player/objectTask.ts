@@ -72,6 +72,11 @@ export interface TaskEnv {
   stopped: AbortSignal;
   /** What asks again for a reliable object lost with a WebTransport session that then fell back (HTTP/2). */
   fallback?: ObjectTransport;
+  /**
+   * The transport the mode's requests travel on now (WebTransport once a session carries them
+   * again, HTTP/2 in `h2` or while fallen back): where a request HTTP/2 lost is asked again.
+   */
+  carrier?: () => ObjectTransport;
 }
 
 /** Whether the task's bytes are still expected from the link (decoding is not the link's time). */
@@ -158,8 +163,10 @@ export function startObjectTask(
  * After a reliable request failed without a status: the transport to ask again on, or null when
  * the failure was not a lost path (the session still connected, failed for good or closed, or the
  * request cancelled). A lost WebTransport session: itself once it is connected again, or HTTP/2
- * (`env.fallback`) if it fell back. HTTP/2: itself, half a second later (the origin may be
- * restarting); the segment's show ends the wait by cancelling the request.
+ * (`env.fallback`) if it fell back. HTTP/2: half a second later (the origin may be restarting),
+ * on what the mode's requests travel on then (`env.carrier`): itself, or the WebTransport session
+ * a background probe opened meanwhile — HTTP/2 may be the path that is gone (the page's origin
+ * killed while another origin's session works). The segment's show ends the wait by cancelling.
  */
 async function pathBack(env: TaskEnv, transport: ObjectTransport, signal: AbortSignal): Promise<ObjectTransport | null> {
   const { clock } = env;
@@ -173,7 +180,7 @@ async function pathBack(env: TaskEnv, transport: ObjectTransport, signal: AbortS
   };
   // The request's stream may fail a moment before the session reports its loss.
   if (!(await wait(0.1))) return null;
-  if (transport.kind === 'http2') return (await wait(0.5)) ? transport : null;
+  if (transport.kind === 'http2') return (await wait(0.5)) ? (env.carrier?.() ?? transport) : null;
   const state = (): TransportState => transport.state; // changes while we wait
   if (state() !== 'reconnecting' && state() !== 'connecting' && state() !== 'fallback') return null;
   for (;;) {

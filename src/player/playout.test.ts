@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ObjectRequest } from '../transport/types';
+import type { ObjectRequest, ObjectTransport } from '../transport/types';
 import { decoder, playOn, scene, ScriptedLink, viewport } from '../testing/scriptedLink';
 import { VirtualClock } from './clock';
 import type { SegmentDecoder } from '../model/decoder';
@@ -165,6 +165,33 @@ describe('PlayoutSession', () => {
     const reasked = outcomes.filter((r) => r.requestedAtS < 8.5 && (r.completedAtS ?? 0) > 8.5);
     expect(reasked.length).toBeGreaterThan(0);
     expect(reasked.map((r) => r.quality)).toEqual(reasked.map(() => 0));
+  });
+
+  it('moves requests HTTP/2 lost to WebTransport once a probe opened a session (the fallback path itself gone)', async () => {
+    // The origin that served the page (and HTTP/2) is gone: the session is lost at 4.2 s, falls
+    // back to HTTP/2 at 4.5 s, where every request fails, and a background probe opens a session
+    // to another origin at 7 s. Playback must go on from that session, not wait on HTTP/2 forever.
+    const clock = new VirtualClock();
+    const link = new ScriptedLink(clock, () => 20e6);
+    link.loseSession(4.2, 1000);
+    void clock.sleep(4.5).then(() => (link.state = 'fallback'));
+    void clock.sleep(7).then(() => (link.state = 'connected'));
+    let http2Requests = 0;
+    const deadHttp2: ObjectTransport = {
+      kind: 'http2', state: 'connected', connect: async () => {}, onStateChange: () => () => {}, close: () => {},
+      linkEstimate: () => ({ loss: { rate: 0, meanBurst: 1 }, rttS: 0.02 }),
+      fetchObject: async (req) => {
+        http2Requests++;
+        return { status: 0, bytes: null, stats: { delivery: req.delivery, transport: 'http2', objectBytes: 0, receivedBytes: 0, requestedAt: clock.now() * 1000, recovered: false }, error: 'connection refused' };
+      },
+    };
+    const session = await playOn(clock, link, 14, { transports: { webtransport: link, http2: deadHttp2 } });
+    expect(http2Requests).toBeGreaterThan(0);
+    const records = session.segmentRecords();
+    // Segments after the probe played, from the session: playback did not stay frozen on HTTP/2.
+    const shownAfter = records.filter((r) => r.completedAtS !== undefined && r.completedAtS > 7 && (r.onTime || r.shownLate));
+    expect(shownAfter.length, JSON.stringify(session.freezeSummary())).toBeGreaterThan(4);
+    expect(Math.max(...records.map((r) => r.index))).toBeGreaterThanOrEqual(9);
   });
 
   it('keeps qualities within what the decoder can decode per segment', async () => {

@@ -109,6 +109,7 @@ export class PlayoutSession {
     this.tasks = new SegmentRequests({
       clock: cfg.clock, decoder: cfg.decoder, decodeCost: this.decodeCost, link: this.link,
       contentBase: cfg.contentBase, segmentDurationS: cfg.scene.segmentDuration, stopped: this.stop.signal, fallback: cfg.transports.http2,
+      carrier: () => this.carrier(),
     }, cfg.transports);
     this.gate = {
       clock: cfg.clock, tasks: this.tasks, freezes: this.freezes, content: this.content, stopped: this.stop.signal,

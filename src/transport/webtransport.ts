@@ -257,13 +257,16 @@ export class WebTransportSession implements ObjectTransport {
     let step = this.rules.next(cause);
     let reason = cause === 'stalled' ? 'session stalled' : 'session lost';
     let failed = 0;
+    // Every attempt's failure, in order: which endpoint refused and how says why the fallback came.
+    const failures: string[] = [];
     while (!this.closing) {
-      if (step.kind === 'fall-back') return this.fallBack(from, `${reason}, then ${failed} attempt(s) failed (last: ${this.lastFailure})`);
+      if (step.kind === 'fall-back') return this.fallBack(from, `${reason}, then ${failed} attempt(s) failed (${failures.join('; ')})`);
       if (step.delayMs > 0) await sleep(step.delayMs);
       if (this.closing) return;
       await this.refreshEndpoints();
       if (await this.tryOpen(step.endpoint, from, failed > 0 ? `${reason}, then ${failed} attempt(s) failed` : reason)) return;
       failed++;
+      failures.push(this.lastFailure ?? 'unknown');
       step = this.rules.next('failed');
     }
   }
