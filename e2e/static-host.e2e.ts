@@ -32,7 +32,7 @@ function buildSite(): string {
   for (const entry of readdirSync(DIST)) symlinkSync(resolve(DIST, entry), join(root, entry));
   symlinkSync(demoContentRoot(), join(root, 'content'));
   const embed = readFileSync(resolve(DIST, 'embed.html'), 'utf8');
-  const element = `<holoquic-player id="player" src="${MANIFEST}" mode="h2" autoplay style="display:block;width:640px;height:360px"></holoquic-player>`;
+  const element = `<holoquic-player id="player" src="${MANIFEST}" mode="h2" autoplay loop style="display:block;width:640px;height:360px"></holoquic-player>`;
   const page = embed.replace(/<holoquic-player[^>]*>\s*<\/holoquic-player>/, element);
   if (page === embed) throw new Error('the built embed.html has no <holoquic-player> element to replace');
   writeFileSync(join(root, 'static-h2.html'), page);
