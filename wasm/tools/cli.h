@@ -30,6 +30,13 @@ struct InputError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// The value after the option at `argv[i]`, advancing `i` past it; a UsageError naming the
+/// option when the command line ends first. One definition for every tool's parser.
+inline std::string valueAfter(int argc, char** argv, int& i) {
+  if (i + 1 >= argc) throw UsageError(std::string(argv[i]) + " needs a value");
+  return argv[++i];
+}
+
 /// `text` as a whole decimal integer in [min, max]; `option` names it in the error.
 inline long long integer(const std::string& option, const std::string& text, long long min, long long max) {
   errno = 0;

@@ -56,9 +56,9 @@ int main(int argc, char** argv) {
         std::fputs(kHelp, stdout);
         return cli::kOk;
       } else if (a == "--ply") {
-        if (i + 1 >= argc) throw cli::UsageError("--ply needs a value");
+        const std::string pattern = cli::valueAfter(argc, argv, i);
         std::string error;
-        if (!cli::parseFramePattern(argv[++i], plyPattern, error)) throw cli::UsageError("--ply: " + error);
+        if (!cli::parseFramePattern(pattern, plyPattern, error)) throw cli::UsageError("--ply: " + error);
         writePly = true;
       } else if (a.size() > 1 && a[0] == '-') {
         throw cli::UsageError("unknown option '" + a + "' (vpcc-decode --help)");

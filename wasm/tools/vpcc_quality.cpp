@@ -139,10 +139,7 @@ int main(int argc, char** argv) {
   try {
     for (int i = 1; i < argc; ++i) {
       const std::string a = argv[i];
-      auto next = [&]() -> std::string {
-        if (i + 1 >= argc) throw cli::UsageError(a + " needs a value");
-        return argv[++i];
-      };
+      auto next = [&] { return cli::valueAfter(argc, argv, i); };
       if (a == "--help" || a == "-h") {
         std::fputs(kHelp, stdout);
         return cli::kOk;
