@@ -286,7 +286,9 @@ fn decode_response(r: &mut Reader<'_>) -> Result<Response, DecodeError> {
     let object_length = r.varint()?;
     let rest = r.remaining();
     let body = if status != 200 {
-        let message = String::from_utf8_lossy(r.bytes(rest.len())?).into_owned();
+        // Strict, as for paths: a lossy decode would turn each invalid byte into a 3-byte
+        // U+FFFD, so the message would no longer re-encode within the body limit it came in.
+        let message = std::str::from_utf8(r.bytes(rest.len())?).map_err(|_| DecodeError::Malformed("error message is not UTF-8"))?.to_owned();
         ResponseBody::Error { message }
     } else if rest.is_empty() {
         // A reliable 200 carries no further fields: the body length tells the two forms apart.
@@ -344,6 +346,16 @@ mod tests {
 
     // Byte examples, every message type and refused bytes: tests/protocol_vectors.rs, from
     // docs/vectors/protocol.json (shared with the player's codec tests).
+
+    #[test]
+    fn an_error_message_that_is_not_utf8_is_refused() {
+        // RESPONSE, body: status 404, object length 0, then one byte that is no UTF-8.
+        let bytes = [kind::RESPONSE as u8, 4, 0x41, 0x94, 0, 0xff];
+        assert_eq!(Message::decode(&bytes), Err(DecodeError::Malformed("error message is not UTF-8")));
+        let text = [kind::RESPONSE as u8, 5, 0x41, 0x94, 0, b'n', b'o'];
+        let expected = Response { status: 404, body: ResponseBody::Error { message: "no".into() } };
+        assert_eq!(Message::decode(&text), Ok((Message::Response(expected), text.len())));
+    }
 
     proptest! {
         #[test]
