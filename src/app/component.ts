@@ -15,7 +15,8 @@
  * default the element pauses while the page — or, in WebXR, the headset's session — is hidden),
  * `reconstruction="cpu"` (reconstruct points in the decode workers even where the GPU could).
  *
- * Media API: `currentTime` (setting it seeks), `duration` (one pass of the scene), `paused`,
+ * Media API: `currentTime` (setting it seeks), `duration` (one pass of the scene; a growing
+ * scene's grows, with `durationchange`), `seekable`, `paused`,
  * `ended`, `loop`, `seeking`, `buffered`, `readyState`, `error` (`MediaError`-like), `play()`
  * returning a promise, `pause()`; media events and the player's own (mediaEvents.ts), typed by
  * `HoloquicPlayerEventMap` (mediaTypes.ts). Also `load`, `setMode`, `setPoseSource`,
@@ -37,7 +38,7 @@ import { applyLiveAttribute, AttributeError, LIVE_ATTRIBUTES, loopAttribute, max
 import { PlayerControls } from './controls';
 import { controlsShown } from './controlsLogic';
 import { MediaEvents } from './mediaEvents';
-import { bufferedRanges, type HoloquicTimeRanges, type MediaSnapshot, readyStateOf } from './mediaState';
+import { bufferedRanges, HoloquicTimeRanges, type MediaSnapshot, readyStateOf } from './mediaState';
 import { HoloquicMediaError, type HoloquicPlayerEventMap, type ReadyState } from './mediaTypes';
 
 export { PLAYER_EVENTS } from './mediaEvents';
@@ -154,6 +155,15 @@ export class HoloquicPlayerElement extends HTMLElement {
   /** Seconds of one pass of the scene (`MPD@mediaPresentationDuration`); NaN before the scene is loaded. */
   get duration(): number {
     return this.playerInstance?.duration ?? NaN;
+  }
+
+  /**
+   * The range a seek may go to: the whole pass, `[0, duration]` (a growing scene's grows with
+   * it); empty before the scene is loaded.
+   */
+  get seekable(): HoloquicTimeRanges {
+    const duration = this.duration;
+    return new HoloquicTimeRanges(Number.isFinite(duration) ? [[0, duration]] : []);
   }
 
   get paused(): boolean {

@@ -4,6 +4,7 @@
  * over, a seek done while playing), `waiting` when it stands still for want of data, `seeking` /
  * `seeked` (a loop into the next pass counts as a seek to 0, as `<video loop>`'s does),
  * `timeupdate` about 4 times a second while the position moves, `ended`, `error` with its code,
+ * `durationchange` when a growing scene's pass grows, `waiting` at its live edge too,
  * `qualitychange` and `transportchange`. It also keeps the promises `play()` returned until
  * playback moves (resolved) or cannot (rejected as `HTMLMediaElement.play()`'s are).
  */
@@ -16,7 +17,7 @@ import type { HoloquicPlayerEventMap } from './mediaTypes';
 const TIMEUPDATE_S = 0.25;
 
 /** The player's events the element re-dispatches with the same detail. */
-export const PLAYER_EVENTS = ['statechange', 'segment', 'freeze', 'modechange', 'started', 'abandoned', 'transportstate'] as const;
+export const PLAYER_EVENTS = ['statechange', 'segment', 'freeze', 'modechange', 'started', 'abandoned', 'transportstate', 'scenegrow', 'liveedge', 'manifesterror'] as const;
 
 /** The `DOMException` name `play()` rejects with for each error code. */
 const PLAY_REJECTION: Record<PlayerErrorCode, string> = {
@@ -28,6 +29,8 @@ const PLAY_REJECTION: Record<PlayerErrorCode, string> = {
 
 export class MediaEvents {
   private frozen = false;
+  /** Standing at the end of what a growing scene has published (a wait for data, not a freeze). */
+  private atLiveEdge = false;
   private started = false;
   private qualities = '';
   private transport = '';
@@ -49,11 +52,12 @@ export class MediaEvents {
 
   /** Whether content is moving: playing, started, neither frozen nor seeking. */
   moving(player: Player | null): boolean {
-    return !!player && player.state === 'playing' && this.started && !this.frozen && !player.seeking;
+    return !!player && player.state === 'playing' && this.started && !this.frozen && !this.atLiveEdge && !player.seeking;
   }
 
+  /** Content stands still for want of data: frozen, or at a growing scene's live edge. */
   get isFrozen(): boolean {
-    return this.frozen;
+    return this.frozen || this.atLiveEdge;
   }
 
   dispatch<K extends keyof HoloquicPlayerEventMap>(type: K, detail: HoloquicPlayerEventMap[K]['detail']): void {
@@ -81,6 +85,12 @@ export class MediaEvents {
       if (this.frozen) this.timed('waiting');
       else this.nowMoving(player);
     });
+    on('liveedge', (detail: { waiting: boolean }) => {
+      this.atLiveEdge = detail.waiting;
+      if (detail.waiting) this.timed('waiting');
+      else this.nowMoving(player);
+    });
+    on('durationchange', (detail: { duration: number }) => this.dispatch('durationchange', detail));
     on('seeking', () => {
       this.timed('seeking');
       if (player.state === 'playing' && this.started) this.timed('waiting');
@@ -144,6 +154,7 @@ export class MediaEvents {
     this.detach = null;
     this.stopTimer();
     this.frozen = false;
+    this.atLiveEdge = false;
     this.started = false;
     this.qualities = '';
     this.transport = '';

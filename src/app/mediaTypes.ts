@@ -5,6 +5,7 @@
  */
 import type { PlayerMode } from '../model/modes';
 import { PLAYER_ERROR, type PlayerErrorCode, type PlayerState } from '../player/report';
+import type { SceneGrowth } from '../player/sceneGrowth';
 import type { TransportState } from '../transport/types';
 
 /** What went wrong, as `HTMLMediaElement.error` describes it: a `MediaError`-like code and a message. */
@@ -44,6 +45,8 @@ export interface TimeDetail { currentTime: number }
 export interface HoloquicPlayerEventMap {
   // Media events, named and timed as HTMLMediaElement's.
   loadedmetadata: CustomEvent<{ duration: number }>;
+  /** `duration` changed: a growing scene's newer manifest names more seconds. */
+  durationchange: CustomEvent<{ duration: number }>;
   play: CustomEvent<TimeDetail>;
   playing: CustomEvent<TimeDetail>;
   pause: CustomEvent<TimeDetail>;
@@ -65,6 +68,12 @@ export interface HoloquicPlayerEventMap {
   abandoned: CustomEvent<{ objectId: string; index: number; fromQuality: number }>;
   modechange: CustomEvent<{ mode: PlayerMode }>;
   transportstate: CustomEvent<{ state: TransportState }>;
+  /** A growing scene's newer manifest extended it (sceneGrowth.ts → `SceneGrowth`). */
+  scenegrow: CustomEvent<SceneGrowth>;
+  /** Playback reached the end of what a growing scene has published and waits there (`waiting`), or goes on. */
+  liveedge: CustomEvent<{ waiting: boolean }>;
+  /** A re-read of a growing scene's manifest failed or was refused; playback goes on with the one it has. */
+  manifesterror: CustomEvent<{ message: string }>;
 }
 
 /**

@@ -47,4 +47,10 @@ export interface SceneModel {
    * `/config.json` endpoints; absent or empty: none.
    */
   webtransportEndpoints?: string[];
+  /**
+   * Present while the scene is still being packed (a dynamic MPD, docs/mpd.md → "A growing
+   * scene"): seconds after which the manifest is read again, as it may name more seconds or
+   * qualities then. Absent: the manifest is final.
+   */
+  updatePeriodS?: number;
 }

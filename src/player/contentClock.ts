@@ -9,9 +9,10 @@ import type { Clock } from './clock';
 
 /**
  * Why the clock stands still: a pause, a freeze (a reliable object late), a seek (until the
- * target's frame is ready), or the end of a pass that does not loop (until a seek).
+ * target's frame is ready), the end of a pass that does not loop (until a seek), or the live edge
+ * of a growing scene (until a newer manifest names what comes next).
  */
-export type HaltReason = 'pause' | 'freeze' | 'seek' | 'end';
+export type HaltReason = 'pause' | 'freeze' | 'seek' | 'end' | 'edge';
 
 export class ContentClock {
   private startS = NaN;

@@ -78,12 +78,27 @@ describe('loop mapping', () => {
   });
 });
 
+describe('a growing scene (docs/mpd.md → "A growing scene")', () => {
+  it('a dynamic MPD is re-read every minimumUpdatePeriod; a static one is final', () => {
+    const example = docExample();
+    expect(parseManifest(example).updatePeriodS).toBeUndefined();
+    const growing = example.replace('type="static"',
+      'type="dynamic" minimumUpdatePeriod="PT2S" availabilityStartTime="2026-11-26T12:00:00Z" publishTime="2026-11-26T12:03:00Z"');
+    const scene = parseManifest(growing);
+    expect(scene.updatePeriodS).toBe(2);
+    // Everything else reads as from the static MPD.
+    expect({ ...scene, updatePeriodS: undefined }).toEqual({ ...parseManifest(example), updatePeriodS: undefined });
+  });
+});
+
 describe('bad manifests get clear errors', () => {
   const example = docExample();
   const cases: [string, string, RegExp][] = [
     ['not XML', '<MPD><Period>', /not well-formed/],
     ['wrong root', '<Foo/>', /expected <MPD>/],
-    ['dynamic', example.replace('type="static"', 'type="dynamic"'), /static only/],
+    ['dynamic without an update period', example.replace('type="static"', 'type="dynamic"'), /dynamic MPD needs minimumUpdatePeriod/],
+    ['an update period of 10 ms', example.replace('type="static"', 'type="dynamic" minimumUpdatePeriod="PT0.01S"'), /minimumUpdatePeriod 0.01 s is outside/],
+    ['another type', example.replace('type="static"', 'type="live"'), /neither static nor dynamic/],
     ['no placement', example.replace(/hq:bbox="[^"]*"/, ''), /missing attribute hq:bbox/],
     ['bad rotation', example.replace('hq:rotation="0 0.7071068 0 0.7071068"', 'hq:rotation="0 1 0 1"'), /unit quaternion/],
     ['bad number', example.replace('bandwidth="1200000"', 'bandwidth="fast"'), /bandwidth/],

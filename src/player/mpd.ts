@@ -67,9 +67,7 @@ export function parseManifest(xml: string): SceneModel {
     throw e;
   }
   if (root.name !== 'MPD') throw new ManifestError(`root element is <${root.name}>, expected <MPD>`);
-  if (root.attributes.type !== undefined && root.attributes.type !== 'static') {
-    throw new ManifestError(`MPD@type "${root.attributes.type}" is not supported (static only)`);
-  }
+  const updatePeriodS = growingUpdatePeriod(root);
   const periods = children(root, 'Period');
   if (periods.length !== 1) throw new ManifestError(`expected exactly one Period, found ${periods.length}`);
   const passDuration = parseDuration(required(root, 'mediaPresentationDuration', 'MPD'));
@@ -143,7 +141,32 @@ export function parseManifest(xml: string): SceneModel {
   const ids = new Set(objects.map((o) => o.id));
   if (ids.size !== objects.length) throw new ManifestError('two objects share an hq:objectId');
   const webtransportEndpoints = manifestEndpoints(root);
-  return { scene: root.attributes['hq:scene'] ?? '', segmentDuration, passDuration, objects, webtransportEndpoints };
+  return {
+    scene: root.attributes['hq:scene'] ?? '', segmentDuration, passDuration, objects, webtransportEndpoints,
+    ...(updatePeriodS !== undefined ? { updatePeriodS } : {}),
+  };
+}
+
+/** Shortest and longest re-read period the player accepts (below it a manifest could be polled hard). */
+const UPDATE_PERIOD_S = { min: 0.5, max: 600 };
+
+/**
+ * A growing scene's manifest (docs/mpd.md → "A growing scene") is `MPD@type="dynamic"` with
+ * `minimumUpdatePeriod`: the seconds after which to read it again. Undefined for a static MPD,
+ * which never changes. A dynamic MPD without the period would never announce its growth, so it
+ * is refused rather than played as if finished.
+ */
+function growingUpdatePeriod(root: XmlElement): number | undefined {
+  const type = root.attributes.type ?? 'static';
+  if (type === 'static') return undefined;
+  if (type !== 'dynamic') throw new ManifestError(`MPD@type "${type}" is neither static nor dynamic`);
+  const text = root.attributes.minimumUpdatePeriod;
+  if (text === undefined) throw new ManifestError('a dynamic MPD needs minimumUpdatePeriod (how often to read it again)');
+  const seconds = parseDuration(text);
+  if (!(seconds >= UPDATE_PERIOD_S.min && seconds <= UPDATE_PERIOD_S.max)) {
+    throw new ManifestError(`minimumUpdatePeriod ${seconds} s is outside ${UPDATE_PERIOD_S.min} … ${UPDATE_PERIOD_S.max} s`);
+  }
+  return seconds;
 }
 
 /** `SupplementalProperty@schemeIdUri` of an MPD-level WebTransport endpoint (docs/mpd.md). */

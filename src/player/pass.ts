@@ -59,16 +59,38 @@ export class PassTimeline {
   /** The pass being played: where seeks land when not looping, and whose end playback stops at. */
   private pass = 0;
   private landing: SeekLanding | null = null;
+  /** The scene still grows (sceneGrowth.ts): its end is a live edge to wait at, not a place to loop from. */
+  private growing = false;
 
-  constructor(readonly segments: number, private readonly segmentS: number, private looping: boolean) {}
+  constructor(private segmentCount: number, private readonly segmentS: number, private looping: boolean) {}
+
+  /** Segments in a pass. */
+  get segments(): number {
+    return this.segmentCount;
+  }
+
+  /**
+   * A newer manifest: the pass now has `segments` segments (never fewer), and the scene still
+   * grows or is final. Positions already played keep their place: only the end moves.
+   */
+  grow(segments: number, growing: boolean): void {
+    this.segmentCount = Math.max(this.segmentCount, segments);
+    this.growing = growing;
+  }
+
+  /** The scene still grows: the end of the pass is where what is published ends, and playback waits there for more. */
+  get grows(): boolean {
+    return this.growing;
+  }
 
   /** Length of a pass in seconds (a whole number of segments). */
   get passS(): number {
     return this.segments * this.segmentS;
   }
 
+  /** Playback goes on into the next pass at the end (never while the scene grows). */
   get loop(): boolean {
-    return this.looping;
+    return this.looping && !this.growing;
   }
 
   /** The latest seek's landing while it is under way, else null. */
@@ -78,7 +100,7 @@ export class PassTimeline {
 
   /** A seek to `mediaS` seconds into the pass (`seekLanding`); it is under way until `seekDone()`. */
   seek(mediaS: number, playedS: number): SeekLanding {
-    this.landing = seekLanding(mediaS, this.currentPass(playedS), this.segments, this.segmentS, this.looping);
+    this.landing = seekLanding(mediaS, this.currentPass(playedS), this.segments, this.segmentS, this.loop);
     this.pass = this.landing.pass;
     return this.landing;
   }
@@ -89,13 +111,13 @@ export class PassTimeline {
 
   /** Looping on or off from now on (turning it off keeps the pass being played). */
   setLoop(loop: boolean, playedS: number): void {
-    if (!loop && this.looping) this.pass = this.currentPass(playedS);
+    if (!loop && this.loop) this.pass = this.currentPass(playedS);
     this.looping = loop;
   }
 
   /** Seconds into the pass: what a page shows as the current time. */
   mediaPositionS(playedS: number): number {
-    return mediaPosition(this.landing?.timelineS ?? playedS, this.pass, this.segments, this.segmentS, this.looping);
+    return mediaPosition(this.landing?.timelineS ?? playedS, this.pass, this.segments, this.segmentS, this.loop);
   }
 
   /** Segment `k` is the first of a pass. */
@@ -110,7 +132,7 @@ export class PassTimeline {
 
   /** The pass the played position is in (looping), or the one being played. */
   private currentPass(playedS: number): number {
-    if (!this.looping) return this.pass;
+    if (!this.loop) return this.pass;
     return Math.floor((this.landing?.timelineS ?? playedS) / this.passS + 1e-9);
   }
 }

@@ -15,11 +15,11 @@ import type { PoseDrivenViewport, PoseSource, ViewportModel } from '../model/pos
 import type { QoeLog } from '../model/qoe';
 import type { SceneModel } from '../model/scene';
 import { connectTransports, type Transports } from '../transport/connect';
-import { fetchWithRetry } from '../transport/retry';
 import type { TransportState } from '../transport/types';
 import { AdaptivePolicy } from './adaptive';
 import { realClock } from './clock';
 import { type CurrentFrame, FramesOnScreen } from './framesOnScreen';
+import { fetchManifestText, followGrowingScene, type ManifestWatch } from './manifestWatch';
 import { parseManifest } from './mpd';
 import { checkedQualityCap, checkOptions, DEFAULT_MODE, type PlayerOptions } from './options';
 import { passSegments } from './pass';
@@ -63,6 +63,8 @@ export class Player extends EventTarget {
   private originBase = '';
   /** close() was called: nothing may start after it, even a load() still under way. */
   private closed = false;
+  /** Re-reads a growing scene's manifest (manifestWatch.ts); null for a final one. */
+  private watch: ManifestWatch | null = null;
 
   constructor(private options: PlayerOptions) {
     super();
@@ -171,7 +173,7 @@ export class Player extends EventTarget {
       const manifestUrl = new URL(this.options.manifestUrl, globalThis.location?.href);
       this.originBase = this.options.origin ?? manifestUrl.origin;
       this.contentBase = new URL('.', manifestUrl).pathname;
-      const scene = await this.fetchManifest(manifestUrl);
+      const { scene, text } = await this.fetchManifest(manifestUrl);
       if (this.closed) throw new CodedError('the player was closed while loading', PLAYER_ERROR.ABORTED);
       try {
         this.transports = await connectTransports(this.originBase, {
@@ -196,6 +198,7 @@ export class Player extends EventTarget {
         this.viewport.setProjection(this.projection);
         if (this.poseSource) this.setPoseSource(this.poseSource);
       }
+      this.watchManifest(manifestUrl, text, scene);
       this.setState('ready');
       return scene;
     } catch (e) {
@@ -205,14 +208,40 @@ export class Player extends EventTarget {
   }
 
   /** The manifest, read into the scene model; any failure is the source's (`SRC_NOT_SUPPORTED`). */
-  private async fetchManifest(url: URL): Promise<SceneModel> {
+  private async fetchManifest(url: URL): Promise<{ scene: SceneModel; text: string }> {
     try {
-      const response = await fetchWithRetry(url, { cache: 'no-store' });
-      if (!response.ok) throw new Error(`${url.href}: HTTP ${response.status}`);
-      return parseManifest(await response.text());
+      const text = await fetchManifestText(url);
+      return { scene: parseManifest(text), text };
     } catch (e) {
       throw new CodedError(e instanceof Error ? e.message : String(e), PLAYER_ERROR.SRC_NOT_SUPPORTED);
     }
+  }
+
+  /**
+   * A growing scene's manifest is re-read until final (manifestWatch.ts); each newer one extends
+   * the scene (`scenegrow`, `durationchange` when the pass grew) and wakes playback waiting at
+   * the live edge. One that is not a growth of this scene is refused (`manifesterror`, not fatal).
+   */
+  private watchManifest(url: URL, text: string, scene: SceneModel): void {
+    this.watch = followGrowingScene({
+      url, text, scene,
+      onGrowth: (growth) => {
+        this.session?.sceneGrew();
+        this.emit('scenegrow', growth);
+        if (growth.durationS.after !== growth.durationS.before) this.emit('durationchange', { duration: this.duration });
+      },
+      onProblem: (message) => this.emit('manifesterror', { message }),
+    });
+  }
+
+  /** The scene is still being packed: its manifest is re-read, and it may grow. */
+  get growing(): boolean {
+    return this.sceneModel?.updatePeriodS !== undefined;
+  }
+
+  /** Playback stands at the end of what a growing scene has published, waiting for more (not a freeze). */
+  get waitingForContent(): boolean {
+    return this.session?.waitingAtLiveEdge ?? false;
   }
 
   /** Starts playback (loading first if needed), resumes after pause(), or starts the pass again after it ended. */
@@ -251,6 +280,7 @@ export class Player extends EventTarget {
   /** Stops playback and releases the transports; the QoE log stays readable. */
   close(): void {
     this.closed = true;
+    this.watch?.stop();
     this.session?.close();
     this.stopPoses?.();
     this.stopPoses = null;
@@ -304,7 +334,7 @@ export class Player extends EventTarget {
     return playerStats({
       state: this.currentState, mode: this.mode, session: this.session, transports: this.transports,
       objects: this.sceneModel?.objects ?? [], playback: this.frames.playback, lastPlan: this.lastPlan,
-      frames: this.currentFrames(), positionS: this.currentTime, seeking: this.seeking,
+      frames: this.currentFrames(), positionS: this.currentTime, seeking: this.seeking, growing: this.growing,
     });
   }
 
@@ -376,6 +406,7 @@ export class Player extends EventTarget {
     else if (event.type === 'error') this.fail(new Error(`playback stopped: ${event.message}`));
     else if (event.type === 'started') this.emit('started', event);
     else if (event.type === 'abandoned') this.emit('abandoned', event);
+    else if (event.type === 'live-edge') this.emit('liveedge', { waiting: event.waiting });
   }
 
   private finish(): void {

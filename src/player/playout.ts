@@ -36,6 +36,7 @@ import { planSegment, transportKind } from './plan';
 import type { DeliveryPolicy } from './policy';
 import type { PlannedObject, PlayoutEvent, ShownObject } from './playoutEvents';
 import { watchAbandonment, watchLink, type WatchEnv } from './inFlightWatch';
+import { type EdgeEnv, LiveEdge, waitAtLiveEdge } from './liveEdge';
 import { type GateEnv, untilSegmentPlays } from './segmentGate';
 import { SegmentRequests } from './segmentRequests';
 
@@ -99,12 +100,16 @@ export class PlayoutSession {
   private readonly timeline: PassTimeline;
   private readonly gate: GateEnv;
   private readonly watchEnv: WatchEnv;
+  /** Where a growing scene's published seconds end (liveEdge.ts). */
+  private readonly edge = new LiveEdge();
+  private readonly edgeEnv: EdgeEnv;
   private startupS = NaN;
 
   constructor(private readonly cfg: PlayoutConfig) {
     this.policy = cfg.policy;
     this.records = new SegmentRecords(cfg.qoeSegmentsKept);
     this.timeline = new PassTimeline(passSegments(cfg.scene), cfg.scene.segmentDuration, cfg.loop ?? true);
+    this.timeline.grow(passSegments(cfg.scene), cfg.scene.updatePeriodS !== undefined);
     this.content = new ContentClock(cfg.clock, cfg.scene.segmentDuration);
     this.tasks = new SegmentRequests({
       clock: cfg.clock, decoder: cfg.decoder, decodeCost: this.decodeCost, link: this.link,
@@ -125,11 +130,33 @@ export class PlayoutSession {
         this.tasks.replace(task, this.bufferTargetS);
       },
     };
+    this.edgeEnv = {
+      clock: cfg.clock, content: this.content, timeline: this.timeline, gate: this.gate, edge: this.edge,
+      originS: () => this.origin, onEvent: cfg.onEvent,
+      requested: (k) => this.tasks.has(k), request: (k, deadline) => this.request(k, deadline),
+      standingDeadlineS: () => this.standingDeadlineS(),
+    };
     const baseS = cfg.bufferTargetS ?? DEFAULT_BUFFER_TARGET_S;
     this.bufferTarget = new BufferTarget({
       baseS, volatileS: volatileTargetS(baseS, cfg.volatileBufferTargetS),
       sceneFloorBps: cfg.scene.objects.reduce((sum, o) => sum + Math.min(...o.representations.map((r) => r.bandwidth)), 0),
     });
+  }
+
+  /**
+   * The scene model (shared with the player, which extended it in place from a newer manifest:
+   * sceneGrowth.ts) names more seconds or qualities, or is final now: the pass takes its new
+   * length, planning its new rungs from the next segment, and playback waiting at the live edge
+   * goes on.
+   */
+  sceneGrew(): void {
+    this.timeline.grow(passSegments(this.cfg.scene), this.cfg.scene.updatePeriodS !== undefined);
+    this.edge.moved();
+  }
+
+  /** Playback stands at the end of what a growing scene has published, waiting for more. */
+  get waitingAtLiveEdge(): boolean {
+    return this.edge.waiting;
   }
 
   /** Switches the delivery policy (mode) from the next segment requested. */
@@ -320,6 +347,12 @@ export class PlayoutSession {
     }
     const { timeline } = this;
     for (let k = first; ; k++) {
+      // The end of what a growing scene has published: wait there for more (liveEdge.ts).
+      if (k > first && timeline.grows && k >= timeline.segments) {
+        if (!(await this.untilPlayoutTime(k, end, signal))) return false;
+        await waitAtLiveEdge(this.edgeEnv, k, end, signal);
+        if (this.stop.signal.aborted || clock.now() >= end) return false;
+      }
       if (k > first && !timeline.loop && timeline.startsPass(k)) return this.untilPlayoutTime(k, end, signal);
       // The target of a seek is shown at once, paused or not: it is what the seek waits for.
       const seekTarget = seek !== null && k === first;
@@ -358,6 +391,11 @@ export class PlayoutSession {
       await clock.sleep(at - clock.now(), signal);
       if (!this.content.paused) return true;
     }
+  }
+
+  /** The deadline of a segment fetched while the clock stands (at startup, after a seek or at the live edge). */
+  private standingDeadlineS(): number {
+    return this.cfg.clock.now() + Math.max(4, 2 * this.bufferTargetS);
   }
 
   /** Plans and issues the requests of segment `k`, due at `deadline` (session clock). */

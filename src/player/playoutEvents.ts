@@ -30,6 +30,11 @@ export type PlayoutEvent =
   | { type: 'seeked'; positionS: number; index: number }
   /** Playback went on from the end of a pass into the next (looping). */
   | { type: 'looped'; index: number }
+  /**
+   * Playback reached the end of what a growing scene has published and waits there (`waiting`
+   * true), or goes on — the scene grew, or became final — (`waiting` false). Not a freeze.
+   */
+  | { type: 'live-edge'; waiting: boolean; atS: number }
   /** Playback reached the end of a pass without looping: it stands there until a seek. */
   | { type: 'ended'; atS: number }
   | { type: 'error'; message: string };

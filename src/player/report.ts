@@ -56,6 +56,10 @@ export interface PlayerStats {
   positionS: number;
   /** A seek is under way. */
   seeking: boolean;
+  /** The scene is still being packed: its manifest is re-read and may grow (docs/mpd.md → "A growing scene"). */
+  growing: boolean;
+  /** Playback stands at the end of what the growing scene has published, waiting for more (not a freeze). */
+  waitingForContent: boolean;
   /** Seconds of content ready ahead of the playhead (objects decoded for coming segments). */
   bufferS: number;
   throughputBps: number | null;
@@ -83,6 +87,7 @@ export interface StatsSource {
   frames: ReadonlyMap<string, { frameIndex: number; segment: number } | null>;
   positionS: number;
   seeking: boolean;
+  growing: boolean;
 }
 
 /** The player options a QoE log records (`PlayerOptions`' fields of the same names). */
@@ -130,6 +135,8 @@ export function playerStats(src: StatsSource): PlayerStats {
     playedS: session?.playedS() ?? 0,
     positionS: src.positionS,
     seeking: src.seeking,
+    growing: src.growing,
+    waitingForContent: session?.waitingAtLiveEdge ?? false,
     bufferS: session?.bufferedS() ?? 0,
     throughputBps: network?.throughputBps ?? null,
     lossRate: network?.loss.rate ?? 0,
