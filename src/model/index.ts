@@ -11,6 +11,7 @@
  * - `frames.ts`  — decoded frames: reconstructed points, or pictures + atlas for the GPU.
  * - `decoder.ts` — the segment decoder interface the playout loop calls.
  * - `qoe.ts`     — the QoE log's record types (`holoquic-qoe/1`).
+ * - `qoeTotals.ts` — running totals of QoE records: the summary's sums, exact over a bounded log.
  *
  * Import from the file that defines a thing (this index only maps the room).
  */

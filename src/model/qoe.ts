@@ -158,4 +158,53 @@ export interface QoeLog {
    * the records kept (absent: none were left out).
    */
   segmentsDropped?: number;
+  /**
+   * Running totals over every record of the run, the dropped ones included, written when records
+   * were dropped: the summary's ratios and means are computed from them (src/model/qoeTotals.ts).
+   */
+  totals?: QoeTotals;
+}
+
+/**
+ * Running totals of a run's QoE records: the sums and counts the summary's ratios and means are
+ * made of, kept record by record (src/model/qoeTotals.ts) in memory that does not grow with the run.
+ */
+export interface QoeTotals {
+  /** Records written, abandoned ones included. */
+  records: number;
+  /** Records that are outcomes (not abandoned), and of those the ones requested (not skipped). */
+  outcomes: number;
+  requested: number;
+  onTime: number;
+  /** Shown on time or after a freeze waited for them, with their quality, bitrate and visible area. */
+  shown: number;
+  shownQualitySum: number;
+  shownBitrateSum: number;
+  shownAreaSum: number;
+  shownAreaQualitySum: number;
+  /** Visible area of all outcomes, and of those shown on time. */
+  outcomeAreaSum: number;
+  onTimeAreaSum: number;
+  /** Recovered and given to a decoder (not `decodeLate`), and of those decoded. */
+  delivered: number;
+  deliveredDecoded: number;
+  datagram: number;
+  datagramRecovered: number;
+  datagramDelivered: number;
+  datagramDeliveredDecoded: number;
+  /** FEC source symbols and symbols sent, over datagram objects that report both. */
+  sourceSymbols: number;
+  symbolsSent: number;
+  repairRequests: number;
+  bytesReceived: number;
+  bytesWasted: number;
+  /** First request made under a buffer target above `baseBufferS` (null: none). */
+  volatileFromS: number | null;
+  /** Per rank at request time: shown object-segments and the sum of their qualities. */
+  rankShown: number[];
+  rankQualitySum: number[];
+  /** Changes of an object's shown quality between the consecutive segments it was shown in. */
+  qualitySwitches: number;
+  /** Per object, the last segment shown and its quality (what the next one is compared with). */
+  lastShown: Record<string, { index: number; quality: number }>;
 }

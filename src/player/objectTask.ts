@@ -11,6 +11,7 @@ import type { DecodeCostModel } from './decodeBudget';
 import type { LinkEstimates } from '../link/estimates';
 import type { DecodedSegment, SegmentDecoder } from '../model/decoder';
 import { QOE_SEGMENTS_KEPT, type QoeSegment } from '../model/qoe';
+import { addQoeRecord, emptyQoeTotals } from '../model/qoeTotals';
 import type { SceneModel, SceneObject } from '../model/scene';
 import { segmentPath } from './mpd';
 import type { PlannedRequest } from './plan';
@@ -212,27 +213,35 @@ export function segmentRecord(t: ObjectTask, originS: number): QoeSegment {
 }
 
 /**
- * The QoE records of a playout session, bounded: the most recent `capacity`, and a count of the
- * older ones dropped to make room (the QoE log's `segmentsDropped`).
+ * The QoE records of a playout session, bounded: a ring of the most recent `capacity`, a count of
+ * the older ones dropped to make room (the QoE log's `segmentsDropped`), and running totals over
+ * every record added (`totals`, model/qoeTotals.ts), so the run's summary stays exact.
  */
 export class SegmentRecords {
-  private readonly kept: QoeSegment[] = [];
+  private readonly ring: QoeSegment[] = [];
+  /** Where the next record goes once the ring is full (its oldest). */
+  private next = 0;
   /** Records dropped, oldest first, to keep at most `capacity`. */
   dropped = 0;
+  readonly totals = emptyQoeTotals();
 
-  constructor(readonly capacity = QOE_SEGMENTS_KEPT) {}
+  /** `baseBufferS`: the buffer target on a steady link (the totals' `volatileFromS` counts requests above it). */
+  constructor(readonly capacity = QOE_SEGMENTS_KEPT, private readonly baseBufferS = Infinity) {}
 
   add(record: QoeSegment): void {
-    this.kept.push(record);
-    if (this.kept.length > this.capacity) {
-      this.kept.shift();
-      this.dropped++;
+    addQoeRecord(this.totals, record, this.baseBufferS);
+    if (this.ring.length < this.capacity) {
+      this.ring.push(record);
+      return;
     }
+    this.ring[this.next] = record;
+    this.next = (this.next + 1) % this.capacity;
+    this.dropped++;
   }
 
-  /** The records kept, oldest first. */
+  /** The records kept, oldest first (a new array). */
   get list(): readonly QoeSegment[] {
-    return this.kept;
+    return this.next === 0 ? this.ring.slice() : [...this.ring.slice(this.next), ...this.ring.slice(0, this.next)];
   }
 }
 

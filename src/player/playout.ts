@@ -19,7 +19,7 @@
  * next pass when looping, or stands at the end until a seek.
  */
 import { carriesRequests, type ObjectTransport } from '../transport/types';
-import type { QoeSegment } from '../model/qoe';
+import type { QoeSegment, QoeTotals } from '../model/qoe';
 import { type Clock, raceAbort } from './clock';
 import { BufferTarget, volatileTargetS } from './bufferTarget';
 import { ContentClock } from './contentClock';
@@ -107,7 +107,7 @@ export class PlayoutSession {
 
   constructor(private readonly cfg: PlayoutConfig) {
     this.policy = cfg.policy;
-    this.records = new SegmentRecords(cfg.qoeSegmentsKept);
+    this.records = new SegmentRecords(cfg.qoeSegmentsKept, cfg.bufferTargetS ?? DEFAULT_BUFFER_TARGET_S);
     this.timeline = new PassTimeline(passSegments(cfg.scene), cfg.scene.segmentDuration, cfg.loop ?? true);
     this.timeline.grow(passSegments(cfg.scene), cfg.scene.updatePeriodS !== undefined);
     this.content = new ContentClock(cfg.clock, cfg.scene.segmentDuration);
@@ -251,6 +251,11 @@ export class PlayoutSession {
   /** Older records dropped to keep memory bounded (the QoE log's `segmentsDropped`). */
   segmentRecordsDropped(): number {
     return this.records.dropped;
+  }
+
+  /** Running totals over every record written, dropped ones included (the QoE log's `totals`). */
+  segmentTotals(): Readonly<QoeTotals> {
+    return this.records.totals;
   }
 
   freezeSummary() {

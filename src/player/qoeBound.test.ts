@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { validateQoeLog } from '../qoe/schema';
+import { summarizeQoe, validateQoeLog } from '../qoe/schema';
 import { playOn, ScriptedLink } from '../testing/scriptedLink';
 import { VirtualClock } from './clock';
 import { SegmentRecords } from './objectTask';
@@ -12,6 +12,10 @@ describe('the QoE log stays bounded', () => {
     for (let index = 0; index < 10; index++) records.add({ index } as QoeSegment);
     expect(records.list.map((r) => r.index)).toEqual([7, 8, 9]);
     expect(records.dropped).toBe(7);
+    // Its memory is the cap, however long the run: the ring holds 3 however many are added.
+    for (let index = 10; index < 10_000; index++) records.add({ index } as QoeSegment);
+    expect(records.list.map((r) => r.index)).toEqual([9997, 9998, 9999]);
+    expect(records.totals.records).toBe(10_000);
   });
 
   it('a long run keeps at most its cap of records; its log says how many were dropped and is still valid', async () => {
@@ -31,5 +35,33 @@ describe('the QoE log stays bounded', () => {
     expect(log.segmentsDropped).toBe(dropped);
     expect(validateQoeLog(JSON.parse(JSON.stringify(log)))).toBeTruthy();
     expect(() => validateQoeLog({ ...log, segmentsDropped: -1 })).toThrow(/segmentsDropped is not a count/);
+    expect(log.totals?.records).toBe(kept.length + dropped);
+    expect(() => validateQoeLog({ ...log, totals: { ...log.totals!, shown: 'many' } })).toThrow(/totals.shown is not a finite number/);
+  });
+
+  it('the summary of a bounded log is the summary of the whole run (but for the throughput samples of the records kept)', async () => {
+    const run = async (kept?: number) => {
+      const clock = new VirtualClock();
+      // A link that slows down mid-run: qualities change, some objects are late.
+      const session = await playOn(clock, new ScriptedLink(clock, (t) => (t < 6 ? 40e6 : t < 10 ? 3e6 : 20e6)), 16, kept ? { qoeSegmentsKept: kept } : {});
+      return qoeLog({
+        options: { manifestUrl: '/content/test/manifest.mpd' }, mode: 'qr', session, transports: null, loadedAt: 0, endedAt: clock.now(),
+        startedAtIso: new Date(0).toISOString(), reliableCount: undefined, predictor: 'none', segmentDurationS: 1,
+      });
+    };
+    const whole = await run();
+    const bounded = await run(6);
+    expect(whole.segmentsDropped).toBeUndefined();
+    expect(bounded.segments).toHaveLength(6);
+    expect(bounded.segmentsDropped).toBe(whole.segments.length - 6);
+    const partial = ['throughputBps', 'meanThroughputBps', 'busyGoodputBps'] as const;
+    const exact = (log: typeof whole) => Object.fromEntries(Object.entries(summarizeQoe(log)).filter(([k]) => !(partial as readonly string[]).includes(k)));
+    const summary = exact(bounded);
+    expect(summary).toEqual(exact(whole));
+    // It says something: qualities moved, and the whole run counted.
+    expect(summary.objectSegments).toBe(whole.segments.filter((s) => !s.abandoned && s.delivery !== 'skip').length);
+    expect(summary.qualitySwitches).toBeGreaterThan(0);
+    // Without the totals, the kept records alone would tell another story.
+    expect(exact({ ...bounded, totals: undefined })).not.toEqual(summary);
   });
 });

@@ -5,7 +5,7 @@
  */
 import { framePoints } from '../model/frames';
 import type { PlanDelivery, PlayerMode } from '../model/modes';
-import { QOE_SCHEMA, type QoeLog, type QoeSegment } from '../model/qoe';
+import { QOE_SCHEMA, type QoeLog, type QoeSegment, type QoeTotals } from '../model/qoe';
 import type { SceneObject } from '../model/scene';
 import { currentFallbackReason, type Transports, webTransportUsable } from '../transport/connect';
 import { DEFAULT_STALL_TIMEOUT_MS } from '../transport/stall';
@@ -205,6 +205,13 @@ export function qoeLog(p: QoeSource): QoeLog {
     ...(p.transports?.webtransport ? {
       switches: p.transports.webtransport.switches.map((s) => ({ atS: s.atMs / 1000 - origin, from: s.from, to: s.to, reason: s.reason })),
     } : {}),
-    ...(dropped > 0 ? { segmentsDropped: dropped } : {}),
+    ...(dropped > 0 && session ? { segmentsDropped: dropped, totals: shiftedTotals(session.segmentTotals(), shift) } : {}),
   };
+}
+
+/** The session's running totals on the log's time base (records are shifted by `shift` seconds). */
+function shiftedTotals(totals: Readonly<QoeTotals>, shift: number): QoeTotals {
+  const copy = structuredClone(totals) as QoeTotals;
+  if (copy.volatileFromS !== null) copy.volatileFromS += shift;
+  return copy;
 }

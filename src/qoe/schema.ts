@@ -4,6 +4,7 @@
  */
 import { segmentGoodput } from '../link/throughput';
 import { QOE_SCHEMA, type QoeLog, type QoeSegment } from '../model/qoe';
+import { qoeTotalsOf } from '../model/qoeTotals';
 
 /** Numbers a person compares between runs; derived from a log by `summarizeQoe`. */
 export interface QoeSummary {
@@ -118,84 +119,42 @@ export function busyGoodput(segments: readonly QoeSegment[]): number {
   return segmentGoodput(deliveries) ?? NaN;
 }
 
-/** Share of `items` for which `test` holds (NaN for none). */
-function ratio<T>(items: readonly T[], test: (item: T) => boolean): number {
-  return items.length === 0 ? NaN : items.filter(test).length / items.length;
-}
-
+/**
+ * The summary of a log. Its ratios, means, counts and bytes come from the log's running totals
+ * (`QoeLog.totals`, over every record of the run) when the player left older records out, else
+ * from its records; the throughput samples and the busy goodput from the records it holds.
+ */
 export function summarizeQoe(log: QoeLog): QoeSummary {
-  // An abandoned request was replaced by another record for the same object and segment: it
-  // counts for bytes and throughput, not as an outcome.
   const all = log.segments;
-  const outcomes = all.filter((s) => !s.abandoned);
-  const segs = outcomes.filter((s) => s.delivery !== 'skip');
-  const onTime = segs.filter((s) => s.onTime);
-  const shown = segs.filter((s) => s.onTime || s.shownLate);
-  const recovered = segs.filter((s) => s.recovered && !s.decodeLate);
-  const datagram = segs.filter((s) => s.delivery === 'datagram');
-  const withSymbols = datagram.filter((s) => (s.sourceSymbols ?? 0) > 0 && s.symbolsSent !== undefined);
-  const source = withSymbols.reduce((a, s) => a + (s.sourceSymbols ?? 0), 0);
-  const sent = withSymbols.reduce((a, s) => a + (s.symbolsSent ?? 0), 0);
+  const t = log.totals ?? qoeTotalsOf(all, log.config.bufferTargetS);
   const throughput = segmentThroughput(all);
+  const share = (part: number, whole: number) => (whole === 0 ? NaN : part / whole);
   return {
     freezeCount: log.freezes.length,
     freezeTotalS: log.freezes.reduce((a, f) => a + f.durationS, 0),
-    meanQuality: mean(shown.map((s) => s.quality)),
-    meanVisibleQuality: weightedMean(shown.map((s) => [s.quality, s.visibleArea])),
-    meanShownBitrateBps: mean(shown.map((s) => s.bitrateBps)),
+    meanQuality: share(t.shownQualitySum, t.shown),
+    meanVisibleQuality: t.shownAreaSum > 0 ? t.shownAreaQualitySum / t.shownAreaSum : NaN,
+    meanShownBitrateBps: share(t.shownBitrateSum, t.shown),
     throughputBps: throughput,
     meanThroughputBps: mean(throughput),
     busyGoodputBps: busyGoodput(all),
-    onTimeRatio: segs.length === 0 ? NaN : onTime.length / segs.length,
-    visibleOnTimeRatio: areaShare(outcomes, (s) => s.onTime),
-    skippedShare: outcomes.length === 0 ? NaN : (outcomes.length - segs.length) / outcomes.length,
-    decodeSuccess: recovered.length === 0 ? NaN : recovered.filter((s) => s.decoded).length / recovered.length,
-    datagramRecovery: datagram.length === 0 ? NaN : datagram.filter((s) => s.recovered).length / datagram.length,
-    datagramDecoded: ratio(datagram.filter((s) => s.recovered && !s.decodeLate), (s) => s.decoded),
-    fecOverhead: source === 0 ? NaN : (sent - source) / source,
-    repairRequests: all.reduce((a, s) => a + (s.repairRequests ?? 0), 0),
-    objectSegments: segs.length,
+    onTimeRatio: share(t.onTime, t.requested),
+    visibleOnTimeRatio: t.outcomeAreaSum > 0 ? t.onTimeAreaSum / t.outcomeAreaSum : NaN,
+    skippedShare: share(t.outcomes - t.requested, t.outcomes),
+    decodeSuccess: share(t.deliveredDecoded, t.delivered),
+    datagramRecovery: share(t.datagramRecovered, t.datagram),
+    datagramDecoded: share(t.datagramDeliveredDecoded, t.datagramDelivered),
+    fecOverhead: share(t.symbolsSent - t.sourceSymbols, t.sourceSymbols),
+    repairRequests: t.repairRequests,
+    objectSegments: t.requested,
     startupS: log.playback.startupS,
-    qualitySwitches: qualitySwitches(shown),
-    meanQualityByRank: meanByRank(shown),
-    bytesWasted: all.reduce((a, s) => a + (s.onTime || s.shownLate ? Math.max(0, s.receivedBytes - s.objectBytes) : s.receivedBytes), 0),
-    bytesReceived: all.reduce((a, s) => a + s.receivedBytes, 0),
-    volatileFromS: firstVolatileRequest(all, log.config.bufferTargetS),
+    qualitySwitches: t.qualitySwitches,
+    meanQualityByRank: t.rankShown.map((n, rank) => share(t.rankQualitySum[rank], n)),
+    bytesWasted: t.bytesWasted,
+    bytesReceived: t.bytesReceived,
+    volatileFromS: t.volatileFromS ?? NaN,
     sessionsReplaced: log.playback.sessionsReplaced ?? NaN,
   };
-}
-
-function firstVolatileRequest(segments: readonly QoeSegment[], baseS: number): number {
-  const times = segments.filter((s) => (s.bufferTargetS ?? 0) > baseS).map((s) => s.requestedAtS);
-  return times.length === 0 ? NaN : Math.min(...times);
-}
-
-/** Visible area of the segments for which `test` holds / visible area of all (NaN for none). */
-function areaShare(segments: readonly QoeSegment[], test: (s: QoeSegment) => boolean): number {
-  const area = segments.reduce((a, s) => a + s.visibleArea, 0);
-  return area > 0 ? segments.filter(test).reduce((a, s) => a + s.visibleArea, 0) / area : NaN;
-}
-
-function weightedMean(pairs: Array<[number, number]>): number {
-  const weight = pairs.reduce((a, [, w]) => a + w, 0);
-  return weight > 0 ? pairs.reduce((a, [v, w]) => a + v * w, 0) / weight : NaN;
-}
-
-/** Quality changes per object along the segments it was shown in, summed over objects. */
-function qualitySwitches(shown: readonly QoeSegment[]): number {
-  const byObject = new Map<string, QoeSegment[]>();
-  for (const s of shown) byObject.set(s.object, [...(byObject.get(s.object) ?? []), s]);
-  let switches = 0;
-  for (const list of byObject.values()) {
-    list.sort((a, b) => a.index - b.index);
-    for (let i = 1; i < list.length; i++) if (list[i].quality !== list[i - 1].quality) switches++;
-  }
-  return switches;
-}
-
-function meanByRank(shown: readonly QoeSegment[]): number[] {
-  const ranks = shown.length === 0 ? 0 : Math.max(...shown.map((s) => s.rank)) + 1;
-  return Array.from({ length: ranks }, (_, rank) => mean(shown.filter((s) => s.rank === rank).map((s) => s.quality)));
 }
 
 /** Checks the shape of a log that came from a page or a file; throws naming the first problem. */
@@ -221,6 +180,13 @@ export function validateQoeLog(value: unknown): QoeLog {
   });
   if (log.segmentsDropped !== undefined && !(Number.isSafeInteger(log.segmentsDropped) && log.segmentsDropped >= 0)) {
     fail('segmentsDropped is not a count');
+  }
+  if (log.totals !== undefined) {
+    const t = log.totals as unknown as Record<string, unknown>;
+    if (typeof t !== 'object' || t === null || !Array.isArray(t.rankShown) || !Array.isArray(t.rankQualitySum)) fail('totals is malformed');
+    for (const key of ['records', 'outcomes', 'requested', 'shown', 'bytesReceived'] as const) {
+      if (typeof t[key] !== 'number' || !Number.isFinite(t[key])) fail(`totals.${key} is not a finite number`);
+    }
   }
   log.freezes!.forEach((f, i) => {
     if (typeof f.atS !== 'number' || typeof f.durationS !== 'number' || f.durationS < 0) fail(`freezes[${i}] is malformed`);
