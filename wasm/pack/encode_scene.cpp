@@ -10,8 +10,10 @@
 #include <atomic>
 #include <cmath>
 #include <cstdio>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <mutex>
 #include <thread>
 
@@ -214,14 +216,23 @@ void packScene(const ScenePlan& plan, const std::vector<Source>& sources) {
     directory = startStaging(plan.out);
   }
   // A growing scene publishes the stages whose cells are all done (under `lock`): one manifest,
-  // for the largest, replacing the one before.
+  // for the largest, replacing the one before — dynamic until the last, which is static (docs/mpd.md,
+  // "A growing scene"), anchored where the first stage was published (a resumed run keeps it).
   size_t published = 0;
+  std::string availabilityStart;
+  if (plan.grow) {
+    std::ifstream previous(directory / "manifest.mpd");
+    availabilityStart = availabilityStartOf(std::string(std::istreambuf_iterator<char>(previous), {}));
+    if (availabilityStart.empty()) availabilityStart = utcDateTime(std::time(nullptr));
+  }
   auto publishReady = [&](Progress* progress) {
     size_t ready = published;
     while (plan.grow && ready < stages.size() && table.covers(stages[ready], sources.size())) ++ready;
     if (ready == published) return;
     const Stage& stage = stages[ready - 1];
-    writeFile(directory / "manifest.mpd", writeMpd(scene, describeStage(plan, sources, table, stage), stage.segments, timing, plan.webtransportEndpoints));
+    const Growing growing{availabilityStart, utcDateTime(std::time(nullptr))};
+    writeFile(directory / "manifest.mpd", writeMpd(scene, describeStage(plan, sources, table, stage), stage.segments, timing,
+                                                   plan.webtransportEndpoints, ready < stages.size() ? &growing : nullptr));
     const std::string message = "published " + (directory / "manifest.mpd").string() + ": " + std::to_string(sources.size()) +
                                 " objects, " + stageText(stage, timing) + (published == 0 ? " — playable now" : "") +
                                 (ready < stages.size() ? "" : " — complete");

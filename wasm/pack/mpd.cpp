@@ -51,13 +51,34 @@ std::string webTransportEndpointProblem(const std::string& url) {
   return "";
 }
 
+std::string utcDateTime(std::time_t t) {
+  std::tm utc{};
+  gmtime_r(&t, &utc);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &utc);
+  return buf;
+}
+
+std::string availabilityStartOf(const std::string& mpdText) {
+  const std::string key = "availabilityStartTime=\"";
+  const size_t start = mpdText.find(key);
+  if (start == std::string::npos) return "";
+  const size_t end = mpdText.find('"', start + key.size());
+  return end == std::string::npos ? "" : mpdText.substr(start + key.size(), end - start - key.size());
+}
+
 std::string writeMpd(const std::string& scene, const std::vector<ObjectInfo>& objects, unsigned segments, const SceneTiming& timing,
-                     const std::vector<std::string>& webtransportEndpoints) {
+                     const std::vector<std::string>& webtransportEndpoints, const Growing* growing) {
   std::ostringstream x;
   x << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-    << "<MPD xmlns=\"urn:mpeg:dash:schema:mpd:2011\" xmlns:hq=\"urn:holoquic:mpd:2026\"\n"
-    << "     type=\"static\" profiles=\"urn:mpeg:dash:profile:isoff-live:2011\"\n"
-    << "     mediaPresentationDuration=\"" << isoSeconds(segments * timing.segmentSeconds())
+    << "<MPD xmlns=\"urn:mpeg:dash:schema:mpd:2011\" xmlns:hq=\"urn:holoquic:mpd:2026\"\n";
+  if (growing)
+    x << "     type=\"dynamic\" availabilityStartTime=\"" << growing->availabilityStart << "\" publishTime=\"" << growing->publishTime
+      << "\" minimumUpdatePeriod=\"" << isoSeconds(growing->updateSeconds) << "\"\n"
+      << "     profiles=\"urn:mpeg:dash:profile:isoff-live:2011\"\n";
+  else
+    x << "     type=\"static\" profiles=\"urn:mpeg:dash:profile:isoff-live:2011\"\n";
+  x << "     mediaPresentationDuration=\"" << isoSeconds(segments * timing.segmentSeconds())
     << "\" minBufferTime=\"" << isoSeconds(timing.segmentSeconds()) << "\" hq:scene=\"" << escaped(scene)
     << "\" hq:up=\"y\">\n"
     << "  <Period id=\"0\" start=\"PT0S\">\n";

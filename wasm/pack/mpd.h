@@ -1,7 +1,9 @@
-// The scene manifest: a static DASH MPD in the holoquic profile (docs/mpd.md).
+// The scene manifest: a DASH MPD in the holoquic profile (docs/mpd.md), static — or dynamic
+// while a scene packed with --grow is still growing.
 #pragma once
 
 #include <array>
+#include <ctime>
 #include <string>
 #include <vector>
 
@@ -39,11 +41,31 @@ constexpr size_t kMaxWebTransportEndpoints = 16;
 /// host, printable, at most 2048 bytes) in a few words ("no host"), or "" when it can.
 std::string webTransportEndpointProblem(const std::string& url);
 
+/// A stage of a growing scene that is not its last (docs/mpd.md → "A growing scene"): its MPD is
+/// dynamic, so that players read it again every `updateSeconds` for the next stage. DASH anchors
+/// a dynamic presentation at `availabilityStart`, which stays the same in every stage: the time
+/// the first stage was published, so every segment a stage names is already available by the
+/// wall clock too.
+struct Growing {
+  std::string availabilityStart;  // xs:dateTime, UTC
+  std::string publishTime;        // xs:dateTime, UTC: when this stage is published
+  unsigned updateSeconds = 2;
+};
+
+/// `t` as an xs:dateTime in UTC to the second, e.g. "2026-11-26T20:43:09Z".
+std::string utcDateTime(std::time_t t);
+
+/// MPD@availabilityStartTime of a dynamic MPD's text (a growing scene's published stage), or ""
+/// when it has none.
+std::string availabilityStartOf(const std::string& mpdText);
+
 /// The MPD text for a scene whose objects each have `segments` distinct segments, listing
 /// `webtransportEndpoints` (checked URLs, in order of preference) after the Period as
-/// supplemental descriptors (docs/mpd.md → "WebTransport endpoints"). The scene name and the
-/// URLs are escaped for XML (the name is a directory name, anything a file system allows).
+/// supplemental descriptors (docs/mpd.md → "WebTransport endpoints"); dynamic when `growing`
+/// is given, else static. The scene name and the URLs are escaped for XML (the name is a
+/// directory name, anything a file system allows).
 std::string writeMpd(const std::string& scene, const std::vector<ObjectInfo>& objects, unsigned segments,
-                     const SceneTiming& timing = {}, const std::vector<std::string>& webtransportEndpoints = {});
+                     const SceneTiming& timing = {}, const std::vector<std::string>& webtransportEndpoints = {},
+                     const Growing* growing = nullptr);
 
 }  // namespace holoquic

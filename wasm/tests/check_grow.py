@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """A growing scene (holoquic-pack --grow, docs/packaging.md "Watching a scene grow"): stopped with
 SIGINT as soon as its first stage is published, the directory holds a valid, playable scene — the
-MPD parses, names the first 3 s at the lowest quality, and every segment it names exists — and
-is marked unfinished (packing.jsonl); run again, the packer resumes (nothing packed twice) and
-finishes the whole scene, log gone; that scene is byte for byte the one packing in one step
-gives. --grow refuses to overwrite a finished scene.
+MPD parses, is dynamic (players re-read it), names the first 3 s at the lowest quality, and every
+segment it names exists — and is marked unfinished (packing.jsonl); run again, the packer resumes
+(nothing packed twice) and finishes the whole scene, its MPD static again, log gone; that scene
+is byte for byte the one packing in one step gives. --grow refuses to overwrite a finished scene.
 
     check_grow.py BUILD_DIR"""
 import filecmp
@@ -66,7 +66,8 @@ def main(build):
         expect(announced is not None and "3 s at quality 0 — playable now" in announced,
                f"the first stage is announced as playable: {announced}")
         expect(code == 128 + signal.SIGINT and "the same command finishes it" in rest, f"SIGINT stops it with a word on resuming (exit {code})")
-        check_mpd.check(grown, 1)  # parses, every named segment exists and starts with a V3C parameter set
+        # Parses, dynamic (players re-read it), every named segment exists and starts with a V3C parameter set.
+        check_mpd.check(grown, 1, growing=True)
         segments, rungs, duration = stage_of(grown)
         # The first stage unless the packer finished a whole further cell before the signal arrived.
         expect((segments, rungs) in ((3, 1), (4, 1)), f"the stopped scene is a published stage: {segments} segments × {rungs} rungs ({duration})")
@@ -80,7 +81,7 @@ def main(build):
         expect(done.returncode == 0, f"the second run finishes the scene (exit {done.returncode}) {done.stderr[-300:]}")
         expect(f"resuming {grown}: {packed_before} of 8 segment files" in done.stderr, f"it resumes from the {packed_before} segment files packed before")
         expect(done.stderr.count("progress:") <= 8 - packed_before, "and packs only the rest")
-        check_mpd.check(grown, 2)
+        check_mpd.check(grown, 2)  # the finished scene's MPD is static again
         expect(stage_of(grown) == (4, 2, "PT4S"), "the finished scene names every segment at both rungs")
         expect(not os.path.exists(log) and os.path.isfile(os.path.join(grown, "report.json")), "finished: the log is gone, the report written")
         leftovers = [os.path.join(d, n) for d, _, names in os.walk(grown) for n in names if n.endswith(".tmp")]

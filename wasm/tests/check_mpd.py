@@ -19,10 +19,17 @@ def fail(message):
     sys.exit(1)
 
 
-def check(directory, rungs=5):
+def check(directory, rungs=5, growing=False):
+    """`growing`: a stage of a scene still growing, whose MPD is dynamic (docs/mpd.md, "A growing scene")."""
     root = ET.parse(os.path.join(directory, "manifest.mpd")).getroot()
-    if root.get("type") != "static":
-        fail("MPD@type is not static")
+    if growing:
+        if root.get("type") != "dynamic":
+            fail("a growing scene's MPD@type is not dynamic")
+        for attribute in ("minimumUpdatePeriod", "availabilityStartTime", "publishTime"):
+            if not root.get(attribute):
+                fail(f"a growing scene's MPD has no {attribute}")
+    elif root.get("type") != "static" or root.get("minimumUpdatePeriod") is not None:
+        fail("MPD@type is not static, or a static MPD has a minimumUpdatePeriod")
     sets = root.findall("d:Period/d:AdaptationSet", NS)
     if not sets:
         fail("no AdaptationSet")
