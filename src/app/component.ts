@@ -13,7 +13,8 @@
  * `max-quality` (a cap on the quality fetched), `controls` (the built-in control bar, controls.ts;
  * absent: only Enter VR/AR buttons; `"off"`: none), `when-hidden="play"` (keep playing while unseen; by
  * default the element pauses while the page — or, in WebXR, the headset's session — is hidden),
- * `reconstruction="cpu"` (reconstruct points in the decode workers even where the GPU could).
+ * `reconstruction` (`cpu`: reconstruct points in the decode workers; `gpu`: in the vertex shader;
+ * absent or `auto`: the workers on a software rasteriser, the shader on a GPU — rasterizer.ts).
  *
  * Media API: `currentTime` (setting it seeks), `duration` (one pass of the scene; a growing
  * scene's grows, with `durationchange`), `seekable`, `paused`,
@@ -30,6 +31,7 @@ import { type PlayerOptions } from '../player/options';
 import { PLAYER_MODES, type PlayerMode } from '../model/modes';
 import type { QoeLog } from '../model/qoe';
 import { SPLAT_SHAPES, type SplatShape } from '../render/pointMaterial';
+import { probeRenderer, type ReconstructionPath, reconstructionChoice, reconstructionFor } from '../render/rasterizer';
 import { type RenderStats, SceneRenderer } from '../render/sceneRenderer';
 import type { XRMode } from '../render/xr';
 import type { PoseSource } from '../model/pose';
@@ -53,6 +55,11 @@ export interface HoloquicStats extends PlayerStats {
   render: RenderStats | null;
   /** The element's decode worker pool (null when the page supplied its own decoder). */
   decoder: DecoderPoolStats | null;
+  /**
+   * Where frames are reconstructed and why: the path, and the WebGL renderer it was chosen for
+   * (src/render/rasterizer.ts; null when not drawing).
+   */
+  reconstruction: { path: ReconstructionPath; renderer: string | null } | null;
 }
 
 export class HoloquicPlayerElement extends HTMLElement {
@@ -65,6 +72,7 @@ export class HoloquicPlayerElement extends HTMLElement {
   private closings = 0;
   private view: SceneRenderer | null = null;
   private decoder: ReturnType<typeof createDecoderPool> | null = null;
+  private reconstruction: HoloquicStats['reconstruction'] = null;
   private poseOverride: PoseSource | null = null;
   private loading: Promise<SceneModel> | null = null;
   /** Why the element could not even create its player (bad attributes, no src). */
@@ -293,7 +301,7 @@ export class HoloquicPlayerElement extends HTMLElement {
   getStats(): HoloquicStats | null {
     const player = this.playerInstance;
     if (!player) return null;
-    return { ...player.getStats(), render: this.view?.stats() ?? null, decoder: this.decoder?.stats() ?? null };
+    return { ...player.getStats(), render: this.view?.stats() ?? null, decoder: this.decoder?.stats() ?? null, reconstruction: this.reconstruction };
   }
 
   qoe(): QoeLog | null {
@@ -374,10 +382,14 @@ export class HoloquicPlayerElement extends HTMLElement {
     try {
       // Options set in code win over attributes, but an option left undefined does not erase one.
       const options = { ...optionsFromAttributes((name) => this.getAttribute(name)), ...definedOnly(this.options) };
-      // Drawn frames the GPU can reconstruct exactly stay pictures + atlas ('auto'); without
-      // drawing (experiments) or on request the workers reconstruct points.
-      const gpu = this.getAttribute('render') !== 'off' && this.getAttribute('reconstruction') !== 'cpu';
-      this.decoder = options.decoder ? null : createDecoderPool({ output: gpu ? 'auto' : 'points' });
+      // Drawn frames the GPU can reconstruct exactly stay pictures + atlas ('auto') on a GPU;
+      // on a software rasteriser, without drawing (experiments) or on request the workers
+      // reconstruct points (src/render/rasterizer.ts).
+      const drawing = this.getAttribute('render') !== 'off';
+      const renderer = drawing ? probeRenderer() : null;
+      const path = drawing ? reconstructionFor(reconstructionChoice(this.getAttribute('reconstruction')), renderer) : 'cpu';
+      this.reconstruction = drawing ? { path, renderer } : null;
+      this.decoder = options.decoder ? null : createDecoderPool({ output: path === 'gpu' ? 'auto' : 'points' });
       player = new Player({ viewport: defaultViewport, ...options, manifestUrl: src, decoder: options.decoder ?? this.decoder! });
     } catch (e) {
       this.decoder?.close();

@@ -21,6 +21,7 @@ import type { SceneModel } from '../model/scene';
 import { Player } from '../player/player';
 import { CameraPoseSource } from '../render/cameraPoseSource';
 import type { SplatShape } from '../render/pointMaterial';
+import { probeRenderer, type ReconstructionChoice, reconstructionFor } from '../render/rasterizer';
 import { SceneLayers } from '../render/sceneLayers';
 import { createViewportModel } from '../viewport/visibility';
 import type { HoloquicPlayerOptions } from './component';
@@ -32,6 +33,8 @@ export interface HoloquicObjectOptions extends HoloquicPlayerOptions {
   splat?: SplatShape;
   /** Point edge length in voxels (default 1.5). */
   pointVoxels?: number;
+  /** Where frames are reconstructed (default `auto`: the workers on a software rasteriser, the shader on a GPU). */
+  reconstruction?: ReconstructionChoice;
 }
 
 export class HoloquicObject {
@@ -53,12 +56,14 @@ export class HoloquicObject {
   private disposed = false;
 
   constructor(options: HoloquicObjectOptions) {
-    const { src, splat, pointVoxels, ...playerOptions } = options;
+    const { src, splat, pointVoxels, reconstruction, ...playerOptions } = options;
     this.splat = splat ?? 'round';
     this.pointVoxels = pointVoxels ?? 1.5;
     this.object3D.name = 'holoquic-object';
-    // Frames the GPU reconstructs exactly stay pictures + atlas, as in the element.
-    this.decoder = playerOptions.decoder ? null : createDecoderPool({ output: 'auto' });
+    // As in the element: on a GPU, frames it reconstructs exactly stay pictures + atlas; on a
+    // software rasteriser (the page's WebGL2, probed) the workers reconstruct points.
+    const path = reconstructionFor(reconstruction ?? 'auto', probeRenderer());
+    this.decoder = playerOptions.decoder ? null : createDecoderPool({ output: path === 'gpu' ? 'auto' : 'points' });
     this.player = new Player({
       viewport: (scene: SceneModel) => Object.assign(createViewportModel(scene), { predictorName: 'default' }),
       ...playerOptions, manifestUrl: src, decoder: playerOptions.decoder ?? this.decoder!,
