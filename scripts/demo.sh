@@ -75,7 +75,7 @@ ORIGIN_PID=$!
 GROWING=""
 [ -z "$PACKER_PID" ] || GROWING="
   The scene is still being packed: the lines 'published …' below say when more of it is
-  ready (first more seconds, then one quality more at a time); reload the page to see it."
+  ready (first more seconds, then one quality more at a time); the page follows it as it grows."
 cat >&2 <<MSG
 
   Open in Chrome:   http://127.0.0.1:$HTTP_PORT$OPEN_PATH
@@ -90,7 +90,7 @@ if [ -n "$PACKER_PID" ]; then
   wait "$PACKER_PID" || status=$?
   PACKER_PID=""
   case $status in
-    0) log "the demo scene is complete: reload the page for every quality" ;;
+    0) log "the demo scene is complete: every second and quality is in the page's manifest" ;;
     130 | 143) stop ;;
     *) log "packing failed (above); the origin serves what was published; scripts/demo.sh tries again" ;;
   esac
