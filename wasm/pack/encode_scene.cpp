@@ -61,6 +61,7 @@ EncoderConfig rungConfig(const ScenePlan& plan, const Rung& rung, unsigned bits)
   cfg.attributeQp = rung.attributeQp;
   cfg.interPrediction = plan.inter;
   cfg.geometrySmoothing = plan.smoothing;
+  cfg.frameRate = plan.frameRate;
   return cfg;
 }
 

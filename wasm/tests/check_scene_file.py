@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """A scene file with custom placement, 24 fps and 2-s segments packs into the matching MPD: the
 timing (timescale, duration, frameRate, durations), a two-rung ladder, and each object's
-hq:position, hq:rotation and hq:scale as docs/packaging.md defines them — a demo figure turned
+hq:position, hq:rotation and hq:scale as docs/packaging.md defines them; the video sub-bitstreams
+declare the scene's time base (24 pictures/s, 48 for two maps' interleaved pictures) — a demo figure turned
 90° and enlarged, standing with its bottom centre on the given point, and a float-PLY box (fitted,
 in millimetres) tilted by a quaternion, whose position the test computes from its own fit. A
 segment decodes to 48 frames.
@@ -18,6 +19,7 @@ import tempfile
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import check_mpd  # noqa: E402
 import float_ply  # noqa: E402
+import video_timing  # noqa: E402
 
 failures = []
 
@@ -53,7 +55,7 @@ def main(build):
             "codec": "avc",
             "ladder": [
                 {"lod": 2, "maps": 1, "geometryQp": 36, "attributeQp": 46},
-                {"lod": 1, "maps": 1, "geometryQp": 28, "attributeQp": 34},
+                {"lod": 1, "maps": 2, "geometryQp": 28, "attributeQp": 34},
             ],
             "objects": [
                 {"id": "dancer", "demo": {"seed": 1}, "position": [1.5, 0.25, -2], "rotation": 90, "size": 1.5},
@@ -108,6 +110,12 @@ def main(build):
         turned = rotate(tilt, bottom)
         want = [p - t for p, t in zip([-1, 0, 0.5], turned)]
         expect(close(numbers(cube, "position"), want, 1e-4), f"box: hq:position {numbers(cube, 'position')} = {want}")
+
+        # What the AVC streams themselves say (their SPS VUI timing), not what the MPD says.
+        for rung, maps in ((0, 1), (1, 2)):
+            rates = video_timing.picture_rates(os.path.join(out, "dancer", str(rung), "seg-00000.v3c"))
+            want = {"occupancy": 24, "geometry": 24 * maps, "attribute": 24 * maps}
+            expect(rates == want, f"dancer quality {rung} ({maps} map{'s' * (maps > 1)}): video pictures/s {rates} = {want}")
 
         segment = os.path.join(out, "dancer", "1", "seg-00000.v3c")
         decoded = subprocess.run([os.path.join(build, "vpcc-decode"), segment], capture_output=True, text=True)

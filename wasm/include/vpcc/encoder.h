@@ -50,6 +50,9 @@ struct EncoderConfig {
   /// sequence; the atlas is unaffected (its P tiles cost a few bytes and no video quality).
   bool allIntra = false;
   int threads = 1;
+  /// Frames per second (1–120), declared in the video sub-bitstreams' timing information
+  /// (VideoEncodeSettings::pictureRate).
+  unsigned frameRate = 30;
 };
 
 /// What the encoder did, for quality reports and benchmarks.

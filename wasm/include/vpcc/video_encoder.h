@@ -26,6 +26,11 @@ struct VideoEncodeSettings {
   bool allIntra = false;
   /// Threads inside one encode; the packager parallelises across streams and segments instead.
   int threads = 1;
+  /// Pictures per second, declared in the stream's timing information (AVC and HEVC VUI) so
+  /// that whoever reads the video alone knows its time base: the content's frame rate, times
+  /// two for geometry and attribute videos with two maps (two pictures per frame), so the
+  /// stream lasts as long as its segment.
+  unsigned pictureRate = 30;
 };
 
 class VideoEncoder {

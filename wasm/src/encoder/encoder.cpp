@@ -72,6 +72,7 @@ std::vector<uint8_t> encodeSequence(const std::vector<InputFrame>& frames, const
     throw std::invalid_argument("occupancy precision must be 1, 2 or 4");
   if (cfg.lod < 1 || cfg.lod > 4) throw std::invalid_argument("level of detail must be 1–4");
   if (cfg.surfaceThickness < 1 || cfg.surfaceThickness > 64) throw std::invalid_argument("surface thickness must be 1–64");
+  if (cfg.frameRate < 1 || cfg.frameRate > 120) throw std::invalid_argument("frame rate must be 1–120");
   const uint32_t limit = 1u << cfg.geometryBits;
   for (size_t f = 0; f < frames.size(); ++f) {
     const InputFrame& fr = frames[f];
@@ -136,11 +137,13 @@ std::vector<uint8_t> encodeSequence(const std::vector<InputFrame>& frames, const
   base.codec = cfg.codec;
   base.preset = cfg.preset;
   base.allIntra = cfg.allIntra;
+  base.pictureRate = cfg.frameRate;
   VideoEncodeSettings occSettings = base, geoSettings = base, attSettings = base;
   occSettings.qp = cfg.occupancyQp;
   occSettings.lossless = losslessOccupancy(cfg);
   geoSettings.qp = cfg.geometryQp;
   attSettings.qp = cfg.attributeQp;
+  geoSettings.pictureRate = attSettings.pictureRate = cfg.frameRate * cfg.mapCount;  // maps interleaved
   std::vector<uint8_t> occBits, geoBits, attBits;
   auto t1 = Clock::now();
   parallelFor(2, cfg.threads, [&](size_t which) {

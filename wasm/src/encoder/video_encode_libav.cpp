@@ -30,8 +30,10 @@ class LibavEncoder final : public VideoEncoder {
     ctx->width = int(width);
     ctx->height = int(height);
     ctx->pix_fmt = AV_PIX_FMT_YUV420P;
-    ctx->time_base = AVRational{1, 30};
-    ctx->framerate = AVRational{30, 1};
+    if (s.pictureRate < 1 || s.pictureRate > 240) throw std::invalid_argument("video picture rate must be 1–240 per second");
+    // x264 and x265 write these into the VUI timing information (num_units_in_tick, time_scale).
+    ctx->time_base = AVRational{1, int(s.pictureRate)};
+    ctx->framerate = AVRational{int(s.pictureRate), 1};
     ctx->gop_size = s.allIntra ? 1 : int(pictures.size());
     ctx->thread_count = s.threads;
     ctx->color_range = AVCOL_RANGE_JPEG;  // samples use the full 0–255 range (depths, occupancy)
