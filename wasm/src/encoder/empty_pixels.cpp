@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <vector>
 
+#include "radix_sort.h"
 #include "stages.h"
 
 namespace vpcc::encoding {
@@ -31,7 +32,7 @@ class ProjectionLines {
         const uint16_t* p = &frame.positions[i * 3];
         keys[i] = key(p[P.tangent], p[P.bitangent], p[P.normal]);
       }
-      std::sort(keys.begin(), keys.end());
+      radixSort(keys);
     }
   }
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "common/eigen.h"
+#include "radix_sort.h"
 #include "stages.h"
 
 namespace vpcc::encoding {
@@ -33,19 +34,27 @@ struct Cells {
 Cells buildCells(const InputFrame& frame) {
   const size_t n = frame.size();
   Cells cells;
-  std::vector<uint64_t> keys(n);
   // Smallest cell size giving ≥ 6 points per occupied cell: enough for a stable covariance.
+  // The cells of one size are those of the size below, halved: each size after the first
+  // sorts the (fewer) cells found before rather than every point again.
+  std::vector<uint64_t> unique(n);
+  for (size_t i = 0; i < n; ++i) {
+    const uint16_t* p = &frame.positions[i * 3];
+    unique[i] = Cells::key(p[0] >> 1, p[1] >> 1, p[2] >> 1);
+  }
   for (unsigned shift = 1; shift <= 5; ++shift) {
-    for (size_t i = 0; i < n; ++i) {
-      const uint16_t* p = &frame.positions[i * 3];
-      keys[i] = Cells::key(p[0] >> shift, p[1] >> shift, p[2] >> shift);
-    }
-    std::vector<uint64_t> unique = keys;
-    std::sort(unique.begin(), unique.end());
+    if (shift > 1)
+      for (uint64_t& k : unique) k = Cells::key(uint32_t(k & 0x1fffff) >> 1, uint32_t((k >> 21) & 0x1fffff) >> 1, uint32_t(k >> 42) >> 1);
+    radixSort(unique);
     unique.erase(std::unique(unique.begin(), unique.end()), unique.end());
     cells.shift = shift;
-    cells.keys = std::move(unique);
-    if (n >= 6 * cells.keys.size() || shift == 5) break;
+    if (n >= 6 * unique.size() || shift == 5) break;
+  }
+  cells.keys = std::move(unique);
+  std::vector<uint64_t> keys(n);
+  for (size_t i = 0; i < n; ++i) {
+    const uint16_t* p = &frame.positions[i * 3];
+    keys[i] = Cells::key(p[0] >> cells.shift, p[1] >> cells.shift, p[2] >> cells.shift);
   }
   cells.cellOfPoint.resize(n);
   cells.counts.assign(cells.keys.size(), 0);
@@ -62,25 +71,46 @@ Cells buildCells(const InputFrame& frame) {
   return cells;
 }
 
-/// Calls fn(neighbourCell) for the 27 cells around cell c (itself included) that exist.
-template <typename Fn>
-void forNeighbourCells(const Cells& cells, size_t c, Fn fn) {
-  const uint64_t k = cells.keys[c];
-  const int64_t x = int64_t(k & 0x1fffff), y = int64_t((k >> 21) & 0x1fffff), z = int64_t(k >> 42);
-  for (int dz = -1; dz <= 1; ++dz)
-    for (int dy = -1; dy <= 1; ++dy)
-      for (int dx = -1; dx <= 1; ++dx) {
-        if (x + dx < 0 || y + dy < 0 || z + dz < 0) continue;
-        const int64_t found = cells.find(Cells::key(uint32_t(x + dx), uint32_t(y + dy), uint32_t(z + dz)));
-        if (found >= 0) fn(size_t(found));
-      }
-}
+/// The cells around each cell (the 27-cell neighbourhood, itself included, those that exist),
+/// in z, y, x order, found once: normals and the three smoothing passes all read them. Within a
+/// row of fixed y and z the keys of x − 1 … x + 1 are adjacent in the sorted keys (x is the low
+/// field), so a row takes one search.
+struct Neighbourhoods {
+  std::vector<uint32_t> start;  // cell c's neighbours: cells[start[c] … start[c + 1])
+  std::vector<uint32_t> cells;
+
+  explicit Neighbourhoods(const Cells& grid) {
+    const std::vector<uint64_t>& keys = grid.keys;
+    start.reserve(keys.size() + 1);
+    cells.reserve(keys.size() * 9);
+    for (size_t c = 0; c < keys.size(); ++c) {
+      start.push_back(uint32_t(cells.size()));
+      const uint64_t k = keys[c];
+      const int64_t x = int64_t(k & 0x1fffff), y = int64_t((k >> 21) & 0x1fffff), z = int64_t(k >> 42);
+      for (int dz = -1; dz <= 1; ++dz)
+        for (int dy = -1; dy <= 1; ++dy) {
+          if (y + dy < 0 || z + dz < 0) continue;
+          const uint64_t first = Cells::key(uint32_t(std::max<int64_t>(x - 1, 0)), uint32_t(y + dy), uint32_t(z + dz));
+          const uint64_t last = Cells::key(uint32_t(x + 1), uint32_t(y + dy), uint32_t(z + dz));
+          for (auto it = std::lower_bound(keys.begin(), keys.end(), first); it != keys.end() && *it <= last; ++it)
+            cells.push_back(uint32_t(it - keys.begin()));
+        }
+    }
+    start.push_back(uint32_t(cells.size()));
+  }
+  /// Calls fn(neighbourCell) for the cells around cell c, in z, y, x order.
+  template <typename Fn>
+  void forEach(size_t c, Fn fn) const {
+    for (uint32_t i = start[c]; i < start[c + 1]; ++i) fn(size_t(cells[i]));
+  }
+};
 
 /// Projection plane per cell: normal from the covariance of the 27-cell neighbourhood, oriented
 /// away from the centroid of its horizontal slab of the object, then smoothed so neighbouring
 /// cells agree (fewer, larger patches).
 std::vector<uint8_t> segmentCells(const Cells& cells, const InputFrame& frame) {
   const size_t cellCount = cells.keys.size();
+  const Neighbourhoods around(cells);
   // Centroid per slab of 16 voxels height (y up) and overall.
   std::vector<std::array<double, 3>> slab(4096, {0, 0, 0});
   std::vector<double> slabCount(4096, 0);
@@ -96,7 +126,7 @@ std::vector<uint8_t> segmentCells(const Cells& cells, const InputFrame& frame) {
   for (size_t c = 0; c < cellCount; ++c) {
     double n = 0;
     std::array<double, 9> s{};
-    forNeighbourCells(cells, c, [&](size_t o) {
+    around.forEach(c, [&](size_t o) {
       n += cells.counts[o];
       for (int k = 0; k < 9; ++k) s[k] += cells.sums[o][k];
     });
@@ -132,7 +162,7 @@ std::vector<uint8_t> segmentCells(const Cells& cells, const InputFrame& frame) {
     std::vector<uint8_t> next(cellCount);
     for (size_t c = 0; c < cellCount; ++c) {
       double votes[6] = {0, 0, 0, 0, 0, 0}, total = 0;
-      forNeighbourCells(cells, c, [&](size_t o) {
+      around.forEach(c, [&](size_t o) {
         votes[plane[o]] += cells.counts[o];
         total += cells.counts[o];
       });
