@@ -23,6 +23,7 @@
 #include "mpd.h"
 #include "placement.h"
 #include "progress.h"
+#include "rate_target.h"
 #include "report.h"
 #include "vpcc/atlas.h"
 #include "vpcc/parser.h"
@@ -50,21 +51,6 @@ Box voxelBounds(const std::vector<InputFrame>& frames) {
       }
   return box;
 }
-
-EncoderConfig rungConfig(const ScenePlan& plan, const Rung& rung, unsigned bits) {
-  EncoderConfig cfg;
-  cfg.geometryBits = bits;
-  cfg.codec = plan.codec == "avc" ? VideoCodec::Avc : VideoCodec::Hevc;
-  cfg.lod = rung.lod;
-  cfg.mapCount = rung.maps;
-  cfg.geometryQp = rung.geometryQp;
-  cfg.attributeQp = rung.attributeQp;
-  cfg.interPrediction = plan.inter;
-  cfg.geometrySmoothing = plan.smoothing;
-  cfg.frameRate = plan.frameRate;
-  return cfg;
-}
-
 
 /// One unit of work: one segment of one object at rungs firstRung … endRung − 1 (all of them
 /// when packing in one step, so the frames are made once; one when growing).
@@ -118,10 +104,10 @@ std::vector<Job> jobsFor(const std::vector<Stage>& stages, size_t objects, const
 }
 
 /// Encodes `frames` (segment `segment` of `src`) at `rung`, writes the file and decodes it back.
-CellResult encodeCell(const ScenePlan& plan, const Source& src, const std::vector<InputFrame>& frames, const Box& box, unsigned rung,
-                      unsigned segment, const fs::path& directory, VideoEncoder& video, VideoDecoder& decoder) {
+CellResult encodeCell(const ScenePlan& plan, const Source& src, const std::vector<InputFrame>& frames, const Box& box, const Rung& settings,
+                      unsigned rung, unsigned segment, const fs::path& directory, VideoEncoder& video, VideoDecoder& decoder) {
   EncodeStats st;
-  const std::vector<uint8_t> bytes = encodeSequence(frames, rungConfig(plan, plan.ladder[rung], src.bits), video, &st);
+  const std::vector<uint8_t> bytes = encodeSequence(frames, rungConfig(plan, settings, src.bits), video, &st);
   writeFile(directory / segmentFile(src.id, rung, segment), bytes);
   // Decode our own output: every segment must decode; the first one is also measured.
   const auto seqs = parseSampleStream(bytes);
@@ -192,6 +178,21 @@ std::string stageText(const Stage& stage, const SceneTiming& timing) {
 
 }  // namespace
 
+EncoderConfig rungConfig(const ScenePlan& plan, const Rung& rung, unsigned bits) {
+  EncoderConfig cfg;
+  cfg.geometryBits = bits;
+  cfg.codec = plan.codec == "avc" ? VideoCodec::Avc : VideoCodec::Hevc;
+  cfg.lod = rung.lod;
+  cfg.mapCount = rung.maps;
+  cfg.geometryQp = rung.geometryQp;
+  cfg.attributeQp = rung.attributeQp;
+  cfg.interPrediction = plan.inter;
+  cfg.geometrySmoothing = plan.smoothing;
+  cfg.frameRate = plan.frameRate;
+  return cfg;
+}
+
+
 void packScene(const ScenePlan& plan, const std::vector<Source>& sources) {
   const std::string scene = fs::path(plan.out).filename().string();
   const unsigned rungs = unsigned(plan.ladder.size()), segments = sources.front().segments;
@@ -200,6 +201,8 @@ void packScene(const ScenePlan& plan, const std::vector<Source>& sources) {
   const unsigned firstPass = std::max(1u, unsigned(std::lround(3 / timing.segmentSeconds())));
   const std::vector<Stage> stages = plan.grow ? growthStages(segments, rungs, firstPass) : std::vector<Stage>{{segments, rungs}};
   CellTable table(sources.size(), rungs, segments);
+  // Target-rate rungs get each object's quantisers first (nothing is written while fitting).
+  const std::vector<std::vector<Rung>> ladders = fitLadders(plan, sources);
 
   // Where the files go: a staging directory published at the end, or the scene itself.
   std::unique_ptr<PackLog> log;
@@ -281,7 +284,7 @@ void packScene(const ScenePlan& plan, const std::vector<Source>& sources) {
         const std::vector<InputFrame> frames = src.segment(job.segment);
         const Box box = voxelBounds(frames);
         for (unsigned q = job.firstRung; q < job.endRung; ++q) {
-          const CellResult result = encodeCell(plan, src, frames, box, q, job.segment, directory, *video, *decoder);
+          const CellResult result = encodeCell(plan, src, frames, box, ladders[job.object][q], q, job.segment, directory, *video, *decoder);
           std::lock_guard<std::mutex> guard(lock);
           table.set({job.object, q, job.segment}, result);
           if (log) log->append({job.object, q, job.segment}, result);
@@ -316,7 +319,7 @@ void packScene(const ScenePlan& plan, const std::vector<Source>& sources) {
   for (size_t s = 0; s < sources.size(); ++s)
     for (unsigned q = 0; q < rungs; ++q) measured[s][q] = table.at({s, q, 0}).measured;
   if (!plan.grow) writeFile(directory / "manifest.mpd", writeMpd(scene, objects, segments, timing, plan.webtransportEndpoints));
-  writeReport((directory / "report.json").string(), scene, objects, measured, timing);
+  writeReport((directory / "report.json").string(), scene, objects, ladders, measured, timing);
   if (plan.grow) log->finish();  // last: until the log is gone the scene is unfinished
   else publish(directory, plan.out);
   std::printf("wrote %s (%zu objects × %u qualities × %u segments of %g s at %u fps)\n", plan.out.c_str(), objects.size(), rungs,

@@ -9,6 +9,9 @@
 
 namespace holoquic {
 
+/// The encoder's settings for one rung of the plan's ladder, on a grid of `bits`.
+vpcc::EncoderConfig rungConfig(const ScenePlan& plan, const Rung& rung, unsigned bits);
+
 /// Encodes and publishes the scene at plan.out. Throws cli::InputError when a source's frames
 /// cannot be read, std::exception for encoding or writing failures; nothing is left behind then.
 void packScene(const ScenePlan& plan, const std::vector<Source>& sources);

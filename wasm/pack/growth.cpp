@@ -84,7 +84,11 @@ std::string describePlan(const ScenePlan& plan, const std::vector<Source>& sourc
   d << "mode=" << plan.mode << " fps=" << plan.frameRate << " frames/segment=" << plan.framesPerSegment()
     << " segments=" << sources.front().segments << " codec=" << plan.codec << " inter=" << plan.inter
     << " smoothing=" << plan.smoothing << " ladder=";
-  for (const Rung& r : plan.ladder) d << r.lod << "," << r.maps << "," << r.geometryQp << "," << r.attributeQp << ";";
+  for (const Rung& r : plan.ladder) {
+    d << r.lod << "," << r.maps << ",";
+    if (r.targetMbps > 0) d << "target " << jsonNumber(r.targetMbps) << "+" << r.attributeQpOffset << ";";
+    else d << r.geometryQp << "," << r.attributeQp << ";";
+  }
   for (const ObjectPlan& o : plan.objects)
     d << " object=" << o.id << "," << int(o.kind) << "," << o.path << "," << o.animation << "," << o.demoSeed << "," << o.dense
       << "," << o.fit << "," << jsonNumber(o.unitMetres) << "," << o.bits << "," << jsonNumber(o.metresPerVoxel);

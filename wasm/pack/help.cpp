@@ -99,6 +99,8 @@ std::string helpText(const std::string& mode) {
                "\n"
                "Packs the scene a scene file describes: objects (PLY frames, glTF models or demo figures)\n"
                "with their placement, frame rate, segment length, scene length, quality ladder and codec.\n"
+               "A rung may give \"targetMbps\" instead of its quantisers: they are then fitted per object\n"
+               "on its first segment (at most 7 trial encodes per rung).\n"
                "Paths in the file are relative to the file's folder. Format: docs/packaging.md.\n"
                "\n"
                "  --out DIR              content directory (default: the file's \"out\", else content/<file name>)\n"

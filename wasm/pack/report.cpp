@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 
 namespace holoquic {
@@ -22,7 +23,8 @@ std::string jsonPsnr(double db) {
 }  // namespace
 
 void writeReport(const std::string& path, const std::string& scene, const std::vector<ObjectInfo>& objects,
-                 const std::vector<std::vector<Measured>>& measured, const SceneTiming& timing) {
+                 const std::vector<std::vector<Rung>>& ladders, const std::vector<std::vector<Measured>>& measured,
+                 const SceneTiming& timing) {
   std::ofstream report(path);
   std::string name;  // the scene name as a JSON string's content
   for (const char c : scene) {
@@ -30,7 +32,8 @@ void writeReport(const std::string& path, const std::string& scene, const std::v
     if (static_cast<unsigned char>(c) >= 0x20) name += c;
   }
   report << "{\n  \"scene\": \"" << name << "\",\n  \"objects\": [\n";
-  std::printf("%-10s %2s %9s %9s %7s %7s %7s %7s %7s\n", "object", "q", "kbit/s", "points", "bpp", "D1 dB", "D2 dB", "Y dB", "U dB");
+  std::printf("%-10s %2s %9s %9s %7s %7s %7s %7s %7s %6s %6s\n", "object", "q", "kbit/s", "points", "bpp", "D1 dB", "D2 dB", "Y dB", "U dB",
+              "QP g/a", "target");
   for (size_t s = 0; s < objects.size(); ++s) {
     report << "    {\"id\": \"" << objects[s].id << "\", \"qualities\": [\n";
     const size_t rungs = objects[s].representations.size();
@@ -43,11 +46,15 @@ void writeReport(const std::string& path, const std::string& scene, const std::v
       const double seconds = double(r.segmentBytes.size()) * timing.segmentSeconds();
       const double kbps = double(total) * 8 / seconds / 1000;
       const double bpp = double(total) * 8 / (double(r.segmentBytes.size()) * timing.framesPerSegment * std::max(r.pointsPerFrame, 1.0));
-      std::printf("%-10s %2zu %9.0f %9.0f %7.3f %7.2f %7.2f %7.2f %7.2f\n", objects[s].id.c_str(), q, kbps, r.pointsPerFrame, bpp,
-                  m.d1 / n, m.d2 / n, m.y / n, m.u / n);
+      const Rung& rung = ladders[s][q];
+      char target[32] = "-";
+      if (rung.targetMbps > 0) std::snprintf(target, sizeof target, "%.0f", rung.targetMbps * 1000);
+      std::printf("%-10s %2zu %9.0f %9.0f %7.3f %7.2f %7.2f %7.2f %7.2f  %2d/%2d %6s\n", objects[s].id.c_str(), q, kbps, r.pointsPerFrame,
+                  bpp, m.d1 / n, m.d2 / n, m.y / n, m.u / n, rung.geometryQp, rung.attributeQp, target);
       char line[512];
-      std::snprintf(line, sizeof line, "      {\"quality\": %zu, \"avgKbps\": %.1f, \"pointsPerFrame\": %.0f, \"bitsPerPoint\": %.4f, ", q, kbps,
-                    r.pointsPerFrame, bpp);
+      std::snprintf(line, sizeof line, "      {\"quality\": %zu, \"avgKbps\": %.1f, \"pointsPerFrame\": %.0f, \"bitsPerPoint\": %.4f, "
+                    "\"geometryQp\": %d, \"attributeQp\": %d, ", q, kbps, r.pointsPerFrame, bpp, rung.geometryQp, rung.attributeQp);
+      if (rung.targetMbps > 0) std::snprintf(line + std::strlen(line), sizeof line - std::strlen(line), "\"targetKbps\": %.1f, ", rung.targetMbps * 1000);
       report << line << "\"d1Psnr\": " << jsonPsnr(m.d1 / n) << ", \"d2Psnr\": " << jsonPsnr(m.d2 / n) << ", \"yPsnr\": " << jsonPsnr(m.y / n)
              << ", \"uPsnr\": " << jsonPsnr(m.u / n) << ", \"vPsnr\": " << jsonPsnr(m.v / n) << "}" << (q + 1 < rungs ? "," : "") << "\n";
     }

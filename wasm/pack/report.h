@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "mpd.h"
+#include "scene_plan.h"
 
 namespace holoquic {
 
@@ -15,8 +16,10 @@ struct Measured {
   size_t frames = 0;
 };
 
-/// Prints the table to stdout and writes `path` (report.json).
+/// Prints the table to stdout and writes `path` (report.json); `ladders` are the rungs each
+/// object was encoded with (its quantisers, and the target rate a rung was fitted to).
 void writeReport(const std::string& path, const std::string& scene, const std::vector<ObjectInfo>& objects,
-                 const std::vector<std::vector<Measured>>& measured, const SceneTiming& timing);
+                 const std::vector<std::vector<Rung>>& ladders, const std::vector<std::vector<Measured>>& measured,
+                 const SceneTiming& timing);
 
 }  // namespace holoquic

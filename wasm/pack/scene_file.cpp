@@ -81,14 +81,26 @@ std::string locate(const std::string& message, const std::string& text) {
   return "line " + std::to_string(line) + ", column " + std::to_string(column) + ": " + message.substr(0, at);
 }
 
+/// A rung: level of detail, maps and either both quantisers or a target rate (with an optional
+/// offset of the attribute quantiser above the geometry one).
 Rung readRung(const SceneReader& r, const JsonValue& v, const std::string& key) {
-  if (!v.isObject()) r.fail(key, "expected an object {\"lod\", \"maps\", \"geometryQp\", \"attributeQp\"}");
-  r.onlyKeys(v, key, "lod maps geometryQp attributeQp");
-  for (const char* required : {"lod", "maps", "geometryQp", "attributeQp"})
+  if (!v.isObject()) r.fail(key, "expected an object {\"lod\", \"maps\", \"geometryQp\", \"attributeQp\"} or {\"lod\", \"maps\", \"targetMbps\"}");
+  r.onlyKeys(v, key, "lod maps geometryQp attributeQp targetMbps attributeQpOffset");
+  for (const char* required : {"lod", "maps"})
     if (!v.has(required)) r.fail(key, std::string("missing \"") + required + "\"");
   Rung rung;
   rung.lod = unsigned(r.integer(v["lod"], key + ".lod", 1, 4));
   rung.maps = unsigned(r.integer(v["maps"], key + ".maps", 1, 2));
+  if (v.has("targetMbps")) {
+    for (const char* given : {"geometryQp", "attributeQp"})
+      if (v.has(given)) r.fail(key + "." + given, "a rung with \"targetMbps\" has its quantisers chosen by the packer");
+    rung.targetMbps = r.number(v["targetMbps"], key + ".targetMbps", 0.01, 1000);
+    if (v.has("attributeQpOffset")) rung.attributeQpOffset = int(r.integer(v["attributeQpOffset"], key + ".attributeQpOffset", -20, 20));
+    return rung;
+  }
+  if (v.has("attributeQpOffset")) r.fail(key + ".attributeQpOffset", "only with \"targetMbps\"");
+  for (const char* required : {"geometryQp", "attributeQp"})
+    if (!v.has(required)) r.fail(key, std::string("missing \"") + required + "\" (or give \"targetMbps\")");
   rung.geometryQp = int(r.integer(v["geometryQp"], key + ".geometryQp", 0, 51));
   rung.attributeQp = int(r.integer(v["attributeQp"], key + ".attributeQp", 0, 51));
   return rung;

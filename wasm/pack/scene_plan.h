@@ -10,10 +10,15 @@
 
 namespace holoquic {
 
-/// One rung of the quality ladder: level of detail, map count and the two quantisers.
+/// One rung of the quality ladder: level of detail, map count and the two quantisers, given or
+/// chosen per object for a target bit rate (rate_target.h).
 struct Rung {
   unsigned lod = 1, maps = 1;
   int geometryQp = 28, attributeQp = 34;
+  /// 0: the quantisers above as given. Otherwise the rate (Mbit/s) the packer fits each object's
+  /// quantisers to, measured on its first segment, with attributeQp = geometryQp + offset.
+  double targetMbps = 0;
+  int attributeQpOffset = 8;
 };
 
 /// The built-in ladder, lowest quality first: about a 10× rate span (the reference paper's

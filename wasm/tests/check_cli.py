@@ -47,6 +47,10 @@ def main(build):
     syntax = scene("syntax.json", '{\n  "frameRate": 24,\n  "objects": [ }\n')
     rate = scene("rate.json", '{"frameRate": 0, "objects": [{"id": "a", "demo": {}}]}')
     rung = scene("rung.json", '{"ladder": [{"lod": 1, "maps": 3, "geometryQp": 20, "attributeQp": 30}], "objects": [{"id": "a", "demo": {}}]}')
+    both = scene("both.json", '{"ladder": [{"lod": 1, "maps": 1, "targetMbps": 5, "geometryQp": 20}], "objects": [{"id": "a", "demo": {}}]}')
+    target = scene("target.json", '{"ladder": [{"lod": 1, "maps": 1, "targetMbps": 0}], "objects": [{"id": "a", "demo": {}}]}')
+    offset = scene("offset.json", '{"ladder": [{"lod": 1, "maps": 1, "geometryQp": 20, "attributeQp": 30, "attributeQpOffset": 4}], "objects": [{"id": "a", "demo": {}}]}')
+    noqp = scene("noqp.json", '{"ladder": [{"lod": 1, "maps": 1, "geometryQp": 20}], "objects": [{"id": "a", "demo": {}}]}')
     quaternion = scene("quaternion.json", '{"objects": [{"id": "a", "demo": {}, "rotation": [0, 0, 0, 2]}]}')
     sources = scene("sources.json", '{"objects": [{"id": "a", "demo": {}, "ply": "x"}]}')
     missing = scene("missing.json", '{"objects": [{"id": "a", "ply": "nowhere/frame_%04d.ply"}]}')
@@ -102,6 +106,10 @@ def main(build):
         (["scene", syntax], usage, "syntax.json", "line 3"),
         (["scene", rate], usage, "rate.json", "frameRate", "out of range"),
         (["scene", rung], usage, "rung.json", "ladder[0].maps", "out of range"),
+        (["scene", both], usage, "both.json", "ladder[0].geometryQp", "chosen by the packer"),
+        (["scene", target], usage, "target.json", "ladder[0].targetMbps", "out of range"),
+        (["scene", offset], usage, "offset.json", "ladder[0].attributeQpOffset", "only with \"targetMbps\""),
+        (["scene", noqp], usage, "noqp.json", "ladder[0]", "missing \"attributeQp\"", "targetMbps"),
         (["scene", quaternion], usage, "quaternion.json", "objects[0].rotation", "not 1"),
         (["scene", sources], usage, "sources.json", "objects[0]", "exactly one source"),
         (["scene", notes], usage, "frames.json", "segmentSeconds", "whole number of frames"),
