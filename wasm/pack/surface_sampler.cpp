@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "vpcc/radix_sort.h"
+
 namespace holoquic {
 namespace {
 
@@ -128,8 +130,9 @@ vpcc::InputFrame voxelizeSurfaces(const GltfModel& model, const std::vector<Pose
         }
     }
   }
-  // One point per voxel, with the mean colour of its samples (sorted: deterministic order).
-  std::sort(samples.begin(), samples.end(), [](const Sample& a, const Sample& b) { return a.key < b.key; });
+  // One point per voxel, with the mean colour of its samples (sorted: deterministic order; the
+  // order of a voxel's samples does not change their sum).
+  vpcc::radixSortBy(samples, [](const Sample& s) { return s.key; });
   vpcc::InputFrame frame;
   for (size_t i = 0; i < samples.size();) {
     size_t j = i;

@@ -13,7 +13,7 @@
 #include <cstdlib>
 #include <vector>
 
-#include "radix_sort.h"
+#include "vpcc/radix_sort.h"
 #include "stages.h"
 
 namespace vpcc::encoding {

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "common/eigen.h"
-#include "radix_sort.h"
+#include "vpcc/radix_sort.h"
 #include "stages.h"
 
 namespace vpcc::encoding {
