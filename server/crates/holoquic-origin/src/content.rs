@@ -50,6 +50,16 @@ impl ContentError {
             Self::Upstream { timed_out: true, .. } => 504,
         }
     }
+
+    /// What a client is told for an object-store failure: whether the store failed or was too
+    /// slow, never its address, bucket or key (the full error goes to the log).
+    pub fn upstream_reason_for_client(timed_out: bool) -> &'static str {
+        if timed_out {
+            "the object store did not answer in time"
+        } else {
+            "the object store failed"
+        }
+    }
 }
 
 /// Where the content comes from: `--content DIR` or `--content s3://BUCKET/PREFIX`.

@@ -204,9 +204,9 @@ fn content_error(e: ContentError) -> WebResponse {
             WebResponse::text(500, "could not read the object\n")
         }
         // The object store is down or slow: the client may try again (the player does).
-        ContentError::Upstream { .. } => {
+        ContentError::Upstream { timed_out, .. } => {
             tracing::warn!("content read failed: {e}");
-            WebResponse::text(e.status(), &format!("{e}\n")).with("retry-after", "1")
+            WebResponse::text(e.status(), &format!("{}\n", ContentError::upstream_reason_for_client(*timed_out))).with("retry-after", "1")
         }
     }
 }

@@ -305,7 +305,10 @@ impl RequestStream {
             Err(LoadError::Content(ContentError::BadPath)) => return self.fail(400, "invalid object path"),
             Err(LoadError::Content(e @ ContentError::TooLarge { .. })) => return self.fail(413, &e.to_string()),
             Err(LoadError::Content(ContentError::Io(_))) => return self.fail(500, "could not read the object"),
-            Err(LoadError::Content(e @ ContentError::Upstream { .. })) => return self.fail(e.status(), &e.to_string()),
+            Err(LoadError::Content(e @ ContentError::Upstream { timed_out, .. })) => {
+                tracing::warn!("content read failed: {e}");
+                return self.fail(e.status(), ContentError::upstream_reason_for_client(timed_out));
+            }
             Err(LoadError::OverBudget) => {
                 self.outcome.shed = true;
                 return self.fail(503, "the origin holds too many object bytes: try again");
