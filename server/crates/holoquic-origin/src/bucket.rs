@@ -131,8 +131,9 @@ impl Bucket {
         let key = object_key(&self.prefix, relative);
         let cache_key = Path::new(key.as_ref());
         let cached = cache.cached(cache_key);
+        let immutable = crate::publish::in_generation(relative);
         if let Some((snapshot, checked)) = &cached {
-            if checked.elapsed() < self.revalidate {
+            if immutable || checked.elapsed() < self.revalidate {
                 self.count(FRESH);
                 return Ok(snapshot.clone());
             }

@@ -173,6 +173,13 @@ async fn previous_generation(store: &dyn ObjectStore, prefix: &str, manifest: &s
     is_generation(generation).then(|| generation.to_owned())
 }
 
+/// Whether `relative` (a content path) lies in a published generation's folder: such objects
+/// never change (the folder's name is a hash of the scene's bytes), so a cached copy needs no
+/// revalidation — and a store that hangs cannot hold it up.
+pub fn in_generation(relative: &str) -> bool {
+    relative.split('/').any(is_generation)
+}
+
 fn is_generation(name: &str) -> bool {
     name.strip_prefix(GENERATION_PREFIX).is_some_and(|hex| hex.len() == 16 && hex.bytes().all(|b| b.is_ascii_hexdigit()))
 }
@@ -216,6 +223,14 @@ async fn delete_all(store: &dyn ObjectStore, prefix: &Key) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn objects_in_a_generation_folder_are_known_immutable() {
+        assert!(in_generation("demo/g-cf8d2db1eb10adc9/figure-3/4/seg-00000.v3c"));
+        assert!(!in_generation("demo/manifest.mpd"));
+        assert!(!in_generation("demo/g-cf8d2db1/seg.v3c"), "not a generation's 16 hex digits");
+        assert!(!in_generation("demo/g-cf8d2db1eb10adcx/seg.v3c"));
+    }
 
     #[test]
     fn base_urls_move_into_the_generation() {

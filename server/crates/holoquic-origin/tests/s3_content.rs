@@ -76,6 +76,18 @@ async fn a_published_scene_is_served_from_the_bucket_whole_and_through_an_outage
     }
     let cached = origin.fetch(&url(&second, seen), &[]).await.unwrap();
 
+    // The store hangs (connections open, no answers), past the revalidation interval: a cached
+    // segment of a generation comes at once — it never changes, so it is not revalidated — instead
+    // of after the store's timeout (5 s).
+    store.hang();
+    tokio::time::sleep(Duration::from_millis(600)).await;
+    let asked = Instant::now();
+    let during_hang = origin.fetch(&url(&second, seen), &[]).await.unwrap();
+    let waited = asked.elapsed();
+    store.unhang();
+    assert!(during_hang.status == 200 && during_hang.body == cached.body, "the cached segment while the store hangs");
+    assert!(waited < Duration::from_millis(2500), "a cached immutable segment waited {waited:?} for a hung store");
+
     // The store dies: what the origin holds is served past its revalidation (the store cannot
     // confirm it), what it never read is a clear 502/504 — over HTTP/3 too — and the origin lives.
     store.stop();

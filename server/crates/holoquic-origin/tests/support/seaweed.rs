@@ -86,6 +86,22 @@ impl Seaweed {
         self.settings().client(BUCKET).unwrap()
     }
 
+    /// Freezes the store (SIGSTOP): connections open, no answers — a hung store, not a dead one.
+    pub fn hang(&self) {
+        self.signal(libc::SIGSTOP);
+    }
+
+    /// Lets a hung store go on (SIGCONT).
+    pub fn unhang(&self) {
+        self.signal(libc::SIGCONT);
+    }
+
+    fn signal(&self, signal: libc::c_int) {
+        let child = self.child.as_ref().expect("the store is running");
+        // SAFETY: kill(2) on our own child's pid, which `child` keeps from being reaped.
+        assert_eq!(unsafe { libc::kill(child.id() as libc::pid_t, signal) }, 0);
+    }
+
     /// Kills the store (as a crash would: no goodbye to its clients).
     pub fn stop(&mut self) {
         if let Some(mut child) = self.child.take() {
