@@ -12,10 +12,20 @@
 export interface FailoverSettings {
   /**
    * Failed attempts in a row, over every endpoint, after which requests go over HTTP/2 (default:
-   * one per endpoint plus one, so every endpoint is tried once and the one a stall or a loss left
-   * is tried again: with one origin, two failures).
+   * the loss, every other endpoint's attempt and its `survivorRetries`, and the lost endpoint once
+   * more: with one origin, two failures; with two, five).
    */
   attemptsBeforeFallback: number;
+  /**
+   * Attempts made again at an endpoint other than the lost one after its attempt failed, the
+   * first after `survivorRetryMs`, each later one after twice the wait before it. Soon, because
+   * such a failure is seldom the endpoint's: Chromium's network service can restart in the
+   * instant an origin's connection dies (seen with an origin killed on 127.0.0.1, in about one
+   * loss in five: the net log starts afresh and every WebTransport under way ends "Connection
+   * lost."), and an attempt made then fails although the other origin is fine.
+   */
+  survivorRetries: number;
+  survivorRetryMs: number;
   /** Wait before an attempt once every endpoint has failed in this run of failures; doubles per attempt. */
   backoffMs: number;
   maxBackoffMs: number;
@@ -25,7 +35,7 @@ export interface FailoverSettings {
 }
 
 export const DEFAULT_FAILOVER: Omit<FailoverSettings, 'attemptsBeforeFallback'> = {
-  backoffMs: 250, maxBackoffMs: 4000, probeFirstMs: 2000, probeMaxMs: 16_000,
+  survivorRetries: 2, survivorRetryMs: 200, backoffMs: 250, maxBackoffMs: 4000, probeFirstMs: 2000, probeMaxMs: 16_000,
 };
 
 /**
@@ -44,15 +54,18 @@ export class FailoverRules {
   private endpoint = 0;
   /** Attempts and sessions that failed since the last session opened. */
   private failures = 0;
-  /** Endpoints that failed since the last session opened, and the backoffs waited since. */
-  private readonly failedInRun = new Set<number>();
+  /** Endpoints that failed since the last session opened (how often each), and the backoffs waited since. */
+  private readonly failedInRun = new Map<number, number>();
   private backoffs = 0;
+  /** The endpoint whose session was lost or stalled, in this run of failures (null: none, or no run). */
+  private lost: number | null = null;
   /** Background probes that failed since the fallback. */
   private probes = 0;
 
   constructor(readonly endpointCount: number, settings: Partial<FailoverSettings> = {}) {
     if (!(endpointCount >= 1)) throw new Error(`failover needs at least one endpoint, got ${endpointCount}`);
-    this.settings = { ...DEFAULT_FAILOVER, attemptsBeforeFallback: endpointCount + 1, ...settings };
+    const retries = settings.survivorRetries ?? DEFAULT_FAILOVER.survivorRetries;
+    this.settings = { ...DEFAULT_FAILOVER, attemptsBeforeFallback: 2 + (endpointCount - 1) * (1 + retries), ...settings };
   }
 
   /** The endpoint in use, or the one last tried. */
@@ -67,24 +80,32 @@ export class FailoverRules {
     this.failedInRun.clear();
     this.backoffs = 0;
     this.probes = 0;
+    this.lost = null;
   }
 
   /**
    * What to do after `cause`. A stalled session's endpoint is tried again at once (its link may be
    * fine; stall.ts). A lost session moves to the next endpoint at once (the origin may be gone;
-   * with one endpoint, the same after a backoff). A failed attempt moves to the next endpoint, at
-   * once if it has not failed since the last session opened, else after a doubling backoff; after
+   * with one endpoint, the same after a backoff). A failed attempt at an endpoint other than the
+   * lost one is made again `survivorRetries` times, soon (its failure may be the browser's, not
+   * the origin's: see the setting); any other failed attempt moves to the next endpoint, at
+   * once if it has not failed since the last session opened, else after a doubling backoff. After
    * `attemptsBeforeFallback` failures in a row requests go over HTTP/2 (`fall-back`), and
    * `nextProbe` says when to try WebTransport again.
    */
   next(cause: FailoverCause): FailoverStep {
     this.failures++;
-    this.failedInRun.add(this.endpoint);
+    const failedHere = (this.failedInRun.get(this.endpoint) ?? 0) + 1;
+    this.failedInRun.set(this.endpoint, failedHere);
+    if (cause !== 'failed') this.lost = this.endpoint;
     if (this.failures >= this.settings.attemptsBeforeFallback) {
       this.probes = 0;
       return { kind: 'fall-back' };
     }
     if (cause === 'stalled') return { kind: 'connect', endpoint: this.endpoint, delayMs: 0 };
+    if (cause === 'failed' && failedHere <= this.settings.survivorRetries && this.endpoint !== this.lost && this.endpointCount > 1) {
+      return { kind: 'connect', endpoint: this.endpoint, delayMs: this.settings.survivorRetryMs * 2 ** (failedHere - 1) };
+    }
     this.endpoint = (this.endpoint + 1) % this.endpointCount;
     // An endpoint not yet tried in this run costs nothing to try; one tried before waits longer each time.
     const delayMs = this.failedInRun.has(this.endpoint) ? Math.min(this.settings.maxBackoffMs, this.settings.backoffMs * 2 ** this.backoffs++) : 0;
@@ -92,12 +113,23 @@ export class FailoverRules {
   }
 
   /**
+   * Where to move when the origin in use drains (it finishes what it sends, then closes): every
+   * other endpoint, in turn from the one after it, opened together (the first to open wins). None
+   * with a single endpoint: the session stays until the origin closes it, then fails over as lost.
+   */
+  drainTargets(): number[] {
+    return Array.from({ length: this.endpointCount - 1 }, (_, k) => (this.endpoint + 1 + k) % this.endpointCount);
+  }
+
+  /**
    * While requests go over HTTP/2: which endpoint the next background probe opens, and after how
-   * long (the first soon, later ones less often). Endpoints are probed in turn.
+   * long (the first soon, later ones less often). Endpoints are probed in turn, from the one after
+   * the endpoint whose session was lost (the lost one last: its origin is the likeliest gone).
    */
   nextProbe(): { endpoint: number; delayMs: number } {
     const delayMs = Math.min(this.settings.probeMaxMs, this.settings.probeFirstMs * 2 ** this.probes);
-    return { endpoint: (this.endpoint + this.probes) % this.endpointCount, delayMs };
+    const first = this.lost === null ? this.endpoint : this.lost + 1;
+    return { endpoint: (first + this.probes) % this.endpointCount, delayMs };
   }
 
   /** The probe `nextProbe` named failed: the next one waits longer and tries the next endpoint. */
