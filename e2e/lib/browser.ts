@@ -18,14 +18,16 @@ export interface Browser {
 /**
  * `spki`: the origin's SPKI hash, so HTTPS reaches its self-signed certificate. `forceQuic`:
  * `host:port` that Chromium must reach over QUIC (HTTP/3) from the first request, as it would
- * after an `Alt-Svc` from a trusted origin (findings §1: only together with `spki`).
+ * after an `Alt-Svc` from a trusted origin (findings §1: only together with `spki`). `args`: more
+ * command-line flags (e.g. `--enable-experimental-web-platform-features`).
  */
-export async function launch(options: { spki?: string; forceQuic?: string } = {}): Promise<Browser> {
+export async function launch(options: { spki?: string; forceQuic?: string; args?: string[] } = {}): Promise<Browser> {
   const profile = mkdtempSync(join(tmpdir(), 'holoquic-e2e-'));
   const args = ['--no-sandbox', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
   // Lets HTTP/2 fetches reach the origin's self-signed certificate (WebTransport pins hashes instead).
   if (options.spki) args.push(`--ignore-certificate-errors-spki-list=${options.spki}`);
   if (options.forceQuic) args.push(`--origin-to-force-quic-on=${options.forceQuic}`);
+  args.push(...(options.args ?? []));
   const context = await chromium.launchPersistentContext(profile, { executablePath: '/usr/bin/chromium', headless: true, args });
   const page = context.pages()[0] ?? (await context.newPage());
   const log: string[] = [];

@@ -9,6 +9,8 @@
  *                      certificates, stall watch and replacement, failover between endpoints,
  *                      fallback to HTTP/2 and background probes, close, state
  *   failover.ts        the failover rules: which endpoint next, when to fall back, when to probe
+ *   drain.ts           how the player learns that the origin in use drains (its move: webtransport.ts)
+ *   openSession.ts     opening a session to an endpoint, or to several at once (the first wins)
  *   requestStream.ts   one request on its own stream: REQUEST out, RESPONSE and the object in
  *   messageReader.ts   framed messages and raw bytes read off a request stream
  *   datagramDemux.ts   the session's datagrams sorted by request id (early ones held)

@@ -3,17 +3,20 @@
  * a session to one of the endpoints (the origin's `/config.json` lists them with the certificate
  * hashes to pin, the manifest may list more: endpoints.ts; the first to open wins), watch it for stalls and replace a stalled one, move to
  * the next endpoint when one is lost, fall back to HTTP/2 when WebTransport keeps failing and
- * probe it in the background until it works again (the rules: failover.ts), close, and report
- * each state change and each switch of path. A request runs on its own stream (requestStream.ts);
+ * probe it in the background until it works again (the rules: failover.ts), move new requests
+ * to another endpoint while the origin in use drains (drain.ts), close, and report each state
+ * change and each switch of path. A request runs on its own stream (requestStream.ts);
  * datagrams are sorted by request in the demux (datagramDemux.ts) and decoded per object
  * (datagramObject.ts). The link estimates the REQUESTs carry (loss.ts, rtt.ts) live here, one per
  * session object, across reconnections.
  */
 import { FecWorkerClient } from '../fec/client';
 import { DatagramDemux } from './datagramDemux';
+import { DRAIN_REASON, isDrainRefusal, watchDraining } from './drain';
 import { type FailoverCause, FailoverRules, type FailoverSettings } from './failover';
 import { LossEstimator } from './loss';
 import { mergeEndpoints } from './endpoints';
+import { message, openFirst, openSession } from './openSession';
 import { fetchOriginConfig, type OriginConfig, type WebTransportEndpoint } from './originConfig';
 import { exchange, failure, nextRequestId, type RequestSession } from './requestStream';
 import { RttEstimator } from './rtt';
@@ -42,13 +45,6 @@ export interface WebTransportSessionOptions {
   fec?: FecWorkerClient;
 }
 
-/**
- * Datagrams the browser may hold for us while the page is busy. Chromium's default is 1: a
- * datagram that arrives while no read() is pending replaces the one waiting, so a main thread busy
- * for a few milliseconds would lose symbols the network delivered, and the loss estimate would
- * charge them to the network. 8192 symbols (≈ 11 MB) cover about a second at 80 Mbit/s.
- */
-const INCOMING_DATAGRAM_QUEUE = 8192;
 /** WebTransport close code of a session replaced because it stalled. */
 const STALLED_CLOSE_CODE = 0x5354;
 /** How long a new `/config.json` is waited for while failing over (a copy read before will do). */
@@ -59,10 +55,6 @@ const HTTP2_PATH = 'http2';
 /** There is nowhere to open a session: no `/config.json` (a static host) and no endpoint in the manifest. */
 export class NoEndpointError extends Error {
   override name = 'NoEndpointError';
-}
-
-function message(e: unknown): string {
-  return e instanceof Error ? e.message : String(e);
 }
 
 function sleep(ms: number): Promise<void> {
@@ -93,6 +85,10 @@ export class WebTransportSession implements ObjectTransport {
   /** The origin had a `/config.json` at the start: worth reading again while failing over. */
   private originHasConfig = false;
   private rules = new FailoverRules(1);
+  /** Sessions whose origin drains, open until it closes them so the objects in flight arrive. */
+  private readonly drained = new Set<WebTransport>();
+  /** While moving off a draining session: settles once another endpoint's session is in use, or none opened. */
+  private moving: Promise<void> | null = null;
   /** Every change of path since connect(), in order. */
   readonly switches: PathSwitch[] = [];
   /** Why the last attempt to open a session failed (or why the session fell back). */
@@ -154,18 +150,14 @@ export class WebTransportSession implements ObjectTransport {
     this.useEndpoints(mergeEndpoints(config, this.options.manifestEndpoints ?? []));
     if (this.closing) throw new Error('closed while connecting');
     if (this.endpoints.length === 0) throw new NoEndpointError(`no WebTransport endpoint: ${noConfig}, and the manifest lists none`);
-    const attempts = this.endpoints.map((_, i) => this.openAt(i).then((wt) => ({ wt, i })));
     let winner: { wt: WebTransport; i: number };
     try {
-      winner = await Promise.any(attempts);
+      winner = await openFirst(this.endpoints.map((_, i) => i), (i) => this.openAt(i));
     } catch (e) {
-      const reasons = e instanceof AggregateError ? e.errors.map(message) : [message(e)];
-      this.lastFailure = [...new Set(reasons)].join('; ');
+      this.lastFailure = message(e);
       if (this.options.reconnect !== false && !this.closing) this.fallBack(null, `no session opened: ${this.lastFailure}`);
-      throw new Error(this.lastFailure);
+      throw e;
     }
-    // The others that open later are not needed.
-    for (const a of attempts) void a.then(({ wt }) => wt !== winner.wt && wt.close({ closeCode: 0, reason: 'another endpoint answered first' }), () => undefined);
     if (this.closing) {
       winner.wt.close({ closeCode: 0, reason: 'player closed' });
       throw new Error('closed while connecting');
@@ -201,25 +193,8 @@ export class WebTransportSession implements ObjectTransport {
   }
 
   /** Opens a session to endpoint `i`, or rejects (within the connect timeout) naming it. */
-  private async openAt(i: number): Promise<WebTransport> {
-    const { url, certificateHashes: hashes } = this.endpoints[i];
-    const wt = new WebTransport(url, hashes.length > 0 ? { serverCertificateHashes: hashes } : {});
-    wt.datagrams.incomingHighWaterMark = INCOMING_DATAGRAM_QUEUE;
-    const timeoutMs = this.options.connectTimeoutMs ?? 4000;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    try {
-      await Promise.race([
-        wt.ready,
-        new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(`no session after ${timeoutMs} ms`)), timeoutMs))),
-      ]);
-      return wt;
-    } catch (e) {
-      wt.close();
-      wt.ready.catch(() => undefined);
-      throw new Error(`${url}: ${message(e)}`);
-    } finally {
-      clearTimeout(timer);
-    }
+  private openAt(i: number): Promise<WebTransport> {
+    return openSession(this.endpoints[i], this.options.connectTimeoutMs ?? 4000);
   }
 
   /** Makes `wt`, open to endpoint `i`, the session requests use: stall watch, datagrams, loss. */
@@ -242,10 +217,59 @@ export class WebTransportSession implements ObjectTransport {
         wt.close({ closeCode: STALLED_CLOSE_CODE, reason: `no bytes for ${timeoutMs} ms while requests waited` });
       }, 250);
     }
-    wt.closed.then(() => this.onLost(wt), () => this.onLost(wt));
+    watchDraining(wt, () => void this.onDraining(wt));
+    // A session the origin closes cleanly, unasked, is one it drains (drain.ts); any other end is a loss.
+    const byOrigin = () => !this.closing && !this.replacingStalled && this.options.reconnect !== false;
+    wt.closed.then(() => (byOrigin() ? this.onClosedByOrigin(wt) : this.onLost(wt)), () => this.onLost(wt));
+  }
+
+  /**
+   * The origin closed `wt` cleanly, before any sign of its drain reached us (nothing was asked of
+   * it meanwhile): move as on a drain; with nowhere to move, it is a loss.
+   */
+  private async onClosedByOrigin(wt: WebTransport): Promise<void> {
+    await this.onDraining(wt);
+    if (this.transport === wt) await this.onLost(wt);
+  }
+
+  /**
+   * The origin of `wt` drains (drain.ts): opens a session to another endpoint and makes it the
+   * one new requests use; `wt` stays open for the objects in flight until the origin closes it.
+   * Resolves once that is done, or failed (then requests stay on `wt` and its close is a loss).
+   */
+  private onDraining(wt: WebTransport): Promise<void> {
+    if (this.transport === wt && !this.closing && !this.drained.has(wt)) {
+      this.drained.add(wt);
+      const forget = () => this.drained.delete(wt);
+      wt.closed.then(forget, forget);
+      this.moving = this.moveOff(wt).finally(() => (this.moving = null));
+    }
+    return this.moving ?? Promise.resolve();
+  }
+
+  private async moveOff(wt: WebTransport): Promise<void> {
+    const from = this.rules.current;
+    const targets = this.rules.drainTargets();
+    if (targets.length === 0) return;
+    let winner: { wt: WebTransport; i: number };
+    try {
+      winner = await openFirst(targets, (i) => this.openAt(i));
+    } catch (e) {
+      this.lastFailure = message(e);
+      return;
+    }
+    if (this.closing || this.transport !== wt) {
+      winner.wt.close({ closeCode: 0, reason: this.closing ? 'player closed' : 'no longer needed' });
+      return;
+    }
+    this.adopt(winner.wt, winner.i);
+    this.switches.push({ atMs: performance.now(), from: this.urlOf(from), to: this.urlOf(winner.i), reason: DRAIN_REASON });
   }
 
   private async onLost(wt: WebTransport): Promise<void> {
+    if (this.transport !== wt) return;
+    // Closed while moving off it (the origin finished its drain first): the move decides.
+    if (this.moving) await this.moving;
     if (this.transport !== wt) return;
     this.transport = null;
     if (this.closing) return this.stateCell.set('closed');
@@ -311,6 +335,8 @@ export class WebTransportSession implements ObjectTransport {
     this.closing = true;
     this.transport?.close({ closeCode: 0, reason: 'player closed' });
     this.transport = null;
+    for (const wt of this.drained) wt.close({ closeCode: 0, reason: 'player closed' });
+    this.drained.clear();
     this.fec?.terminate();
     this.fec = null;
     this.stateCell.set('closed');
@@ -326,9 +352,24 @@ export class WebTransportSession implements ObjectTransport {
     const requestedAt = performance.now();
     const stats: DeliveryStats = { delivery: request.delivery, transport: 'webtransport', objectBytes: 0, receivedBytes: 0, requestedAt, recovered: false };
     if (this.connecting) await this.connecting.catch(() => undefined);
+    // While moving off a draining origin, new requests wait for the next one's session (bounded by the connect timeout).
+    if (this.moving) await this.moving;
     const wt = this.transport;
     if (!wt) return failure(stats, 0, `no WebTransport session (${this.stateCell.current})`);
     if (request.signal?.aborted) return failure(stats, 0, 'cancelled');
+    const result = await this.send(wt, request, stats);
+    if (!isDrainRefusal(result)) return result;
+    // The origin drains: the session moves to another endpoint, and the request is asked there
+    // within what is left of its deadline (its RTT sample and deadline count from the new send).
+    await this.onDraining(wt);
+    const next = this.transport;
+    const leftMs = request.deadlineMs === undefined ? undefined : request.deadlineMs - (performance.now() - requestedAt);
+    if (!next || next === wt || request.signal?.aborted || (leftMs !== undefined && leftMs <= 0)) return result;
+    return this.send(next, { ...request, deadlineMs: leftMs }, { ...stats, requestedAt: performance.now() });
+  }
+
+  /** One request on `wt`, watched by the current session's stall watch. */
+  private async send(wt: WebTransport, request: ObjectRequest, stats: DeliveryStats): Promise<ObjectResult> {
     const watch = this.watch;
     watch?.begin(performance.now());
     try {
