@@ -149,6 +149,11 @@ describe('drain', () => {
     expect(await exited(victim, 15_000), victim.output().slice(-2000)).toBe(0);
     await until(b, 'five more seconds played', async () => ((await stats(b))?.playedS ?? 0) > moved.playedS + 5, 30_000);
     const log = await qoe(b);
+    // What happened, before any check: the access log's refusals and the origin's warnings.
+    const refused = (victim.output().match(/status=503/g) ?? []).length;
+    const warnings = victim.output().split('\n').filter((l) => /WARN|ERROR/.test(l)).slice(-10);
+    console.log(`drain (${mode}${draining ? ', draining promise' : ''}): SIGTERM at ${drainAtS.toFixed(2)} s; ` +
+      `switches ${JSON.stringify(log.switches)}; ${refused} requests refused by the draining origin (asked again on the other)${warnings.length ? `; origin: ${warnings.join(' | ')}` : ''}`);
     const after = (log.switches ?? []).filter((s) => s.atS >= drainAtS);
     expect(after, JSON.stringify(log.switches)).toEqual([expect.objectContaining({ from: wtUrl(victim), to: wtUrl(survivor), reason: 'drain' })]);
     const freezes = log.freezes.filter((f) => f.atS + f.durationS >= drainAtS);
@@ -166,11 +171,9 @@ describe('drain', () => {
     const final = (await stats(b))!;
     expect(final.lastSwitchReason).toBe('drain');
     expect(final.transport).toBe('webtransport');
-    const refused = (victim.output().match(/status=503/g) ?? []).length;
     const inFlight = around.filter((s) => s.requestedAtS < drainAtS && (s.completedAtS ?? 0) > drainAtS).length;
-    console.log(`drain (${mode}): SIGTERM at ${drainAtS.toFixed(2)} s, switched at ${after[0].atS.toFixed(2)} s ` +
-      `(${((after[0].atS - drainAtS) * 1000).toFixed(0)} ms later); ${around.length} objects around it (${inFlight} in flight at the SIGTERM, ` +
-      `${refused} requests refused by the draining origin and asked again; draining promises resolved: ${drainingResolved}), none lost, no freeze`);
+    console.log(`drain (${mode}): switched ${((after[0].atS - drainAtS) * 1000).toFixed(0)} ms after the SIGTERM; ${around.length} objects around it ` +
+      `(${inFlight} in flight at the SIGTERM; draining promises resolved: ${drainingResolved}), none lost, no freeze`);
     await b.close();
     browser = null;
     await survivor.stop();
