@@ -117,12 +117,18 @@ for (let i = 0; i < trials; i++) {
   }
   results.push(t);
   console.log(`trial ${String(i + 1).padStart(2)}: killed ${t.killed}, ${t.via}, switch ${t.switchS.toFixed(3)} s, first frame ${t.firstFrameS.toFixed(3)} s, ` +
-    `freezes ${t.freezes} (${t.frozenS.toFixed(2)} s)` + (t.via === 'http2' ? `\n  ${t.reasons.join('\n  ')}` : ''));
+    `freezes ${t.freezes} (${t.frozenS.toFixed(2)} s)` + (t.via === 'http2' || retried(t) ? `\n  ${t.reasons.join('\n  ')}` : ''));
 }
+/** The first attempt at the other origin failed and a retry at it opened (no HTTP/2 between). */
+function retried(t: Trial): boolean {
+  return t.via === 'direct' && t.reasons.some((r) => r.includes('attempt(s) failed'));
+}
+
 const row = (name: string, xs: number[]) => `${name.padEnd(12)} median ${percentile(xs, 50).toFixed(3)} s, p95 ${percentile(xs, 95).toFixed(3)} s, max ${Math.max(...xs).toFixed(3)} s`;
 console.log(`\n${trials} trials, mode ${values.mode}: ${results.length} reached the other origin, ${failed.length} did not`);
 if (!results.length) process.exit(1);
 console.log(row('switch', results.map((t) => t.switchS)));
 console.log(row('first frame', results.map((t) => t.firstFrameS)));
 console.log(`via HTTP/2    ${results.filter((t) => t.via === 'http2').length} of ${results.length} (the first attempts at the other origin failed; a background probe found it)`);
+console.log(`retried      ${results.filter(retried).length} of ${results.length} (the first attempt at the other origin failed, a retry at it opened)`);
 console.log(`freezes      ${results.filter((t) => t.freezes > 0).length} of ${trials} trials froze; longest total ${Math.max(...results.map((t) => t.frozenS)).toFixed(2)} s`);
