@@ -1,12 +1,13 @@
 /**
- * The origin in use drains mid-play (docs/player.md → "Drain"): two real origins serving the same
- * packed demo scene, the first listing the second's WebTransport endpoint (pinned by its
- * certificate hash), and real headless Chromium playing the app page. The origin whose session
- * is in use gets SIGTERM: it refuses new requests (503) and tells its sessions it drains,
- * finishes the objects it is sending, closes the session and exits. The player must move its
- * new requests to the other origin before that close — no freeze, no object lost, one switch
- * with the reason `drain` in the QoE log and the stats, and no second switch when the drained
- * session closes — while the objects in flight on the draining session arrive there.
+ * The origin in use drains mid-play (docs/player.md → "Failover and fallback", Drain): two real
+ * origins serving the same packed demo scene, the first listing the second's WebTransport
+ * endpoint (pinned by its certificate hash), and real headless Chromium playing the app page.
+ * The origin whose session is in use gets SIGTERM: it refuses new requests (503) and tells its
+ * sessions it drains, finishes the objects it is sending, closes the session and exits. The
+ * player must move its new requests to the other origin before that close — no freeze, no
+ * object lost, one switch with the reason `drain` in the QoE log and the stats, and no second
+ * switch when the drained session closes — while the objects in flight on the draining session
+ * arrive there.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type QoeLog } from '../src/model/qoe';
