@@ -16,6 +16,8 @@
  * What the session does then (webtransport.ts): opens a session to another endpoint
  * (failover.ts `drainTargets`), sends new requests there (they wait for it meanwhile), and
  * leaves the draining one open until the origin closes it, so the objects in flight on it arrive.
+ * A request refused, or cut without an answer when the drained session closes (as seen for
+ * requests that crossed the origin's GOAWAY), is asked again on the new session.
  */
 import type { ObjectResult } from './types';
 

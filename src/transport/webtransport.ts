@@ -49,6 +49,8 @@ export interface WebTransportSessionOptions {
 const STALLED_CLOSE_CODE = 0x5354;
 /** How long a new `/config.json` is waited for while failing over (a copy read before will do). */
 const CONFIG_REFRESH_TIMEOUT_MS = 2000;
+/** How long a request cut without a status waits for its session's close to be reported. */
+const CUT_STREAM_GRACE_MS = 100;
 /** The path name of HTTP/2 in switch records. */
 const HTTP2_PATH = 'http2';
 
@@ -87,6 +89,8 @@ export class WebTransportSession implements ObjectTransport {
   private rules = new FailoverRules(1);
   /** Sessions whose origin drains, open until it closes them so the objects in flight arrive. */
   private readonly drained = new Set<WebTransport>();
+  /** Every session whose origin was seen to drain, kept past its close (a request cut by it is asked again). */
+  private readonly drainedEver = new WeakSet<WebTransport>();
   /** While moving off a draining session: settles once another endpoint's session is in use, or none opened. */
   private moving: Promise<void> | null = null;
   /** Every change of path since connect(), in order. */
@@ -240,6 +244,7 @@ export class WebTransportSession implements ObjectTransport {
   private onDraining(wt: WebTransport): Promise<void> {
     if (this.transport === wt && !this.closing && !this.drained.has(wt)) {
       this.drained.add(wt);
+      this.drainedEver.add(wt);
       const forget = () => this.drained.delete(wt);
       wt.closed.then(forget, forget);
       this.moving = this.moveOff(wt).finally(() => (this.moving = null));
@@ -358,14 +363,30 @@ export class WebTransportSession implements ObjectTransport {
     if (!wt) return failure(stats, 0, `no WebTransport session (${this.stateCell.current})`);
     if (request.signal?.aborted) return failure(stats, 0, 'cancelled');
     const result = await this.send(wt, request, stats);
-    if (!isDrainRefusal(result)) return result;
-    // The origin drains: the session moves to another endpoint, and the request is asked there
-    // within what is left of its deadline (its RTT sample and deadline count from the new send).
-    await this.onDraining(wt);
+    if (!(await this.lostToDrain(wt, result, request))) return result;
+    // The session moved to another endpoint, and the request is asked there within what is left
+    // of its deadline (its RTT sample and deadline count from the new send).
     const next = this.transport;
     const leftMs = request.deadlineMs === undefined ? undefined : request.deadlineMs - (performance.now() - requestedAt);
     if (!next || next === wt || request.signal?.aborted || (leftMs !== undefined && leftMs <= 0)) return result;
     return this.send(next, { ...request, deadlineMs: leftMs }, { ...stats, requestedAt: performance.now() });
+  }
+
+  /**
+   * Whether `result`, which `wt` gave, failed because `wt`'s origin drains: refused (then the
+   * move starts, and is waited for), or cut without a status when the drained session closed (as
+   * seen for a request sent after the origin's GOAWAY: never answered; the close, and the move it
+   * starts, may be reported a moment after the cut stream).
+   */
+  private async lostToDrain(wt: WebTransport, result: ObjectResult, request: ObjectRequest): Promise<boolean> {
+    if (isDrainRefusal(result)) {
+      await this.onDraining(wt);
+      return true;
+    }
+    if (result.status !== 0 || result.bytes || request.signal?.aborted) return false;
+    await Promise.race([wt.closed.catch(() => undefined), sleep(CUT_STREAM_GRACE_MS)]);
+    if (this.moving) await this.moving;
+    return this.drainedEver.has(wt);
   }
 
   /** One request on `wt`, watched by the current session's stall watch. */
