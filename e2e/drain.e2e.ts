@@ -156,7 +156,13 @@ describe('drain', () => {
     console.log(`drain (${mode}${draining ? ', draining promise' : ''}): SIGTERM at ${drainAtS.toFixed(2)} s; ` +
       `switches ${JSON.stringify(log.switches)}; ${refused} requests refused by the draining origin (asked again on the other)${warnings.length ? `; origin: ${warnings.join(' | ')}` : ''}`);
     const after = (log.switches ?? []).filter((s) => s.atS >= drainAtS);
-    expect(after, JSON.stringify(log.switches)).toEqual([expect.objectContaining({ from: wtUrl(victim), to: wtUrl(survivor), reason: 'drain' })]);
+    // With the draining promise the player always learns of the drain in time. Without it, it
+    // learns from a refusal or the clean close — but Chromium 156 reports about one drained
+    // session in six as `Connection lost.` (closed rejects) before either reaches the page, which
+    // reads as a loss: the move is the same, its reason is not (docs/player.md → Drain).
+    const reasons = draining ? ['drain'] : ['drain', 'session lost'];
+    expect(after, JSON.stringify(log.switches)).toEqual([expect.objectContaining({ from: wtUrl(victim), to: wtUrl(survivor) })]);
+    expect(reasons, JSON.stringify(log.switches)).toContain(after[0].reason);
     const freezes = log.freezes.filter((f) => f.atS + f.durationS >= drainAtS);
     expect(freezes, JSON.stringify(freezes)).toEqual([]);
     // Every object asked for from a buffer before the drain on (those in flight on the draining
@@ -170,10 +176,10 @@ describe('drain', () => {
     const drainingResolved = await b.page.evaluate(() => window.drainingResolved ?? 0);
     if (draining) expect(drainingResolved, 'the draining promise resolved').toBeGreaterThan(0);
     const final = (await stats(b))!;
-    expect(final.lastSwitchReason).toBe('drain');
+    expect(final.lastSwitchReason).toBe(after[0].reason);
     expect(final.transport).toBe('webtransport');
     const inFlight = around.filter((s) => s.requestedAtS < drainAtS && (s.completedAtS ?? 0) > drainAtS).length;
-    console.log(`drain (${mode}): switched ${((after[0].atS - drainAtS) * 1000).toFixed(0)} ms after the SIGTERM; ${around.length} objects around it ` +
+    console.log(`drain (${mode}): switched (${after[0].reason}) ${((after[0].atS - drainAtS) * 1000).toFixed(0)} ms after the SIGTERM; ${around.length} objects around it ` +
       `(${inFlight} in flight at the SIGTERM; draining promises resolved: ${drainingResolved}), none lost, no freeze`);
     await b.close();
     browser = null;
