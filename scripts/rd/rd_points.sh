@@ -7,6 +7,7 @@
 #
 #   scripts/rd/rd_points.sh BUILD_DIR OUT_DIR [extra vpcc-encode options...]
 # e.g. scripts/rd/rd_points.sh wasm/build-native /tmp/rd > baseline.tsv
+# FRAMES, QPS ("geo/attr ...") and SEQS ("cesiumman fox") narrow a sweep while iterating.
 set -euo pipefail
 build=$1 out=$2
 shift 2
@@ -14,8 +15,9 @@ here=$(cd "$(dirname "$0")" && pwd)
 shared=${HOLOQUIC_SHARED:-$here/../../../shared}
 frames=${FRAMES:-8}
 qps=${QPS:-"16/22 22/30 27/36 32/42"}
+seqs=${SEQS:-"cesiumman fox"}
 mkdir -p "$out"
-for seq in cesiumman fox; do
+for seq in $seqs; do
   src="$shared/data/pointclouds/$seq/${seq}_vox10_%04d.ply"
   inputs=()
   for ((f = 0; f < frames; f++)); do inputs+=("$(printf "$src" "$f")"); done

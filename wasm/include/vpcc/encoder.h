@@ -46,8 +46,9 @@ struct EncoderConfig {
   int geometryQp = 24, attributeQp = 30, occupancyQp = 36;
   /// x264/x265 preset; none: the codec's default (defaultPreset in vpcc/video_encoder.h).
   const char* preset = nullptr;
-  /// Every video picture intra coded (MPEG's all-intra condition) instead of one GOP per
-  /// sequence; the atlas is unaffected (its P tiles cost a few bytes and no video quality).
+  /// MPEG's all-intra condition instead of one GOP per sequence: each frame's map 0 picture intra
+  /// coded, its map 1 picture predicted from it (VideoEncodeSettings::allIntra); the atlas is
+  /// unaffected (its P tiles cost a few bytes and no video quality).
   bool allIntra = false;
   int threads = 1;
   /// Frames per second (1–120), declared in the video sub-bitstreams' timing information

@@ -21,9 +21,14 @@ struct VideoEncodeSettings {
   /// Encoder speed/efficiency trade-off (x264/x265 preset name); none: the codec's default
   /// (defaultPreset).
   const char* preset = nullptr;
-  /// Every picture an intra (IDR) picture: MPEG's all-intra test condition. Otherwise one closed
-  /// GOP, an IDR picture and then P pictures.
+  /// MPEG's all-intra test condition: every frame's first picture (map 0) an intra (IDR) picture,
+  /// and the frame's other pictures (map 1) P pictures predicted from it, as MPEG's common test
+  /// conditions code the two maps (TMC2's ctc-hm-*-ai configurations: a GOP of 2). Otherwise one
+  /// closed GOP, an IDR picture and then P pictures.
   bool allIntra = false;
+  /// Pictures per point-cloud frame (the map count for geometry and attribute, 1 for occupancy):
+  /// the intra period under allIntra.
+  unsigned picturesPerFrame = 1;
   /// Threads inside one encode; the packager parallelises across streams and segments instead.
   int threads = 1;
   /// Pictures per second, declared in the stream's timing information (AVC and HEVC VUI) so

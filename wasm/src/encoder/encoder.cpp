@@ -144,6 +144,7 @@ std::vector<uint8_t> encodeSequence(const std::vector<InputFrame>& frames, const
   geoSettings.qp = cfg.geometryQp;
   attSettings.qp = cfg.attributeQp;
   geoSettings.pictureRate = attSettings.pictureRate = cfg.frameRate * cfg.mapCount;  // maps interleaved
+  geoSettings.picturesPerFrame = attSettings.picturesPerFrame = cfg.mapCount;
   std::vector<uint8_t> occBits, geoBits, attBits;
   auto t1 = Clock::now();
   parallelFor(2, cfg.threads, [&](size_t which) {

@@ -34,15 +34,18 @@ class LibavEncoder final : public VideoEncoder {
     // x264 and x265 write these into the VUI timing information (num_units_in_tick, time_scale).
     ctx->time_base = AVRational{1, int(s.pictureRate)};
     ctx->framerate = AVRational{int(s.pictureRate), 1};
-    ctx->gop_size = s.allIntra ? 1 : int(pictures.size());
+    if (s.picturesPerFrame < 1 || pictures.size() % s.picturesPerFrame)
+      throw std::invalid_argument("video pictures must be whole frames of picturesPerFrame pictures");
+    const size_t intraPeriod = s.allIntra ? s.picturesPerFrame : pictures.size();
+    ctx->gop_size = int(intraPeriod);
     ctx->thread_count = s.threads;
     ctx->color_range = AVCOL_RANGE_JPEG;  // samples use the full 0–255 range (depths, occupancy)
     const std::string qp = std::to_string(s.qp);
     if (s.lossless && !hevc) throw std::invalid_argument("lossless video coding needs HEVC");
     av_opt_set(ctx->priv_data, "preset", s.preset ? s.preset : defaultPreset(s.codec), 0);
-    const std::string keyint = std::to_string(s.allIntra ? 1 : pictures.size());
+    const std::string keyint = std::to_string(intraPeriod);
     if (hevc) {
-      // One IDR per sequence (or every picture one), no scene-cut IDRs, no info SEI (keeps output
+      // One IDR per sequence (or per frame), no scene-cut IDRs, no info SEI (keeps output
       // deterministic and small). Rate-distortion choices (issue 37, measured on CesiumMan):
       //  - no B pictures: the maps are interleaved (map 0, map 1 of a frame, then the next
       //    frame's), so a picture's best reference is the one just before it; B pictures cost
