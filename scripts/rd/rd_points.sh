@@ -14,7 +14,7 @@ shift 2
 here=$(cd "$(dirname "$0")" && pwd)
 shared=${HOLOQUIC_SHARED:-$here/../../../shared}
 frames=${FRAMES:-8}
-qps=${QPS:-"16/22 22/30 27/36 32/42"}
+qps=${QPS:-"11/22 17/30 22/36 27/42 32/47"}
 seqs=${SEQS:-"cesiumman fox"}
 mkdir -p "$out"
 for seq in $seqs; do
