@@ -142,6 +142,35 @@ TEST(all_intra_codes_every_frame_s_first_picture_as_an_idr_picture) {
   }
 }
 
+/// `count` flat 4×4 squares of points (16 pixels each in the z projection), 10 voxels apart on a
+/// grid at z = 40, away from sphereFrame's sphere: components too small to be worth a patch.
+static void addSmallSquares(InputFrame& f, int count) {
+  for (int k = 0; k < count; ++k)
+    for (int v = 0; v < 4; ++v)
+      for (int u = 0; u < 4; ++u) {
+        const uint16_t p[3] = {uint16_t(20 + 10 * (k % 40) + u), uint16_t(20 + 10 * (k / 40) + v), 40};
+        f.positions.insert(f.positions.end(), p, p + 3);
+        f.colors.insert(f.colors.end(), {200, 30, 30});
+      }
+}
+
+TEST(components_too_small_for_a_patch_are_dropped_within_a_bound) {
+  auto video = makeLibavEncoder();
+  EncoderConfig cfg;
+  EncodeStats sphere, withSquares, onlySquares;
+  InputFrame frame = sphereFrame(0);
+  encodeSequence({frame}, cfg, *video, &sphere);
+  addSmallSquares(frame, 5);  // 80 points: within 2 % of the sphere's
+  encodeSequence({frame}, cfg, *video, &withSquares);
+  CHECK_EQ(withSquares.patches, sphere.patches);
+  CHECK_EQ(withSquares.coveredPoints, sphere.coveredPoints);
+  // A cloud of nothing but small components keeps them, but for 2 % of its points.
+  InputFrame squares;
+  addSmallSquares(squares, 200);
+  encodeSequence({squares}, cfg, *video, &onlySquares);
+  CHECK(onlySquares.coveredPoints >= squares.size() * 97 / 100);
+}
+
 TEST(level_of_detail_two_keeps_about_a_quarter_of_the_points) {
   const std::vector<InputFrame> frames = {sphereFrame(0)};
   auto video = makeLibavEncoder();

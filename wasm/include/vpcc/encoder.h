@@ -30,7 +30,9 @@ struct EncoderConfig {
   /// (a quarter of the points, coded with per-patch LoD scaling).
   unsigned lod = 1;
   unsigned atlasWidth = 0;        // pixels, multiple of 16; 0 picks one from the patch area
-  unsigned minPatchPixels = 8;    // smaller connected components are dropped as noise
+  /// Smaller connected components are dropped (fewer patches: cheaper atlas and occupancy) while
+  /// what they hold stays within 2 % of a frame's points; components under 8 pixels always.
+  unsigned minPatchPixels = 32;
   unsigned maxPasses = 4;         // patch generation passes over points not yet covered
   /// Atlas frames after a sequence's first as P tiles: a patch that shows the same surface as one
   /// of the previous frame is coded as its deltas (INTER) or as a copy (SKIP). The decoded patches

@@ -189,6 +189,12 @@ FramePatches generatePatches(const InputFrame& frame, const EncoderConfig& cfg) 
   const int32_t maxNearRange = 255 - int32_t(cfg.surfaceThickness);
   const int32_t depthJump = int32_t(8 * cfg.lod);
 
+  // Components under cfg.minPatchPixels are dropped (their points lost) while the pixels dropped
+  // stay within 2 % of the frame's points; under kNoisePixels always. A sparse cloud whose
+  // projections fall apart into small components keeps them instead of vanishing.
+  constexpr size_t kNoisePixels = 8;
+  const size_t dropBudget = n / 50;
+  size_t dropped = 0;
   FramePatches out;
   std::vector<uint8_t> done(n, 0);  // covered or dropped
   std::vector<int32_t> nearMap, label;
@@ -259,7 +265,11 @@ FramePatches generatePatches(const InputFrame& frame, const EncoderConfig& cfg) 
       // Components become patches (or noise to drop).
       std::vector<int32_t> patchOf(boxes.size(), -1);
       for (size_t c = 0; c < boxes.size(); ++c) {
-        if (sizes[c] < cfg.minPatchPixels) continue;
+        if (sizes[c] < kNoisePixels) continue;
+        if (sizes[c] < cfg.minPatchPixels && dropped + sizes[c] <= dropBudget) {
+          dropped += sizes[c];
+          continue;
+        }
         EncPatch patch;
         patch.plane = uint8_t(pl);
         patch.tangentMin = uint32_t(u0 + boxes[c][0]);
