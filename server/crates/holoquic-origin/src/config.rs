@@ -183,6 +183,8 @@ pub struct Config {
     pub key: Option<PathBuf>,
     /// Extra DNS names / IP addresses for the generated certificate.
     pub cert_names: Vec<String>,
+    /// Directory of generated certificates shared with other origins.
+    pub cert_dir: Option<PathBuf>,
     /// Host (and port) written into `/config.json`; default: the request's Host header.
     pub public_host: Option<String>,
     pub wt_path: String,
@@ -241,6 +243,9 @@ struct Cli {
     /// Extra DNS name or IP address of the generated certificate, besides `localhost`, `127.0.0.1` and `::1` (repeatable; comma-separated in the variable).
     #[arg(long, value_name = "NAME", value_delimiter = ',')]
     cert_name: Vec<String>,
+    /// Directory where generated certificates are kept and shared with other origins using the same directory (e.g. on a network file system), so all serve and publish the same hashes across rotation; made with mode 0700 if missing, must be this user's with mode 0700; not with `--cert` [default: none, each origin generates its own].
+    #[arg(long, value_name = "DIR", conflicts_with = "cert")]
+    cert_dir: Option<PathBuf>,
     /// Host (and port) of `webtransportUrl` in `/config.json` (behind NAT or a proxy) [default: the host the page used, with the QUIC port].
     #[arg(long, value_name = "HOST[:PORT]")]
     public_host: Option<String>,
@@ -385,6 +390,7 @@ impl Config {
             cert: cli.cert,
             key: cli.key,
             cert_names: cli.cert_name,
+            cert_dir: cli.cert_dir,
             public_host: cli.public_host,
             wt_path: cli.wt_path.unwrap_or_else(|| "/holoquic".into()),
             wt_endpoints: cli.wt_endpoint.iter().map(|v| WtEndpoint::parse(v)).collect::<Result<_>>()?,

@@ -6,6 +6,7 @@ pub mod access_log;
 pub mod admin;
 pub mod bucket;
 pub mod bucket_client;
+pub mod cert_dir;
 pub mod config;
 pub mod content;
 pub mod filecache;

@@ -50,7 +50,13 @@ fn run(config: Config) -> Result<()> {
         let private = PrivateDir::create()?;
         let certs = Arc::new(match (&config.cert, &config.key) {
             (Some(cert), Some(key)) => CertStore::from_files(cert, key, private.path())?,
-            _ => CertStore::generate(private.path(), &config.cert_names)?,
+            _ => match &config.cert_dir {
+                Some(dir) => {
+                    let validity = generated_validity();
+                    CertStore::shared(dir, private.path(), &config.cert_names, validity, validity / 5)?
+                }
+                None => CertStore::generate(private.path(), &config.cert_names)?,
+            },
         });
         certs.spawn_rotation();
         let content = Arc::new(ContentStore::open_source(&config.content, &config.bucket, config.limits.max_object_bytes)?);
@@ -146,6 +152,17 @@ async fn https_closed(metrics: &Metrics, shutdown: &Shutdown) {
 
 /// SIGHUP: the PKI certificate from its files (a failure keeps the one in service) and the
 /// content read afresh (a replaced scene is served from its new files).
+/// Validity of certificates made in `--cert-dir`: the usual 10 days, or for tests of rotation a
+/// few seconds from `HOLOQUIC_TEST_CERT_VALIDITY_SECONDS` (never longer than the usual).
+fn generated_validity() -> Duration {
+    std::env::var("HOLOQUIC_TEST_CERT_VALIDITY_SECONDS")
+        .ok()
+        .and_then(|s| s.parse::<u64>().ok())
+        .map(Duration::from_secs)
+        .filter(|d| !d.is_zero())
+        .map_or(holoquic_origin::tls::GENERATED_VALIDITY, |d| d.min(holoquic_origin::tls::GENERATED_VALIDITY))
+}
+
 fn reload(certs: &CertStore, content: &ContentStore) {
     match certs.reload() {
         Ok(true) => tracing::info!(generation = certs.current().generation, "SIGHUP: reloaded the certificate and key"),

@@ -46,7 +46,7 @@ impl PrivateDir {
 }
 
 /// `path` is a directory (not a link to one) owned by this user with mode 0700.
-fn check_private(path: &Path) -> Result<()> {
+pub(crate) fn check_private(path: &Path) -> Result<()> {
     let meta = std::fs::symlink_metadata(path).with_context(|| format!("inspecting {}", path.display()))?;
     // SAFETY: geteuid has no preconditions and cannot fail.
     let me = unsafe { libc::geteuid() };

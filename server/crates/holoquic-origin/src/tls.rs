@@ -52,11 +52,22 @@ struct State {
 /// The origin's certificate, shared by the QUIC loop and the HTTPS listener.
 pub struct CertStore {
     state: Mutex<State>,
+    /// Generated certificates shared with other origins (`--cert-dir`), when used.
+    shared: Option<Shared>,
     /// Where the PEM files quiche loads are written.
     runtime_dir: PathBuf,
     names: Vec<String>,
     /// The PKI certificate chain and key files, read again by `reload`; None when generated.
     pki_files: Option<(PathBuf, PathBuf)>,
+}
+
+/// A `--cert-dir` and the pairs loaded from it.
+struct Shared {
+    dir: crate::cert_dir::CertDir,
+    validity: Duration,
+    renew_before: Duration,
+    /// Loaded pairs by file name (their PEM files written once), and the next generation number.
+    loaded: Mutex<(std::collections::HashMap<String, Arc<CertPair>>, u64)>,
 }
 
 impl std::fmt::Debug for CertStore {
@@ -74,6 +85,7 @@ impl CertStore {
             runtime_dir: runtime_dir.to_path_buf(),
             names: Vec::new(),
             pki_files: Some((cert.to_path_buf(), key.to_path_buf())),
+            shared: None,
         })
     }
 
@@ -95,7 +107,37 @@ impl CertStore {
         let mut all = vec!["localhost".to_string(), "127.0.0.1".to_string(), "::1".to_string()];
         all.extend(names.iter().cloned());
         let pair = generate_pair(runtime_dir, &all, SystemTime::now(), GENERATED_VALIDITY, 1)?;
-        Ok(Self { state: Mutex::new(State { current: Arc::new(pair), previous: None }), runtime_dir: runtime_dir.to_path_buf(), names: all, pki_files: None })
+        Ok(Self {
+            state: Mutex::new(State { current: Arc::new(pair), previous: None }),
+            runtime_dir: runtime_dir.to_path_buf(),
+            names: all,
+            pki_files: None,
+            shared: None,
+        })
+    }
+
+    /// Generated certificates shared through `cert_dir` with other origins (`cert_dir.rs`): the
+    /// one the directory holds, or a new one made there; valid `validity`, the next made
+    /// `renew_before` ahead of expiry. Written under `runtime_dir` for quiche.
+    pub fn shared(cert_dir: &Path, runtime_dir: &Path, names: &[String], validity: Duration, renew_before: Duration) -> Result<Self> {
+        let dir = crate::cert_dir::CertDir::open(cert_dir)?;
+        let mut all = vec!["localhost".to_string(), "127.0.0.1".to_string(), "::1".to_string()];
+        all.extend(names.iter().cloned());
+        let shared = Shared { dir, validity, renew_before, loaded: Mutex::new((Default::default(), 1)) };
+        let (current, previous) = shared.select(&all, runtime_dir, SystemTime::now())?;
+        Ok(Self { state: Mutex::new(State { current, previous }), runtime_dir: runtime_dir.to_path_buf(), names: all, pki_files: None, shared: Some(shared) })
+    }
+
+    /// With `--cert-dir`: reads the directory again (making the next certificate when due) and
+    /// serves and publishes what it selects; returns whether the served certificate changed.
+    pub fn refresh_shared(&self, now: SystemTime) -> Result<bool> {
+        let Some(shared) = &self.shared else { return Ok(false) };
+        let (current, previous) = shared.select(&self.names, &self.runtime_dir, now)?;
+        let mut state = self.state.lock().expect("cert lock");
+        let changed = state.current.der_sha256 != current.der_sha256;
+        state.current = current;
+        state.previous = previous;
+        Ok(changed)
     }
 
     pub fn current(&self) -> Arc<CertPair> {
@@ -132,9 +174,26 @@ impl CertStore {
         Ok(true)
     }
 
-    /// Checks hourly and rotates when due, for as long as the process runs.
+    /// Checks hourly and rotates when due, for as long as the process runs; with `--cert-dir`,
+    /// reads the directory every minute (a 60th of the renewal window when shorter), so that
+    /// origins sharing it publish a new certificate within that time of each other.
     pub fn spawn_rotation(self: &Arc<Self>) {
         let store = Arc::clone(self);
+        if let Some(shared) = &self.shared {
+            let every = (shared.renew_before / 60).min(Duration::from_secs(60));
+            std::thread::Builder::new()
+                .name("cert-dir".into())
+                .spawn(move || loop {
+                    std::thread::sleep(every);
+                    match store.refresh_shared(SystemTime::now()) {
+                        Ok(true) => tracing::info!(generation = store.current().generation, "serving the next certificate of --cert-dir"),
+                        Ok(false) => {}
+                        Err(e) => tracing::error!("reading --cert-dir failed (the certificates in service stay): {e:#}"),
+                    }
+                })
+                .expect("spawn cert-dir thread");
+            return;
+        }
         std::thread::Builder::new()
             .name("cert-rotation".into())
             .spawn(move || loop {
@@ -174,7 +233,41 @@ pub fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-fn generate_pair(dir: &Path, names: &[String], now: SystemTime, validity: Duration, generation: u64) -> Result<CertPair> {
+impl Shared {
+    /// The served pair and the other published one, after syncing the directory.
+    fn select(&self, names: &[String], runtime_dir: &Path, now: SystemTime) -> Result<(Arc<CertPair>, Option<Arc<CertPair>>)> {
+        let valid = self.dir.sync(now, self.validity, self.renew_before, |now, validity| generate_pem(names, now, validity))?;
+        let selection = crate::cert_dir::Selection::of(&valid, now, self.renew_before).context("no valid certificate in --cert-dir")?;
+        let mut loaded = self.loaded.lock().expect("cert-dir lock");
+        let (pairs, next) = &mut *loaded;
+        pairs.retain(|name, _| valid.iter().any(|v| &v.name == name));
+        let mut get = |stored: &crate::cert_dir::Stored| -> Result<Arc<CertPair>> {
+            if let Some(pair) = pairs.get(&stored.name) {
+                return Ok(Arc::clone(pair));
+            }
+            let names = (format!("the certificate in --cert-dir's {}", stored.name), format!("the key in --cert-dir's {}", stored.name));
+            let pair = Arc::new(pair_from_pem(
+                stored.cert_pem.as_bytes(),
+                stored.key_pem.as_bytes(),
+                (&names.0, &names.1),
+                runtime_dir,
+                *next,
+                stored.not_after,
+                true,
+            )?);
+            *next += 1;
+            pairs.insert(stored.name.clone(), Arc::clone(&pair));
+            Ok(pair)
+        };
+        let served = get(selection.served)?;
+        let other = selection.published.get(1).map(|s| get(s)).transpose()?;
+        Ok((served, other))
+    }
+}
+
+/// A certificate (ECDSA P-256, self-signed, for `names`) valid `validity` from a little before
+/// `now`, and its key, as PEM; and its expiry.
+fn generate_pem(names: &[String], now: SystemTime, validity: Duration) -> Result<(String, String, SystemTime)> {
     let key = rcgen::KeyPair::generate_for(&rcgen::PKCS_ECDSA_P256_SHA256)?;
     let mut params = rcgen::CertificateParams::default();
     params.distinguished_name.push(rcgen::DnType::CommonName, "holoquic origin");
@@ -184,16 +277,18 @@ fn generate_pair(dir: &Path, names: &[String], now: SystemTime, validity: Durati
             Err(_) => rcgen::SanType::DnsName(name.clone().try_into().map_err(|e| anyhow!("certificate name {name:?}: {e}"))?),
         });
     }
-    // Backdate a little for clients with skewed clocks; the total stays within the validity.
-    let start = now - Duration::from_secs(3600);
-    let end = start + validity;
+    // Backdated a little (an hour, a tenth of a short validity) for clients with skewed clocks;
+    // the total stays within the validity. Whole seconds, as the certificate holds them.
+    let start = now - Duration::from_secs(3600).min(validity / 10);
+    let start = SystemTime::UNIX_EPOCH + Duration::from_secs(start.duration_since(SystemTime::UNIX_EPOCH)?.as_secs());
     params.not_before = time::OffsetDateTime::from(start);
-    params.not_after = time::OffsetDateTime::from(end);
-    let cert = params.self_signed(&key)?;
-    let (cert_pem, key_pem) = write_pair(dir, generation, cert.pem().as_bytes(), key.serialize_pem().as_bytes())?;
-    let der = cert.der().clone();
-    let certified = certified_key(vec![der.clone()], PrivateKeyDer::try_from(key.serialize_der()).map_err(|e| anyhow!(e))?)?;
-    Ok(CertPair { cert_pem, key_pem, der_sha256: Sha256::digest(der.as_ref()).into(), not_after: end, generation, self_signed: true, certified })
+    params.not_after = time::OffsetDateTime::from(start + validity);
+    Ok((params.self_signed(&key)?.pem(), key.serialize_pem(), start + validity))
+}
+
+fn generate_pair(dir: &Path, names: &[String], now: SystemTime, validity: Duration, generation: u64) -> Result<CertPair> {
+    let (cert, key, not_after) = generate_pem(names, now, validity)?;
+    pair_from_pem(cert.as_bytes(), key.as_bytes(), ("the generated certificate", "its key"), dir, generation, not_after, true)
 }
 
 /// A PKI pair read from its files, checked (the key signs for the certificate's chain as rustls
@@ -201,17 +296,30 @@ fn generate_pair(dir: &Path, names: &[String], now: SystemTime, validity: Durati
 fn load_pki_pair(cert: &Path, key: &Path, dir: &Path, generation: u64) -> Result<CertPair> {
     let cert_bytes = std::fs::read(cert).with_context(|| format!("reading {}", cert.display()))?;
     let key_bytes = std::fs::read(key).with_context(|| format!("reading {}", key.display()))?;
-    let chain = rustls_pemfile::certs(&mut &cert_bytes[..]).collect::<Result<Vec<_>, _>>().with_context(|| format!("parsing {}", cert.display()))?;
-    let Some(leaf) = chain.first() else { return Err(anyhow!("{} holds no PEM certificate", cert.display())) };
-    let der_sha256 = Sha256::digest(leaf.as_ref()).into();
-    let key_der = rustls_pemfile::private_key(&mut &key_bytes[..])
-        .with_context(|| format!("parsing {}", key.display()))?
-        .ok_or_else(|| anyhow!("{} holds no PEM private key", key.display()))?;
-    let certified = certified_key(chain, key_der)?;
-    certified.keys_match().map_err(|e| anyhow!("{} does not belong to {}: {e}", key.display(), cert.display()))?;
-    let (cert_pem, key_pem) = write_pair(dir, generation, &cert_bytes, &key_bytes)?;
     let not_after = SystemTime::UNIX_EPOCH + Duration::from_secs(u64::from(u32::MAX));
-    Ok(CertPair { cert_pem, key_pem, der_sha256, not_after, generation, self_signed: false, certified })
+    pair_from_pem(&cert_bytes, &key_bytes, (&cert.display().to_string(), &key.display().to_string()), dir, generation, not_after, false)
+}
+
+/// A pair from its PEM texts (named `cert` and `key` in messages), checked (the key signs for the
+/// chain's leaf as rustls loads it) and written into `dir` as generation `generation`.
+fn pair_from_pem(
+    cert_bytes: &[u8],
+    key_bytes: &[u8],
+    (cert, key): (&str, &str),
+    dir: &Path,
+    generation: u64,
+    not_after: SystemTime,
+    self_signed: bool,
+) -> Result<CertPair> {
+    let chain = rustls_pemfile::certs(&mut &cert_bytes[..]).collect::<Result<Vec<_>, _>>().with_context(|| format!("parsing {cert}"))?;
+    let Some(leaf) = chain.first() else { return Err(anyhow!("{cert} holds no PEM certificate")) };
+    let der_sha256 = Sha256::digest(leaf.as_ref()).into();
+    let key_der =
+        rustls_pemfile::private_key(&mut &key_bytes[..]).with_context(|| format!("parsing {key}"))?.ok_or_else(|| anyhow!("{key} holds no PEM private key"))?;
+    let certified = certified_key(chain, key_der)?;
+    certified.keys_match().map_err(|e| anyhow!("{key} does not belong to {cert}: {e}"))?;
+    let (cert_pem, key_pem) = write_pair(dir, generation, cert_bytes, key_bytes)?;
+    Ok(CertPair { cert_pem, key_pem, der_sha256, not_after, generation, self_signed, certified })
 }
 
 /// Writes `cert-N.pem` and `key-N.pem` into `dir`, readable by this user only.
