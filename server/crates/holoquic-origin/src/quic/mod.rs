@@ -243,7 +243,6 @@ impl Server {
                 tracing::info!("drained: every connection is closed");
                 return Ok(());
             }
-            self.refresh_certificate();
         }
         self.close_all();
         Ok(())
@@ -340,6 +339,9 @@ impl Server {
                     None => return,
                 },
             };
+            // The certificate the store serves now, as HTTPS's resolver takes it per handshake:
+            // a rotation (or a switch in --cert-dir) between two rounds reaches this connection.
+            self.refresh_certificate();
             let conn = match quiche::accept(&scid, odcid.as_ref(), self.local, from, &mut self.quiche_config) {
                 Ok(c) => c,
                 Err(e) => {
@@ -446,18 +448,22 @@ impl Server {
         }
     }
 
-    /// After a certificate rotation, new connections get the new certificate.
+    /// Rebuilds the quiche configuration when the certificate store serves another pair than the
+    /// one it was built with (a rotation, a SIGHUP reload, the next certificate of `--cert-dir`).
+    /// Called before every accept, never only at the end of a round: a client that saw the new
+    /// hash over HTTPS may send its Initial before the loop's next round, and would otherwise be
+    /// handed the old certificate, which it does not pin. A pair that does not load is logged
+    /// once and the one in service stays.
     fn refresh_certificate(&mut self) {
         let generation = self.ctx.certs.current().generation;
-        if generation != self.cert_generation {
-            match quiche_config(&self.ctx) {
-                Ok(config) => {
-                    self.quiche_config = config;
-                    self.cert_generation = generation;
-                }
-                Err(e) => tracing::error!("reloading the certificate for QUIC failed: {e:#}"),
-            }
+        if generation == self.cert_generation {
+            return;
         }
+        match quiche_config(&self.ctx) {
+            Ok(config) => self.quiche_config = config,
+            Err(e) => tracing::error!(generation, "loading the certificate for QUIC failed, keeping the one in service: {e:#}"),
+        }
+        self.cert_generation = generation;
     }
 }
 

@@ -24,6 +24,8 @@ pub struct LoopOrigin {
     pub addr: SocketAddr,
     pub metrics: Arc<Metrics>,
     pub shutdown: Arc<Shutdown>,
+    /// Its generated certificate, which a test may rotate.
+    pub certs: Arc<CertStore>,
     /// How long the loop's rounds take.
     pub rounds: Arc<RoundStats>,
     thread: Option<std::thread::JoinHandle<anyhow::Result<()>>>,
@@ -47,7 +49,7 @@ impl LoopOrigin {
         let metrics = Arc::new(Metrics::default());
         let certs = Arc::new(CertStore::generate(&dir.join("tls"), &[]).unwrap());
         let store = Arc::new(ContentStore::open(&content, config.limits.max_object_bytes).unwrap());
-        let ctx = QuicContext::new(config, certs, store, Arc::clone(&metrics), None).unwrap();
+        let ctx = QuicContext::new(config, Arc::clone(&certs), store, Arc::clone(&metrics), None).unwrap();
         let shutdown = Arc::new(Shutdown::default());
         let rounds = Arc::clone(&ctx.rounds);
         let socket = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
@@ -55,7 +57,7 @@ impl LoopOrigin {
             enlarge_receive_buffer(&socket, bytes);
         }
         let (addr, thread) = spawn_on(ctx, socket, Arc::clone(&shutdown)).unwrap();
-        Self { dir, addr, metrics, shutdown, rounds, thread: Some(thread) }
+        Self { dir, addr, metrics, shutdown, certs, rounds, thread: Some(thread) }
     }
 
     /// The loop's thread is still running (it ends only when dropped, or on a panic of the loop).
