@@ -66,7 +66,8 @@ fn configure_accepted(tcp: &tokio::net::TcpStream) -> std::io::Result<()> {
     socket2::SockRef::from(tcp).set_tcp_notsent_lowat(TCP_UNSENT_LIMIT)
 }
 
-/// How long an idle connection's graceful close (HTTP/2 GOAWAY) may take before it is dropped.
+/// How long an idle connection's graceful close (HTTP/2 GOAWAY) may take before it is dropped
+/// (a drain gives connections its own grace period instead).
 const CLOSE_GRACE: Duration = Duration::from_secs(5);
 
 /// Binds the HTTPS listener; returns its address and the accept loop to spawn.

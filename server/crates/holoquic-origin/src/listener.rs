@@ -13,7 +13,8 @@
 //!
 //! **Drain.** When the origin drains (`shutdown.rs`) the accept loop returns, closing the
 //! listening socket (new connections are refused by the kernel), and each open connection is
-//! shut down gracefully (HTTP/2 GOAWAY, HTTP/1.1 `Connection: close` after the request under way).
+//! shut down gracefully (HTTP/2 GOAWAY, HTTP/1.1 `Connection: close` after the request under way):
+//! responses under way finish, for as long as the drain's grace period lasts.
 
 use std::future::Future;
 use std::net::SocketAddr;
@@ -228,8 +229,9 @@ pub enum Ended<T> {
 }
 
 /// Drives `connection` until it ends, starting its graceful shutdown (`shutdown`) once it has
-/// had no request in flight for `idle_timeout`, or when the origin drains; what is left then gets
-/// `grace` to finish.
+/// had no request in flight for `idle_timeout`, or when the origin drains. What is left then has
+/// `grace` to finish after an idle close, and until the drain's deadline (`--drain-grace`) in a
+/// drain: a large response to a slow client may need all of it, and the drain promises it.
 pub async fn close_when_idle<C, S>(
     connection: C,
     activity: &Activity,
@@ -262,7 +264,11 @@ where
         }
     }
     shutdown(connection.as_mut());
-    let _ = tokio::time::timeout(grace, connection).await;
+    let left = match (&ended, origin.drain_deadline()) {
+        (Ended::Drained, Some(deadline)) => deadline.saturating_duration_since(Instant::now()),
+        _ => grace,
+    };
+    let _ = tokio::time::timeout(left, connection).await;
     ended
 }
 
