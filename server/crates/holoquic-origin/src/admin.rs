@@ -15,6 +15,7 @@ use hyper::{Method, Request, Response, StatusCode};
 use hyper_util::rt::TokioIo;
 use tokio::net::TcpListener;
 
+use crate::content::ContentStore;
 use crate::metrics::Metrics;
 
 /// Scrapers are few: more connections than this at once are refused until one ends.
@@ -22,8 +23,9 @@ const MAX_CONNECTIONS: usize = 64;
 /// A connection idle or unfinished this long is closed (a scrape takes milliseconds).
 const CONNECTION_TIMEOUT: Duration = Duration::from_secs(30);
 
-/// Binds the admin listener; returns its address and the accept loop to spawn.
-pub async fn bind_admin(metrics: Arc<Metrics>, addr: SocketAddr) -> Result<(SocketAddr, impl std::future::Future<Output = ()>)> {
+/// Binds the admin listener; returns its address and the accept loop to spawn. `/metrics` gives
+/// the origin's `metrics` and the content store's (`content_metrics.rs`).
+pub async fn bind_admin(metrics: Arc<Metrics>, content: Arc<ContentStore>, addr: SocketAddr) -> Result<(SocketAddr, impl std::future::Future<Output = ()>)> {
     let listener = TcpListener::bind(addr).await.with_context(|| format!("binding the admin listener {addr}"))?;
     let local = listener.local_addr()?;
     let slots = Arc::new(tokio::sync::Semaphore::new(MAX_CONNECTIONS));
@@ -39,10 +41,10 @@ pub async fn bind_admin(metrics: Arc<Metrics>, addr: SocketAddr) -> Result<(Sock
                     continue;
                 }
             };
-            let metrics = Arc::clone(&metrics);
+            let (metrics, content) = (Arc::clone(&metrics), Arc::clone(&content));
             tokio::spawn(async move {
                 let service = hyper::service::service_fn(move |req| {
-                    let response = route(&metrics, &req);
+                    let response = route(&metrics, &content, &req);
                     async move { Ok::<_, Infallible>(response) }
                 });
                 let connection = hyper::server::conn::http1::Builder::new().keep_alive(true).serve_connection(TokioIo::new(tcp), service);
@@ -54,9 +56,13 @@ pub async fn bind_admin(metrics: Arc<Metrics>, addr: SocketAddr) -> Result<(Sock
     Ok((local, serve))
 }
 
-fn route<B>(metrics: &Metrics, req: &Request<B>) -> Response<Full<Bytes>> {
+fn route<B>(metrics: &Metrics, content: &ContentStore, req: &Request<B>) -> Response<Full<Bytes>> {
     let (status, media_type, body) = match (req.method(), req.uri().path()) {
-        (&Method::GET, "/metrics") => (StatusCode::OK, "text/plain; version=0.0.4", metrics.render_prometheus()),
+        (&Method::GET, "/metrics") => {
+            let mut text = metrics.render_prometheus();
+            content.render_metrics(&mut text);
+            (StatusCode::OK, "text/plain; version=0.0.4", text)
+        }
         // A draining origin is going away: health checks take it out of rotation.
         (&Method::GET, "/healthz") if metrics.draining.load(std::sync::atomic::Ordering::Relaxed) > 0 => {
             (StatusCode::SERVICE_UNAVAILABLE, "text/plain; charset=utf-8", "draining\n".to_owned())

@@ -24,7 +24,6 @@
 
 use std::collections::HashMap;
 use std::path::Path;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
@@ -34,6 +33,7 @@ use object_store::{GetOptions, ObjectStore};
 
 use crate::bucket_client::{object_key, BucketSettings};
 use crate::content::ContentError;
+use crate::content_metrics::{ContentMetrics, Outcome};
 use crate::filecache::{FileCache, Snapshot, Version};
 
 /// Threads of the bucket's runtime: they only drive sockets (callers poll their own requests).
@@ -47,7 +47,6 @@ pub struct Bucket {
     /// Taken on drop, to be shut down without blocking (the origin drops its content store
     /// inside its own runtime, where a blocking shutdown is refused).
     runtime: Option<tokio::runtime::Runtime>,
-    counts: [AtomicU64; 4],
     /// Objects being fetched now, by key: later requests wait on the first one's fetch.
     in_flight: Mutex<HashMap<String, Arc<Flight>>>,
 }
@@ -74,31 +73,6 @@ impl Drop for Leading<'_> {
     }
 }
 
-/// How the bucket's reads were answered (docs/benchmarks.md: the cache hit ratio).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct BucketCounts {
-    /// From the cache without asking the store (fresh), or after it answered 304 (unchanged).
-    pub fresh: u64,
-    pub unchanged: u64,
-    /// Bodies the store sent (a miss, or a changed object).
-    pub fetched: u64,
-    /// Requests to the store that failed (served stale or answered 502/504).
-    pub failed: u64,
-}
-
-impl BucketCounts {
-    /// Reads answered without the object's bytes crossing the network.
-    pub fn hit_ratio(&self) -> f64 {
-        let hits = self.fresh + self.unchanged;
-        hits as f64 / (hits + self.fetched).max(1) as f64
-    }
-}
-
-const FRESH: usize = 0;
-const UNCHANGED: usize = 1;
-const FETCHED: usize = 2;
-const FAILED: usize = 3;
-
 /// What the store said to a (conditional) GET.
 enum Fetched {
     Unchanged,
@@ -115,18 +89,13 @@ impl Bucket {
             revalidate: settings.revalidate,
             timeout: settings.timeout,
             runtime: Some(runtime),
-            counts: Default::default(),
             in_flight: Mutex::default(),
         })
     }
 
-    pub fn counts(&self) -> BucketCounts {
-        let [fresh, unchanged, fetched, failed] = self.counts.each_ref().map(|c| c.load(Ordering::Relaxed));
-        BucketCounts { fresh, unchanged, fetched, failed }
-    }
-
-    /// The object at `relative` (a checked relative path), from `cache` while it is fresh.
-    pub fn read(&self, relative: &Path, limit: u64, cache: &FileCache) -> Result<Snapshot, ContentError> {
+    /// The object at `relative` (a checked relative path), from `cache` while it is fresh; how
+    /// each read was answered goes into `metrics`.
+    pub fn read(&self, relative: &Path, limit: u64, cache: &FileCache, metrics: &ContentMetrics) -> Result<Snapshot, ContentError> {
         let relative = relative.to_str().ok_or(ContentError::BadPath)?;
         let key = object_key(&self.prefix, relative);
         let cache_key = Path::new(key.as_ref());
@@ -134,19 +103,19 @@ impl Bucket {
         let immutable = crate::publish::in_generation(relative);
         if let Some((snapshot, checked)) = &cached {
             if immutable || checked.elapsed() < self.revalidate {
-                self.count(FRESH);
+                metrics.hit();
                 return Ok(snapshot.clone());
             }
         }
         let Some(_leading) = self.lead_or_wait(key.as_ref()) else {
             // Another request just fetched it: its result, if the cache took it.
             if let Some((snapshot, _)) = cache.cached(cache_key).filter(|(_, checked)| checked.elapsed() < self.revalidate) {
-                self.count(FRESH);
+                metrics.hit();
                 return Ok(snapshot);
             }
-            return self.read_uncoordinated(&key, cached, limit, cache);
+            return self.read_uncoordinated(&key, cached, limit, cache, metrics);
         };
-        self.read_uncoordinated(&key, cached, limit, cache)
+        self.read_uncoordinated(&key, cached, limit, cache, metrics)
     }
 
     /// Some(guard) when this request fetches `key`; None after waiting for the request that was
@@ -175,16 +144,19 @@ impl Bucket {
         cached: Option<(Snapshot, Instant)>,
         limit: u64,
         cache: &FileCache,
+        metrics: &ContentMetrics,
     ) -> Result<Snapshot, ContentError> {
         let cache_key = Path::new(key.as_ref());
         let known = cached.as_ref().and_then(|(snapshot, _)| snapshot.version.store_etag().map(str::to_owned));
+        let started = Instant::now();
         let fetched = self.fetch(key, known, limit);
-        self.count(match &fetched {
-            Ok(Fetched::Current(_)) => FETCHED,
-            Ok(Fetched::Unchanged) => UNCHANGED,
-            Err(ContentError::Upstream { .. }) => FAILED,
-            Err(_) => FETCHED,
-        });
+        let (outcome, bytes) = match &fetched {
+            Ok(Fetched::Current(snapshot)) => (Outcome::Fetched, snapshot.bytes.len() as u64),
+            Ok(Fetched::Unchanged) => (Outcome::NotModified, 0),
+            Err(ContentError::NotFound) => (Outcome::NotFound, 0),
+            Err(_) => (Outcome::Error, 0),
+        };
+        metrics.asked_backend(outcome, started.elapsed(), bytes);
         match fetched {
             Ok(Fetched::Current(snapshot)) => Ok(cache.insert(cache_key, snapshot)),
             Ok(Fetched::Unchanged) => {
@@ -206,10 +178,6 @@ impl Bucket {
             },
             Err(e) => Err(e),
         }
-    }
-
-    fn count(&self, which: usize) {
-        self.counts[which].fetch_add(1, Ordering::Relaxed);
     }
 
     /// One GET of `key` (conditional when `known` names the cached version), bounded by the

@@ -10,11 +10,13 @@
 //! at once, without a restart.
 
 use std::path::{Component, Path, PathBuf};
+use std::time::Instant;
 
 use bytes::Bytes;
 
 use crate::bucket::Bucket;
 use crate::bucket_client::BucketSettings;
+use crate::content_metrics::{ContentMetrics, Outcome};
 use crate::filecache::{CacheLimits, FileCache, Snapshot};
 
 /// URL prefix of content paths.
@@ -99,6 +101,7 @@ pub struct ContentStore {
     source: Source,
     max_object_bytes: u64,
     cache: FileCache,
+    metrics: ContentMetrics,
 }
 
 enum Source {
@@ -110,7 +113,7 @@ enum Source {
 impl ContentStore {
     pub fn open(root: &Path, max_object_bytes: u64) -> anyhow::Result<Self> {
         let root = root.canonicalize().map_err(|e| anyhow::anyhow!("content directory {}: {e}", root.display()))?;
-        Ok(Self { source: Source::Directory(root), max_object_bytes, cache: FileCache::new(CACHE_LIMITS) })
+        Ok(Self::over(Source::Directory(root), max_object_bytes))
     }
 
     /// The store `source` names; a bucket with `settings` (its client is made, nothing is asked
@@ -120,9 +123,13 @@ impl ContentStore {
             ContentSource::Directory(dir) => Self::open(dir, max_object_bytes),
             ContentSource::Bucket { bucket, prefix } => {
                 let bucket = Bucket::open(bucket, prefix, settings)?;
-                Ok(Self { source: Source::Bucket(Box::new(bucket)), max_object_bytes, cache: FileCache::new(CACHE_LIMITS) })
+                Ok(Self::over(Source::Bucket(Box::new(bucket)), max_object_bytes))
             }
         }
+    }
+
+    fn over(source: Source, max_object_bytes: u64) -> Self {
+        Self { source, max_object_bytes, cache: FileCache::new(CACHE_LIMITS), metrics: ContentMetrics::default() }
     }
 
     /// The content directory; None for a bucket.
@@ -133,12 +140,15 @@ impl ContentStore {
         }
     }
 
-    /// How a bucket's reads were answered; None for a directory.
-    pub fn bucket_counts(&self) -> Option<crate::bucket::BucketCounts> {
-        match &self.source {
-            Source::Bucket(bucket) => Some(bucket.counts()),
-            Source::Directory(_) => None,
-        }
+    /// How its reads were answered, what the backend took and sent (`content_metrics.rs`).
+    pub fn metrics(&self) -> &ContentMetrics {
+        &self.metrics
+    }
+
+    /// The Prometheus text of [`ContentStore::metrics`] and of the cache's use (`/metrics`).
+    pub fn render_metrics(&self, out: &mut String) {
+        let backend = if self.is_remote() { "s3" } else { "directory" };
+        self.metrics.render(out, backend, self.cache_usage());
     }
 
     /// Whether reads go over the network (a bucket): the loader then runs more of them at once.
@@ -155,8 +165,32 @@ impl ContentStore {
     pub fn get_with_meta(&self, path: &str) -> Result<Snapshot, ContentError> {
         let relative = relative_path(path, CONTENT_PREFIX).ok_or(ContentError::BadPath)?;
         match &self.source {
-            Source::Directory(root) => self.cache.read(&resolve_inside(root, &relative)?, self.max_object_bytes),
-            Source::Bucket(bucket) => bucket.read(&relative, self.max_object_bytes, &self.cache),
+            Source::Directory(root) => self.read_file(root, &relative),
+            Source::Bucket(bucket) => bucket.read(&relative, self.max_object_bytes, &self.cache, &self.metrics),
+        }
+    }
+
+    /// A file of the content directory through the cache, its read counted as the bucket's are:
+    /// a hit when its `stat` matched the cached version, else a fetch from disk (or not found, or
+    /// an error) with the time it took.
+    fn read_file(&self, root: &Path, relative: &Path) -> Result<Snapshot, ContentError> {
+        let started = Instant::now();
+        match resolve_inside(root, relative).and_then(|path| self.cache.read_timed(&path, self.max_object_bytes)) {
+            Ok((snapshot, None)) => {
+                self.metrics.hit();
+                Ok(snapshot)
+            }
+            Ok((snapshot, Some(took))) => {
+                self.metrics.asked_backend(Outcome::Fetched, took, snapshot.bytes.len() as u64);
+                Ok(snapshot)
+            }
+            // A name the file system cannot hold is the client's mistake, not the disk's.
+            Err(e @ ContentError::BadPath) => Err(e),
+            Err(e) => {
+                let outcome = if matches!(e, ContentError::NotFound) { Outcome::NotFound } else { Outcome::Error };
+                self.metrics.asked_backend(outcome, started.elapsed(), 0);
+                Err(e)
+            }
         }
     }
 

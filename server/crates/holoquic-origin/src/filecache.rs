@@ -146,18 +146,25 @@ impl FileCache {
     /// (canonical, inside its root), from the cache when its version is unchanged. Files larger
     /// than `limit` are refused.
     pub fn read(&self, path: &Path, limit: u64) -> Result<Snapshot, ContentError> {
+        self.read_timed(path, limit).map(|(snapshot, _)| snapshot)
+    }
+
+    /// [`FileCache::read`], also saying whether the file was read from disk and how long that
+    /// took (None: a cache hit).
+    pub fn read_timed(&self, path: &Path, limit: u64) -> Result<(Snapshot, Option<Duration>), ContentError> {
         let meta = std::fs::metadata(path).map_err(not_found_or_io)?;
         check_file(&meta, limit)?;
         if let Some(hit) = self.lookup(path, &Version::of(&meta)) {
-            return Ok(hit);
+            return Ok((hit, None));
         }
+        let started = Instant::now();
         for _ in 1..READ_ATTEMPTS {
             let (snapshot, stable) = read_once(path, limit)?;
             if stable {
-                return Ok(self.insert(path, snapshot));
+                return Ok((self.insert(path, snapshot), Some(started.elapsed())));
             }
         }
-        Ok(read_once(path, limit)?.0)
+        Ok((read_once(path, limit)?.0, Some(started.elapsed())))
     }
 
     /// Forgets every entry (the next access of each file reads it again).

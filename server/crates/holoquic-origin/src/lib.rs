@@ -9,6 +9,7 @@ pub mod bucket_client;
 pub mod cert_dir;
 pub mod config;
 pub mod content;
+pub mod content_metrics;
 pub mod filecache;
 pub mod histogram;
 pub mod https;

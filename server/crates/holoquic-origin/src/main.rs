@@ -95,7 +95,7 @@ fn run(config: Config) -> Result<()> {
         };
         let admin_addr = match config.admin_listen {
             Some(addr) => {
-                let (local, admin) = bind_admin(Arc::clone(&metrics), addr).await?;
+                let (local, admin) = bind_admin(Arc::clone(&metrics), Arc::clone(&content), addr).await?;
                 tokio::spawn(admin);
                 Some(local)
             }

@@ -71,7 +71,7 @@ fn cache_hit_ratio_of_ten_players() {
     for player in players {
         player.join().unwrap();
     }
-    let counts = content.bucket_counts().unwrap();
+    let counts = content.metrics().counts();
     println!(
         "{PLAYERS} players × {} segments in {:.2} s: {counts:?}, hit ratio {:.3} (store bodies {} for {} distinct segments)",
         segments.len(),
