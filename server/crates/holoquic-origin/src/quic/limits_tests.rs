@@ -20,11 +20,11 @@ use crate::content::ContentStore;
 use crate::metrics::Metrics;
 use crate::tls::CertStore;
 
-struct Harness {
+pub(super) struct Harness {
     dir: std::path::PathBuf,
-    ctx: QuicContext,
-    pipe: Pipe,
-    wt: webtransport::Connection,
+    pub(super) ctx: QuicContext,
+    pub(super) pipe: Pipe,
+    pub(super) wt: webtransport::Connection,
 }
 
 impl Drop for Harness {
@@ -35,7 +35,7 @@ impl Drop for Harness {
 
 impl Harness {
     /// A connected client with an open WebTransport session (stream 0).
-    fn with_session() -> Self {
+    pub(super) fn with_session() -> Self {
         let dir = std::env::temp_dir().join(format!("holoquic-limits-{}-{}", std::process::id(), rand::random::<u64>()));
         std::fs::create_dir_all(dir.join("content/d")).unwrap();
         std::fs::write(dir.join("content/d/obj"), vec![5u8; 4000]).unwrap();
@@ -79,7 +79,7 @@ impl Harness {
     }
 
     /// Moves packets both ways and lets the WebTransport layer run, a few times.
-    fn turn(&mut self) {
+    pub(super) fn turn(&mut self) {
         for _ in 0..4 {
             self.pipe.advance().unwrap();
             self.settle();
@@ -112,7 +112,7 @@ impl Harness {
     }
 
     /// Everything the client can read from `stream` now.
-    fn read(&mut self, stream: u64) -> (Vec<u8>, bool) {
+    pub(super) fn read(&mut self, stream: u64) -> (Vec<u8>, bool) {
         let mut all = Vec::new();
         let mut buf = [0u8; 65_536];
         let mut fin = false;
@@ -145,7 +145,7 @@ impl Harness {
 
 /// What a client writes on a new bidirectional stream for `request`: the WebTransport stream
 /// signal, session 0, then the REQUEST message.
-fn request_stream_bytes(request: Request) -> Vec<u8> {
+pub(super) fn request_stream_bytes(request: Request) -> Vec<u8> {
     let mut bytes = Vec::new();
     holoquic_proto::varint::put(&mut bytes, WEBTRANSPORT_BIDI_SIGNAL);
     holoquic_proto::varint::put(&mut bytes, 0);
@@ -153,7 +153,7 @@ fn request_stream_bytes(request: Request) -> Vec<u8> {
     bytes
 }
 
-fn status(bytes: &[u8]) -> u16 {
+pub(super) fn status(bytes: &[u8]) -> u16 {
     match Message::decode(bytes) {
         Ok((Message::Response(r), _)) => r.status,
         other => panic!("expected a RESPONSE, got {other:?}"),

@@ -17,7 +17,8 @@
 //!   datagrams, repair); `symbols.rs`: an object's RaptorQ symbols.
 //! - tests: `handshake_tests.rs` (the loop over UDP), `isolation_tests.rs` (the loop over UDP
 //!   against floods, storms, slow reads, panics and limits), `limits_tests.rs` (the layer against
-//!   a misbehaving client, over quiche's test pipe), `session_tests.rs` (the machine, bytes
+//!   a misbehaving client, over quiche's test pipe), `memory_tests.rs` (its state bounded over
+//!   many requests, on the same pipe), `session_tests.rs` (the machine, bytes
 //!   alone).
 
 mod action;
@@ -42,6 +43,8 @@ mod handshake_tests;
 mod isolation_tests;
 #[cfg(test)]
 mod limits_tests;
+#[cfg(test)]
+mod memory_tests;
 #[cfg(test)]
 mod session_tests;
 #[cfg(test)]

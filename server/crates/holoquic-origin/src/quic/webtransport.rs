@@ -58,6 +58,11 @@ impl Connection {
         self.sessions.uni_stream_count()
     }
 
+    /// Bidirectional streams of the peer we hold state for.
+    pub fn bidi_stream_count(&self) -> usize {
+        self.sessions.bidi_stream_count()
+    }
+
     /// Plain HTTP/3 answers still being written, and their body bytes not yet taken by quiche.
     pub fn http3_backlog(&self) -> (usize, usize) {
         (self.responses.len(), self.responses.queued_bytes())
@@ -185,6 +190,7 @@ impl Connection {
         self.scheduler.write_streams(conn, ctx);
         let finished = self.scheduler.collect(conn, ctx);
         self.sessions.requests_finished(finished);
+        self.sessions.forget_finished_streams(|id| conn.stream_finished(id));
     }
 
     /// Fills the tail of the congestion window when datagrams wait that do not fit it; returns
