@@ -29,6 +29,9 @@ struct VideoEncodeSettings {
   /// Pictures per point-cloud frame (the map count for geometry and attribute, 1 for occupancy):
   /// the intra period under allIntra.
   unsigned picturesPerFrame = 1;
+  /// The pictures carry colours (the attribute video) rather than depths or occupancy: with
+  /// HEVC at the default preset, x265 then analyses them more thoroughly (see defaultPreset).
+  bool attribute = false;
   /// Threads inside one encode; the packager parallelises across streams and segments instead.
   int threads = 1;
   /// Pictures per second, declared in the stream's timing information (AVC and HEVC VUI) so
@@ -53,6 +56,8 @@ std::unique_ptr<VideoEncoder> makeLibavEncoder();
 /// ladders, where packing time counts) and x265's "slow" for HEVC (issue 37's rate-distortion
 /// work: at 8 frames of CesiumMan, QP 27/36, it needs ~3 % less rate than "medium" and gains
 /// 0.9 dB of luma, for ~0.3 s more CPU per frame — still far below TMC2's time).
+/// With HEVC, attribute videos at this preset also get the analysis options of
+/// kAttributeAnalysis (video_encode_libav.cpp).
 const char* defaultPreset(VideoCodec codec);
 
 /// Converts an Annex-B byte stream (start codes) to 4-byte length-prefixed NAL units.

@@ -143,6 +143,7 @@ std::vector<uint8_t> encodeSequence(const std::vector<InputFrame>& frames, const
   occSettings.lossless = losslessOccupancy(cfg);
   geoSettings.qp = cfg.geometryQp;
   attSettings.qp = cfg.attributeQp;
+  attSettings.attribute = true;
   geoSettings.pictureRate = attSettings.pictureRate = cfg.frameRate * cfg.mapCount;  // maps interleaved
   geoSettings.picturesPerFrame = attSettings.picturesPerFrame = cfg.mapCount;
   std::vector<uint8_t> occBits, geoBits, attBits;
