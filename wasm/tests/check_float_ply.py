@@ -19,19 +19,13 @@ import float_ply  # noqa: E402
 BITS = 7
 FRAMES = 10
 THICKNESS = 4  # the encoder's surface thickness: the far map's depth range
-failures = []
+from checking import expect, failures  # noqa: E402
 
 
 def within(point, voxels, steps):
     """Whether a fitted voxel lies within `steps` grid steps (in each axis) of `point`."""
     span = range(-steps, steps + 1)
     return any((point[0] + dx, point[1] + dy, point[2] + dz) in voxels for dx in span for dy in span for dz in span)
-
-
-def expect(condition, message):
-    print(("ok   " if condition else "FAIL ") + message)
-    if not condition:
-        failures.append(message)
 
 
 def main(build):

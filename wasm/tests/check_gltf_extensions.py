@@ -33,13 +33,7 @@ import float_ply  # noqa: E402
 BITS = 8
 FRAMES = 10
 VARIANTS = ["draco", "meshopt", "transform", "gltfpack"]
-failures = []
-
-
-def expect(condition, message):
-    print(("ok   " if condition else "FAIL ") + message)
-    if not condition:
-        failures.append(message)
+from checking import expect, failures  # noqa: E402
 
 
 def run(command, quiet=False):

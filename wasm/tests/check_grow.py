@@ -21,13 +21,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import check_mpd  # noqa: E402
 
 HQ = "{urn:holoquic:mpd:2026}"
-failures = []
-
-
-def expect(condition, message):
-    print(("ok   " if condition else "FAIL ") + message)
-    if not condition:
-        failures.append(message)
+from checking import expect, failures  # noqa: E402
 
 
 def stage_of(directory):

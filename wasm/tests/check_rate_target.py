@@ -19,13 +19,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import check_mpd  # noqa: E402
 
 TOLERANCE = 0.20
-failures = []
-
-
-def expect(condition, message):
-    print(("ok   " if condition else "FAIL ") + message)
-    if not condition:
-        failures.append(message)
+from checking import expect, failures  # noqa: E402
 
 
 def main(build):

@@ -21,13 +21,7 @@ import check_mpd  # noqa: E402
 import float_ply  # noqa: E402
 import video_timing  # noqa: E402
 
-failures = []
-
-
-def expect(condition, message):
-    print(("ok   " if condition else "FAIL ") + message)
-    if not condition:
-        failures.append(message)
+from checking import expect, failures  # noqa: E402
 
 
 def close(a, b, tolerance=1e-5):

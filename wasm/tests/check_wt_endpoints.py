@@ -16,13 +16,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import check_mpd  # noqa: E402
 
 SCHEME = "urn:holoquic:webtransport:2026"
-failures = []
-
-
-def expect(condition, message):
-    print(("ok   " if condition else "FAIL ") + message)
-    if not condition:
-        failures.append(message)
+from checking import expect, failures  # noqa: E402
 
 
 def pack(build, scene_path, out, extra):
