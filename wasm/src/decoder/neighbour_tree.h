@@ -155,14 +155,15 @@ class NeighbourTree {
     const Bounds bounds = bounds_[id];
     // Axis: largest spread of the points among the axes whose box extent is the largest.
     const Box& box = bounds.box;
-    int16_t maxSpan = int16_t(box.high[0] - box.low[0]);
-    for (int d = 1; d < 3; ++d) maxSpan = std::max(maxSpan, int16_t(box.high[d] - box.low[d]));
+    // (in int: across the whole int16 range an extent reaches 65535, which int16 would wrap)
+    int maxSpan = box.high[0] - box.low[0];
+    for (int d = 1; d < 3; ++d) maxSpan = std::max(maxSpan, box.high[d] - box.low[d]);
     int axis = 0;
-    int16_t maxSpread = -1;
+    int maxSpread = -1;
     for (int d = 0; d < 3; ++d) {
-      const int16_t span = int16_t(box.high[d] - box.low[d]);
+      const int span = box.high[d] - box.low[d];
       if (double(span) > (1 - 0.00001) * double(maxSpan)) {
-        const int16_t spread = int16_t(bounds.maxV[d] - bounds.minV[d]);
+        const int spread = bounds.maxV[d] - bounds.minV[d];
         if (spread > maxSpread) {
           axis = d;
           maxSpread = spread;
@@ -308,8 +309,10 @@ class NeighbourTree {
       const double worst = r.worst();
       for (uint32_t i = node.left; i < node.right; ++i) {
         const int16_t* p = points_[i].c;
-        // Integer coordinates: the squared distance is exact in any floating type.
-        const int dx = q[0] - p[0], dy = q[1] - p[1], dz = q[2] - p[2];
+        // Integer coordinates: the squared distance is exact in 64 bits and in a double (at most
+        // 3 × 65535² < 2^35). Not in int: two points at opposite ends of the int16 range are
+        // 65535 apart on an axis, and one such square alone overflows 32 bits.
+        const int64_t dx = q[0] - p[0], dy = q[1] - p[1], dz = q[2] - p[2];
         const double dist = double(dx * dx + dy * dy + dz * dz);
         if (dist < worst) r.add(dist, index_[i]);
       }
