@@ -231,6 +231,14 @@ AtlasTileInformation parseTileInformation(BitReader& r, const Asps& asps) {
     if (t.uniformPartitionSpacing) {
       t.partitionColumnWidthMinus1 = {r.ue()};
       t.partitionRowHeightMinus1 = {r.ue()};
+      // A partition starts inside the atlas (at most ceil(size / 64) units of 64 samples), so
+      // there is at least one column and one row and at most 256 × 256 partitions (atlases are
+      // ≤ 16384 wide and high). Checked before the sizes are computed: a wider value would
+      // overflow 32 bits and wrap the partition count to 2^32, one tile entry each.
+      if (t.partitionColumnWidthMinus1[0] >= (asps.frameWidth + 63) / 64)
+        throw ParseError("atlas partition column wider than the atlas");
+      if (t.partitionRowHeightMinus1[0] >= (asps.frameHeight + 63) / 64)
+        throw ParseError("atlas partition row taller than the atlas");
       const uint32_t colWidth = (t.partitionColumnWidthMinus1[0] + 1) * 64;
       const uint32_t rowHeight = (t.partitionRowHeightMinus1[0] + 1) * 64;
       t.numPartitionColumnsMinus1 = (asps.frameWidth + colWidth - 1) / colWidth - 1;
