@@ -21,6 +21,7 @@ const MessageType = {
   sent: 0x11,
   end: 0x12,
   symbol: 0x13,
+  path: 0x14,
 } as const;
 
 export type FecMode = 'none' | 'planned' | 'fixed';
@@ -71,7 +72,28 @@ export type Message =
    * A RaptorQ encoding packet (`sbn u8 | esi u24 | symbol`) on the request stream instead of in a
    * datagram: the origin fills its congestion window's tail with one (docs/protocol.md → SYMBOL).
    */
-  | { type: 'symbol'; packet: Uint8Array };
+  | { type: 'symbol'; packet: Uint8Array }
+  | PathMessage;
+
+/** The largest round-trip time (µs) a PATH report may carry: larger is a broken origin. */
+export const MAX_REPORTED_RTT_US = 60_000_000;
+
+/**
+ * PATH: the origin's QUIC connection's view of the network path, on the session's path stream
+ * every quarter second (docs/protocol.md → PATH): what Chromium's WebTransport does not tell a page.
+ */
+export interface PathMessage {
+  type: 'path';
+  /** Smoothed RTT (µs): propagation plus the bottleneck's queue. */
+  smoothedRttUs: number;
+  /** Smallest RTT sample of the connection (µs), 0 before the first: propagation alone. */
+  minRttUs: number;
+  /** RTT variation (µs). */
+  rttVarUs: number;
+  cwndBytes: number;
+  /** The congestion controller's delivery-rate estimate (bytes/s), 0 = unknown. */
+  deliveryRateBytesPerS: number;
+}
 
 // ── varints (RFC 9000 §16); values are kept below 2^53 so they fit a JS number ──
 
@@ -190,6 +212,10 @@ export function encodeMessage(message: Message): Uint8Array {
       body.push(...message.packet);
       type = MessageType.symbol;
       break;
+    case 'path':
+      for (const value of [message.smoothedRttUs, message.minRttUs, message.rttVarUs, message.cwndBytes, message.deliveryRateBytesPerS]) writeVarint(body, value);
+      type = MessageType.path;
+      break;
   }
   const out: number[] = [];
   writeVarint(out, type);
@@ -288,6 +314,16 @@ function decodeBody(type: number, r: ByteReader, length: number): Message {
     case MessageType.symbol:
       if (length < 5) throw new ProtocolError('SYMBOL shorter than payload id + 1 byte');
       return { type: 'symbol', packet: r.bytes(length).slice() };
+    case MessageType.path: {
+      const rtt = () => {
+        const us = r.varint();
+        if (us > MAX_REPORTED_RTT_US) throw new ProtocolError('PATH round-trip time over 60 s');
+        return us;
+      };
+      const smoothedRttUs = rtt(), minRttUs = rtt(), rttVarUs = rtt();
+      message = { type: 'path', smoothedRttUs, minRttUs, rttVarUs, cwndBytes: r.varint(), deliveryRateBytesPerS: r.varint() };
+      break;
+    }
     default:
       throw new ProtocolError(`unknown message type 0x${type.toString(16)}`);
   }

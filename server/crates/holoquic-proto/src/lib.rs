@@ -8,9 +8,11 @@ pub mod fec;
 pub mod fuzzing;
 pub mod h3;
 pub mod object;
+pub mod path;
 pub mod varint;
 
 pub use object::{Delivery, FecMode, Message, ObjectDatagram, Request, Response, ResponseBody};
+pub use path::PathReport;
 pub use varint::VarInt;
 
 /// Why bytes could not be decoded.

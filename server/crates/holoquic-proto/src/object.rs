@@ -1,6 +1,7 @@
 //! The object delivery protocol (docs/protocol.md §3): messages on a request stream, framed as
 //! `type varint | length varint | body`, and the object datagrams that carry RaptorQ symbols.
 
+use crate::path::PathReport;
 use crate::varint::{put, Reader};
 use crate::DecodeError;
 
@@ -21,6 +22,7 @@ mod kind {
     pub const SENT: u64 = 0x11;
     pub const END: u64 = 0x12;
     pub const SYMBOL: u64 = 0x13;
+    pub const PATH: u64 = 0x14;
 }
 
 /// How the object travels.
@@ -114,6 +116,8 @@ pub enum Message {
     Symbol {
         packet: Vec<u8>,
     },
+    /// The origin's view of the network path, on the session's path stream (path.rs).
+    Path(PathReport),
 }
 
 /// Why the origin ended a datagram request.
@@ -181,6 +185,10 @@ impl Message {
                 body.extend_from_slice(packet);
                 kind::SYMBOL
             }
+            Message::Path(report) => {
+                report.encode_body(&mut body);
+                kind::PATH
+            }
         };
         put(out, kind);
         put(out, body.len() as u64);
@@ -238,6 +246,7 @@ fn decode_body(kind: u64, body: &[u8]) -> Result<Message, DecodeError> {
             }
             return Ok(Message::Symbol { packet: body.to_vec() });
         }
+        kind::PATH => Message::Path(PathReport::decode_body(&mut r).map_err(short)?),
         _ => return Err(DecodeError::Malformed("unknown message type")),
     };
     if !r.remaining().is_empty() && kind != kind::RESPONSE {

@@ -8,7 +8,7 @@ mod common;
 
 use common::{bytes, read_vector};
 use holoquic_proto::object::EndReason;
-use holoquic_proto::{DecodeError, Delivery, FecMode, Message, ObjectDatagram, Request, Response, ResponseBody, VarInt};
+use holoquic_proto::{DecodeError, Delivery, FecMode, Message, ObjectDatagram, PathReport, Request, Response, ResponseBody, VarInt};
 use serde_json::Value;
 
 /// One list of `protocol.json`.
@@ -101,6 +101,13 @@ fn message(entry: &Value) -> Message {
             purged: f.number("purged"),
         },
         "symbol" => Message::Symbol { packet: f.bytes("packet") },
+        "path" => Message::Path(PathReport {
+            smoothed_rtt_us: f.number("smoothed_rtt_us"),
+            min_rtt_us: f.number("min_rtt_us"),
+            rtt_var_us: f.number("rtt_var_us"),
+            cwnd_bytes: f.number("cwnd_bytes"),
+            delivery_rate_bytes_per_s: f.number("delivery_rate_bytes_per_s"),
+        }),
         other => panic!("{}: unknown message type {other:?}", name(entry)),
     }
 }

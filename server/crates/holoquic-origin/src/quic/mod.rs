@@ -10,7 +10,7 @@
 //!   its actions and runs the scheduler.
 //! - `session.rs` (with `control.rs` for the peer's unidirectional streams and `headers.rs` for
 //!   HTTP/3 field sections): the session state machine, no I/O; `action.rs`: what it asks the
-//!   driver to do.
+//!   driver to do; `path_report.rs`: each session's path stream of PATH reports (RTT, window).
 //! - `scheduler.rs`: the order object bytes leave — urgency, stream writing, datagram window
 //!   filling, purging, departures.
 //! - `delivery.rs` (with `delivery/`): one object request on its stream (reliable or RaptorQ
@@ -30,6 +30,7 @@ mod drain;
 pub mod headers;
 mod http3;
 pub mod loader;
+mod path_report;
 pub mod retry;
 mod scheduler;
 mod session;
@@ -45,6 +46,8 @@ mod isolation_tests;
 mod limits_tests;
 #[cfg(test)]
 mod memory_tests;
+#[cfg(test)]
+mod path_report_tests;
 #[cfg(test)]
 mod session_tests;
 #[cfg(test)]

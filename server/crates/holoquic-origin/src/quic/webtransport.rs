@@ -16,6 +16,7 @@ use super::action::Action;
 use super::budget::ConnectionBudgets;
 use super::headers;
 use super::http3::Responses;
+use super::path_report::PathReports;
 use super::scheduler::Scheduler;
 use super::session::{SessionEnv, SessionMachine};
 use super::QuicContext;
@@ -42,6 +43,8 @@ pub struct Connection {
     /// Bytes owed on a stream that quiche could not take at once (objects had used its send
     /// capacity up): the drain's notices, written ahead of object bytes each round until out.
     notices: Vec<(u64, Vec<u8>)>,
+    /// Each session's path stream, with its quarter-second PATH reports (path_report.rs).
+    path_reports: PathReports,
 }
 
 impl Connection {
@@ -169,6 +172,7 @@ impl Connection {
         }
         self.open_control(conn);
         self.write_notices(conn);
+        self.path_reports.write(conn, &self.sessions.session_streams(), now);
         let readable: Vec<u64> = conn.readable().collect();
         for id in readable {
             self.read_stream(conn, ctx, id, now);
