@@ -87,9 +87,15 @@ describe('each delivery mode does what it says', () => {
   const checks: Record<PlayerMode, (records: QoeSegment[]) => void> = {
     h2: (records) => {
       expect(records.every((s) => s.transport === 'http2' && s.delivery === 'reliable')).toBe(true);
+      // No path stream over HTTP/2: the round trip is the responses'.
+      expect(records.every((s) => s.rttSource === 'responses')).toBe(true);
     },
     qr: (records) => {
       expect(records.every((s) => s.transport === 'webtransport' && s.delivery === 'reliable')).toBe(true);
+      // Past the first second the origin's PATH reports (its path stream, read by Chromium) give the round trip.
+      const later = records.filter((s) => s.index >= 2);
+      expect(later.length).toBeGreaterThan(0);
+      expect(later.filter((s) => s.rttSource !== 'origin' || !(s.rttS! > 0 && s.rttS! < 1) || !(s.cwndBytes! > 0)).map(describeRecord)).toEqual([]);
     },
     qpr: (records) => {
       // Exactly the top-k objects of each segment's ranking travel reliably; the rest as plain datagrams.

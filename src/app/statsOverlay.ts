@@ -82,7 +82,7 @@ export class StatsOverlay {
       ['buffer', `${s.bufferS.toFixed(2)} s`],
       ['throughput', s.throughputBps === null ? '–' : `${formatNumber(s.throughputBps / 1e6)} Mbit/s`],
       ['loss (mean burst)', `${pct(s.lossRate)} (${s.meanLossBurst.toFixed(1)})`],
-      ['RTT', `${(s.rttS * 1000).toFixed(0)} ms`],
+      ['RTT (min)', `${(s.rttS * 1000).toFixed(0)} ms (${(s.minRttS * 1000).toFixed(0)} ms)${s.rttSource === 'responses' ? ', from responses' : ''}`],
       ['FEC overhead', pct(s.fecOverhead)],
       ['decode', s.meanDecodeMs === null ? '–' : `${s.meanDecodeMs.toFixed(0)} ms / segment`],
       ['decoded frames', this.decodeRate(s)],

@@ -3,7 +3,8 @@
  * shown segments, measured here), the link watch's busy rate for the buffer target and
  * abandonment (measured here from every received byte), and datagram loss and round-trip time
  * for FEC planning and `adaptive` — those measured by the transport that carries the requests,
- * which sees every symbol and response (`ObjectTransport.linkEstimate`), and only read here.
+ * which sees every symbol, response and PATH report (`ObjectTransport.linkEstimate`), and only
+ * read here; which round trip counts is defined once, in pathRtt.ts.
  * The planner reads a `LinkSnapshot` per segment, and the stats read the same snapshot.
  */
 import type { LinkSnapshot } from '../model/link';
@@ -35,15 +36,21 @@ export class LinkEstimates {
     return this.watch.busyRateBps();
   }
 
-  /** The deliveries of one shown segment, for the throughput estimate. */
-  addSegment(samples: DeliverySample[]): void {
-    this.throughput.addSegment(samples);
+  /**
+   * The deliveries of one shown segment, for the throughput estimate; the propagation round trip
+   * `carrier` measured comes off each busy period (throughput.ts).
+   */
+  addSegment(samples: DeliverySample[], carrier: ObjectTransport): void {
+    this.throughput.addSegment(samples, this.snapshot(carrier).minRttS * 1000);
   }
 
   /** What the planner and the stats read; loss and RTT as `carrier` measured them. */
   snapshot(carrier: ObjectTransport): LinkSnapshot {
-    const { loss, rttS } = carrier.linkEstimate();
-    return { throughputBps: this.throughput.estimate(), loss, rttS };
+    const { loss, rttS, rtt } = carrier.linkEstimate();
+    return {
+      throughputBps: this.throughput.estimate(), loss, rttS,
+      minRttS: Math.min(rttS, rtt?.minRttS ?? rttS), rttSource: rtt?.source ?? 'responses',
+    };
   }
 
   /** The ABR's throughput estimate (bit/s), null before the first measured segment. */

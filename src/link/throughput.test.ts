@@ -13,6 +13,19 @@ describe('segmentGoodput', () => {
   it('returns null when nothing was in flight', () => {
     expect(segmentGoodput([])).toBeNull();
   });
+  it('takes the round trip off each busy period: on a 100-ms path a 10-Mbit/s link reads as 10, not 8', () => {
+    // Four objects asked for at once; the first byte comes one round trip (100 ms) later, then
+    // 500 000 B at 10 Mbit/s (400 ms).
+    const objects = [0, 1, 2, 3].map((i) => ({ receivedBytes: 125_000, startMs: 0, endMs: 100 + 100 * (i + 1) }));
+    expect(segmentGoodput(objects)).toBeCloseTo(8e6);
+    expect(segmentGoodput(objects, 100)).toBeCloseTo(10e6);
+    // Two busy periods, one round trip each.
+    const two = [{ receivedBytes: 125_000, startMs: 0, endMs: 200 }, { receivedBytes: 125_000, startMs: 900, endMs: 1100 }];
+    expect(segmentGoodput(two, 100)).toBeCloseTo(10e6);
+  });
+  it('takes at most half of a busy period off, so an inflated round trip cannot more than double a sample', () => {
+    expect(segmentGoodput([{ receivedBytes: 125_000, startMs: 0, endMs: 100 }], 500)).toBeCloseTo(20e6);
+  });
 });
 
 describe('ThroughputEstimator', () => {

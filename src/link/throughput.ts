@@ -3,7 +3,11 @@
  *
  * Per segment, goodput is the bytes received over the *busy* time (union of the intervals in
  * which at least one object of the segment was in flight), so the idle gap between segments
- * never dilutes the estimate. The estimate is the harmonic mean of the last `window` segments,
+ * never dilutes the estimate. Each busy period begins with a request that needs the path's
+ * propagation round trip before its first byte can arrive, time no bandwidth shortens: it comes
+ * off each busy period (at most half of it, so an inflated RTT cannot more than double a sample).
+ * Without that a 100-ms path read as a slow link (at 50 ms one way the player measured 2–3 Mbit/s
+ * where the link gave 8–11, and chose the lowest rung). The estimate is the harmonic mean of the last `window` segments,
  * which reacts quickly to drops and slowly to spikes.
  */
 
@@ -14,8 +18,11 @@ export interface DeliverySample {
   endMs: number;
 }
 
-/** Goodput in bits/s of one segment's deliveries over their busy time; null if nothing was busy. */
-export function segmentGoodput(samples: DeliverySample[]): number | null {
+/**
+ * Goodput in bits/s of one segment's deliveries over their busy time less one `roundTripMs` per
+ * busy period (the path's minimum RTT; 0 counts it in); null if nothing was busy.
+ */
+export function segmentGoodput(samples: DeliverySample[], roundTripMs = 0): number | null {
   const intervals = samples
     .filter((s) => s.endMs > s.startMs)
     .map((s) => [s.startMs, s.endMs] as const)
@@ -23,16 +30,18 @@ export function segmentGoodput(samples: DeliverySample[]): number | null {
   let busyMs = 0;
   let curStart = -Infinity;
   let curEnd = -Infinity;
+  const roundTrip = Math.max(0, roundTripMs);
+  const busyPeriod = (ms: number) => ms - Math.min(roundTrip, ms / 2);
   for (const [start, end] of intervals) {
     if (start > curEnd) {
-      if (curEnd > curStart) busyMs += curEnd - curStart;
+      if (curEnd > curStart) busyMs += busyPeriod(curEnd - curStart);
       curStart = start;
       curEnd = end;
     } else {
       curEnd = Math.max(curEnd, end);
     }
   }
-  if (curEnd > curStart) busyMs += curEnd - curStart;
+  if (curEnd > curStart) busyMs += busyPeriod(curEnd - curStart);
   if (busyMs <= 0) return null;
   const bytes = samples.reduce((sum, s) => sum + s.receivedBytes, 0);
   return (bytes * 8 * 1000) / busyMs;
@@ -46,9 +55,9 @@ export class ThroughputEstimator {
     if (!Number.isInteger(window) || window < 1) throw new Error(`window must be a positive integer, got ${window}`);
   }
 
-  /** Records one segment's deliveries; segments with no busy time are ignored. */
-  addSegment(samples: DeliverySample[]): void {
-    const g = segmentGoodput(samples);
+  /** Records one segment's deliveries (`roundTripMs`: segmentGoodput's); segments with no busy time are ignored. */
+  addSegment(samples: DeliverySample[], roundTripMs = 0): void {
+    const g = segmentGoodput(samples, roundTripMs);
     if (g === null || g <= 0) return;
     this.history.push(g);
     if (this.history.length > this.window) this.history.shift();

@@ -15,6 +15,10 @@ export interface LinkSnapshot {
   /** Application goodput of recent segments (bit/s), null before the first one was measured. */
   throughputBps: number | null;
   loss: LossModel;
-  /** Round-trip time (seconds). */
+  /** The path's round-trip time (seconds; src/link/pathRtt.ts defines which). */
   rttS: number;
+  /** The path's propagation round trip, without queueing (seconds): the part of a fetch no bandwidth shortens. */
+  minRttS: number;
+  /** Where the RTT came from: the origin's PATH reports, or the player's request → response times. */
+  rttSource: 'origin' | 'responses';
 }

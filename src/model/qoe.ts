@@ -87,6 +87,17 @@ export interface QoeSegment {
   symbolsReceived?: number;
   /** Of those, the ones carried on the request stream (SYMBOL, docs/protocol.md §3). */
   symbolsOnStream?: number;
+  /**
+   * The round trip when the request was made (src/link/pathRtt.ts; absent in older logs): the
+   * path RTT used for its deadline and repair timing, the path's minimum, and whether the
+   * origin's PATH reports or the player's request → response times gave them.
+   */
+  rttS?: number;
+  minRttS?: number;
+  rttSource?: 'origin' | 'responses';
+  /** The origin's congestion window (bytes) and delivery-rate estimate (bit/s) then, when it reported them. */
+  cwndBytes?: number;
+  deliveryRateBps?: number;
   /** Of the symbols up to the last one received (the span that says anything about loss), those missing. */
   symbolsObserved?: number;
   symbolsLost?: number;

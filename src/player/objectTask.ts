@@ -9,6 +9,7 @@ import type { InFlightObject } from './abandon';
 import type { Clock } from './clock';
 import type { DecodeCostModel } from './decodeBudget';
 import type { LinkEstimates } from '../link/estimates';
+import { originDeadlineMs, type RttView } from '../link/pathRtt';
 import type { DecodedSegment, SegmentDecoder } from '../model/decoder';
 import { QOE_SEGMENTS_KEPT, type QoeSegment } from '../model/qoe';
 import { addQoeRecord, emptyQoeTotals } from '../model/qoeTotals';
@@ -57,6 +58,8 @@ export interface ObjectTask {
   sequence: number;
   /** What carries it. */
   transport: ObjectTransport;
+  /** The round trip when it was requested (src/link/pathRtt.ts), for its record. */
+  rtt?: RttView;
 }
 
 /** What every task of a playout session shares. */
@@ -108,7 +111,9 @@ export function startObjectTask(
     return task;
   }
   const delivery = plan.delivery;
-  const timeLeftMs = Math.max(1, (deadline - clock.now()) * 1000);
+  task.rtt = firstTransport.linkEstimate().rtt;
+  // The origin stops sending a datagram object at this deadline: what it would send later arrives too late.
+  const datagramDeadlineMs = originDeadlineMs((deadline - clock.now()) * 1000, task.rtt?.rttS ?? 0);
   task.done = (async () => {
     try {
       for (;;) {
@@ -117,7 +122,7 @@ export function startObjectTask(
           // The transport refuses an object far larger than this (src/transport/limits.ts).
           expectedBytes: (object.representations[quality].bandwidth * env.segmentDurationS) / 8,
           // Reliable objects may stall playback, so the origin keeps sending them past the deadline.
-          deadlineMs: delivery === 'datagram' ? Math.round(timeLeftMs) : undefined,
+          deadlineMs: delivery === 'datagram' ? datagramDeadlineMs : undefined,
           onProgress: (received, total) => {
             env.link.addBytes(received - task.receivedBytes);
             task.receivedBytes = received;
@@ -209,6 +214,10 @@ export function segmentRecord(t: ObjectTask, originS: number): QoeSegment {
     decodeError: t.decodeError, decodeLate: t.decodeLate || undefined,
     onTime: t.shown && !t.heldPlayback,
     shownLate: (t.shown && t.heldPlayback) || undefined,
+    ...(t.rtt ? {
+      rttS: t.rtt.rttS, minRttS: t.rtt.minRttS, rttSource: t.rtt.source,
+      ...(t.rtt.cwndBytes !== undefined ? { cwndBytes: t.rtt.cwndBytes, deliveryRateBps: t.rtt.deliveryRateBps } : {}),
+    } : {}),
   };
 }
 

@@ -80,6 +80,21 @@ describe('PlayoutSession', () => {
     expect(session.network().loss).toEqual({ rate: 0.03, meanBurst: 2 });
   });
 
+  it('gives the origin datagram deadlines a path round trip short of playout, and records the round trip', async () => {
+    const clock = new VirtualClock();
+    const link = new ScriptedLink(clock, () => 40e6);
+    const rtt = { rttS: 0.1, minRttS: 0.09, rttVarS: 0.005, source: 'origin' as const, cwndBytes: 100_000, deliveryRateBps: 8e6 };
+    link.linkEstimate = () => ({ loss: { rate: 0, meanBurst: 1 }, rttS: rtt.rttS, rtt });
+    const session = await playOn(clock, link, 5, { policy: new FixedModePolicy('q100-fec', knapsackRule) });
+    const records = session.segmentRecords().filter((r) => r.delivery === 'datagram');
+    expect(records.length).toBeGreaterThan(4);
+    // The scripted link serves at once, so the clock has not moved between planning and request.
+    const timeLeftMs = records.map((r) => (r.deadlineS - r.requestedAtS) * 1000);
+    const asked = link.requests.filter((r) => r.delivery === 'datagram').map((r) => r.deadlineMs!);
+    expect(Math.max(...asked)).toBeCloseTo(Math.max(...timeLeftMs) - 100, 0);
+    expect(records.every((r) => r.rttS === 0.1 && r.minRttS === 0.09 && r.rttSource === 'origin' && r.cwndBytes === 100_000)).toBe(true);
+  });
+
   it('a skipped object is not requested, never waited for, and recorded as skipped', async () => {
     const clock = new VirtualClock();
     const link = new ScriptedLink(clock, () => 40e6);

@@ -437,7 +437,7 @@ export class PlayoutSession {
     for (const t of list) t.shown = !!t.decoded && shown.get(t.object.id)?.decoded === t.decoded;
     this.link.addSegment(list.filter((t) => t.result?.stats.lastByteAt !== undefined).map((t) => ({
       receivedBytes: t.result!.stats.receivedBytes, startMs: t.result!.stats.requestedAt, endMs: t.result!.stats.lastByteAt!,
-    })));
+    })), this.carrier());
     this.cfg.onSegment?.(k, shown);
     this.cfg.onEvent?.({ type: 'segment', index: k, qualities });
     // What has not arrived by now can never be shown: stop its request (the transport then stops

@@ -65,7 +65,10 @@ export interface PlayerStats {
   throughputBps: number | null;
   lossRate: number;
   meanLossBurst: number;
+  /** The path's round trip (src/link/pathRtt.ts), its minimum, and which measurement gave them. */
   rttS: number;
+  minRttS: number;
+  rttSource: 'origin' | 'responses' | null;
   /** Repair symbols sent ÷ source symbols, over the datagram objects so far. */
   fecOverhead: number | null;
   meanDecodeMs: number | null;
@@ -142,6 +145,8 @@ export function playerStats(src: StatsSource): PlayerStats {
     lossRate: network?.loss.rate ?? 0,
     meanLossBurst: network?.loss.meanBurst ?? 1,
     rttS: network?.rttS ?? 0,
+    minRttS: network?.minRttS ?? 0,
+    rttSource: network?.rttSource ?? null,
     fecOverhead: source > 0 ? (sent - source) / source : null,
     meanDecodeMs: decodeTimes.length ? decodeTimes.reduce((a, b) => a + b, 0) / decodeTimes.length : null,
     freezes: freezes?.count ?? 0,

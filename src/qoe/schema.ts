@@ -177,6 +177,12 @@ export function validateQoeLog(value: unknown): QoeLog {
     for (const key of ['recovered', 'decoded', 'onTime', 'abandoned'] as const) {
       if (typeof s[key] !== 'boolean') fail(`segments[${i}].${key} is not a boolean`);
     }
+    // Optional (older logs have none): the round trip at request time.
+    for (const key of ['rttS', 'minRttS', 'cwndBytes', 'deliveryRateBps'] as const) {
+      const v = s[key];
+      if (v !== undefined && !(typeof v === 'number' && Number.isFinite(v) && v >= 0)) fail(`segments[${i}].${key} is not a non-negative number`);
+    }
+    if (s.rttSource !== undefined && s.rttSource !== 'origin' && s.rttSource !== 'responses') fail(`segments[${i}].rttSource is ${JSON.stringify(s.rttSource)}`);
   });
   if (log.segmentsDropped !== undefined && !(Number.isSafeInteger(log.segmentsDropped) && log.segmentsDropped >= 0)) {
     fail('segmentsDropped is not a count');

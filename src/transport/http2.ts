@@ -6,15 +6,15 @@
 import { type InFlightBudget, type Reservation, sharedInFlightBudget } from './budget';
 import { objectByteLimit, objectSizeRefusal } from './limits';
 import { fetchWithRetry } from './retry';
-import { RttEstimator } from './rtt';
+import { PathRtt } from '../link/pathRtt';
 import { TransportStateCell } from './state';
 import type { DeliveryStats, LinkMeasurement, ObjectRequest, ObjectResult, ObjectTransport, TransportState } from './types';
 
 export class Http2Transport implements ObjectTransport {
   readonly kind = 'http2' as const;
   private readonly stateCell = new TransportStateCell();
-  /** Round-trip time from request → response headers (windowed minimum, rtt.ts). */
-  private readonly rtt = new RttEstimator();
+  /** Round-trip time from request → response headers (no path reports over HTTP/2: pathRtt.ts). */
+  private readonly rtt = new PathRtt();
 
   /**
    * @param originBase e.g. `https://origin.example:4433` (paths are appended).
@@ -61,7 +61,8 @@ export class Http2Transport implements ObjectTransport {
 
   /** TCP hides loss from the page: only the round-trip time is measured. */
   linkEstimate(): LinkMeasurement {
-    return { loss: { rate: 0, meanBurst: 1 }, rttS: this.rtt.ms / 1000 };
+    const rtt = this.rtt.view();
+    return { loss: { rate: 0, meanBurst: 1 }, rttS: rtt.rttS, rtt };
   }
 
   /**
@@ -82,7 +83,7 @@ export class Http2Transport implements ObjectTransport {
     try {
       const response = await fetch(new URL(request.path, this.originBase), { signal: request.signal, cache: 'no-store' });
       stats.firstByteAt = performance.now();
-      this.rtt.add(stats.firstByteAt - requestedAt);
+      this.rtt.addResponseTime(stats.firstByteAt - requestedAt);
       if (!response.ok || !response.body) {
         await response.body?.cancel();
         return { status: response.status, bytes: null, stats, error: `HTTP ${response.status}` };

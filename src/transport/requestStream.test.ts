@@ -6,6 +6,7 @@ import { InFlightBudget } from './budget';
 import { PROTOCOL_MAX_OBJECT_BYTES } from './limits';
 import { exchange, nextRequestId, type RequestSession, requestMessage } from './requestStream';
 import { RttEstimator } from './rtt';
+import { PathRtt } from '../link/pathRtt';
 import type { DeliveryStats, ObjectRequest } from './types';
 
 const request = (r: Partial<ObjectRequest> = {}): ObjectRequest => ({ path: '/content/a', delivery: 'datagram', urgency: 3, ...r });
@@ -75,7 +76,7 @@ function fakeOrigin(reply: (request: Message) => Uint8Array[]) {
 
 /** A session with an RTT estimate that has no sample yet (an hour until one comes). */
 function session(): RequestSession & { demux: DatagramDemux } {
-  return { demux: new DatagramDemux(), fec: () => { throw new Error('no decoder in this test'); }, rtt: new RttEstimator(16, 3_600_000), loss: new LossEstimator() };
+  return { demux: new DatagramDemux(), fec: () => { throw new Error('no decoder in this test'); }, rtt: new PathRtt(undefined, new RttEstimator(16, 3_600_000)), loss: new LossEstimator() };
 }
 
 /** A datagram of request `id` (one 1-byte symbol). */

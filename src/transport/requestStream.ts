@@ -13,13 +13,13 @@ import { datagramResponseRefusal, type DatagramSession, receiveDatagramObject } 
 import { objectByteLimit, objectSizeRefusal } from './limits';
 import type { LossEstimator } from './loss';
 import { MessageReader } from './messageReader';
-import type { RttEstimator } from './rtt';
+import type { PathRtt } from '../link/pathRtt';
 import type { DeliveryStats, ObjectRequest, ObjectResult } from './types';
 
 /** What a request takes from its session: the datagram receiver's parts and the link estimates. */
 export interface RequestSession extends DatagramSession {
   /** Takes each request's REQUEST → RESPONSE time. */
-  readonly rtt: RttEstimator;
+  readonly rtt: PathRtt;
   /** Its estimate goes out in every REQUEST, for the origin's repair planning. */
   readonly loss: LossEstimator;
   /** Where objects reserve their bytes while they arrive (default `sharedInFlightBudget`). */
@@ -113,7 +113,7 @@ async function converse(
     if (!first) return fail(0, request.signal?.aborted ? 'cancelled' : 'stream ended before RESPONSE');
     if (first.type !== 'response') return fail(0, `expected RESPONSE, got ${first.type}`);
     stats.firstByteAt = performance.now();
-    session.rtt.add(stats.firstByteAt - requestedAt);
+    session.rtt.addResponseTime(stats.firstByteAt - requestedAt);
     if (first.status !== 200 || first.delivery === 'error') {
       return fail(first.status, first.delivery === 'error' ? first.message : `status ${first.status}`);
     }

@@ -7,8 +7,9 @@
  * to another endpoint while the origin in use drains (drain.ts), close, and report each state
  * change and each switch of path. A request runs on its own stream (requestStream.ts);
  * datagrams are sorted by request in the demux (datagramDemux.ts) and decoded per object
- * (datagramObject.ts). The link estimates the REQUESTs carry (loss.ts, rtt.ts) live here, one per
- * session object, across reconnections.
+ * (datagramObject.ts). The link estimates the REQUESTs carry (loss.ts, and the round trip:
+ * the origin's PATH reports read from the path stream, pathStream.ts, or request → response times,
+ * src/link/pathRtt.ts) live here, one per session object, across reconnections.
  */
 import { FecWorkerClient } from '../fec/client';
 import { DatagramDemux } from './datagramDemux';
@@ -19,7 +20,8 @@ import { mergeEndpoints } from './endpoints';
 import { message, openFirst, openSession } from './openSession';
 import { fetchOriginConfig, type OriginConfig, type WebTransportEndpoint } from './originConfig';
 import { exchange, failure, nextRequestId, type RequestSession } from './requestStream';
-import { RttEstimator } from './rtt';
+import { PathRtt } from '../link/pathRtt';
+import { readPathStreams } from './pathStream';
 import { TransportStateCell } from './state';
 import { DEFAULT_STALL_TIMEOUT_MS, StallWatch } from './stall';
 import type { DeliveryStats, LinkMeasurement, ObjectRequest, ObjectResult, ObjectTransport, PathSwitch, TransportState } from './types';
@@ -74,8 +76,8 @@ export class WebTransportSession implements ObjectTransport {
   private connecting: Promise<void> | null = null;
   private fec: FecWorkerClient | null;
   readonly loss = new LossEstimator();
-  /** Round-trip time from REQUEST → RESPONSE times (windowed minimum, rtt.ts). */
-  readonly rtt = new RttEstimator();
+  /** The round trip: the origin's PATH reports, else REQUEST → RESPONSE times (src/link/pathRtt.ts). */
+  readonly rtt = new PathRtt();
   /** Sessions closed and opened again because they stalled (StallWatch). */
   stallReplacements = 0;
   /** The stall watch of the current session. */
@@ -211,6 +213,7 @@ export class WebTransportSession implements ObjectTransport {
     this.fec ??= new FecWorkerClient();
     this.stateCell.set('connected');
     void this.demux.read(wt.datagrams.readable, () => watch?.progress(performance.now()));
+    void readPathStreams(wt, (report) => this.transport === wt && this.rtt.addReport(report));
     if (watch) {
       const timer = setInterval(() => {
         if (this.transport !== wt) return clearInterval(timer);
@@ -347,10 +350,11 @@ export class WebTransportSession implements ObjectTransport {
     this.stateCell.set('closed');
   }
 
-  /** Datagram loss from the symbols of every datagram request, RTT from REQUEST → RESPONSE times. */
+  /** Datagram loss from the symbols of every datagram request; the round trip as pathRtt.ts defines it. */
   linkEstimate(): LinkMeasurement {
     const { rate, meanBurst } = this.loss.estimate();
-    return { loss: { rate, meanBurst }, rttS: this.rtt.ms / 1000 };
+    const rtt = this.rtt.view();
+    return { loss: { rate, meanBurst }, rttS: rtt.rttS, rtt };
   }
 
   async fetchObject(request: ObjectRequest): Promise<ObjectResult> {
