@@ -104,8 +104,14 @@ impl QuicContext {
 /// Largest UDP payload we send and receive (findings §1: Chromium takes server datagrams up to
 /// ~1325 bytes of payload on a 1350-byte path).
 const MAX_UDP_PAYLOAD: usize = 1350;
-/// How far ahead of its pacing time a packet may leave (timer granularity).
-const PACING_SLACK: Duration = Duration::from_millis(1);
+/// How far ahead of its pacing time a packet may leave: the timer's granularity, and the burst a
+/// late wake-up may send. quiche's pacer never makes up for lost time (its next release is a
+/// pacing interval after the actual send), so with a 1-ms slack a loop that gets the CPU a few ms
+/// late (a busy 2-core machine: decoding browser, impairer, other work) sent 2–3 packets per
+/// wake-up and, at a 100-ms RTT, objects left at 1–5 Mbit/s with the window open and their bytes
+/// buffered in quiche (qlog, docs/results.md → "Goodput at 50 ms"). 4 ms is a burst of under 10 kB at
+/// 20 Mbit/s, far below the bottleneck queues it meets.
+const PACING_SLACK: Duration = Duration::from_millis(4);
 /// When the socket's send buffer is full, how long before a held packet is tried again at the
 /// latest (the loop also wakes as soon as the socket is writable).
 const SEND_RETRY: Duration = Duration::from_micros(200);
