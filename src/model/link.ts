@@ -15,7 +15,7 @@ export interface LinkSnapshot {
   /** Application goodput of recent segments (bit/s), null before the first one was measured. */
   throughputBps: number | null;
   loss: LossModel;
-  /** The path's round-trip time (seconds; src/link/pathRtt.ts defines which). */
+  /** The path's round-trip time (seconds; src/transport/pathRtt.ts defines which). */
   rttS: number;
   /** The path's propagation round trip, without queueing (seconds): the part of a fetch no bandwidth shortens. */
   minRttS: number;

@@ -88,7 +88,7 @@ export interface QoeSegment {
   /** Of those, the ones carried on the request stream (SYMBOL, docs/protocol.md §3). */
   symbolsOnStream?: number;
   /**
-   * The round trip when the request was made (src/link/pathRtt.ts; absent in older logs): the
+   * The round trip when the request was made (src/transport/pathRtt.ts; absent in older logs): the
    * path RTT used for its deadline and repair timing, the path's minimum, and whether the
    * origin's PATH reports or the player's request → response times gave them.
    */

@@ -9,7 +9,7 @@ import type { InFlightObject } from './abandon';
 import type { Clock } from './clock';
 import type { DecodeCostModel } from './decodeBudget';
 import type { LinkEstimates } from '../link/estimates';
-import { originDeadlineMs, type RttView } from '../link/pathRtt';
+import { originDeadlineMs, type RttView } from '../transport/pathRtt';
 import type { DecodedSegment, SegmentDecoder } from '../model/decoder';
 import { QOE_SEGMENTS_KEPT, type QoeSegment } from '../model/qoe';
 import { addQoeRecord, emptyQoeTotals } from '../model/qoeTotals';
@@ -58,7 +58,7 @@ export interface ObjectTask {
   sequence: number;
   /** What carries it. */
   transport: ObjectTransport;
-  /** The round trip when it was requested (src/link/pathRtt.ts), for its record. */
+  /** The round trip when it was requested (src/transport/pathRtt.ts), for its record. */
   rtt?: RttView;
 }
 

@@ -65,7 +65,7 @@ export interface PlayerStats {
   throughputBps: number | null;
   lossRate: number;
   meanLossBurst: number;
-  /** The path's round trip (src/link/pathRtt.ts), its minimum, and which measurement gave them. */
+  /** The path's round trip (src/transport/pathRtt.ts), its minimum, and which measurement gave them. */
   rttS: number;
   minRttS: number;
   rttSource: 'origin' | 'responses' | null;

@@ -27,7 +27,7 @@ export interface DatagramSession {
   readonly demux: DatagramDemux;
   /** The session's decoder, taken when the RESPONSE comes. */
   fec(): FecDecoder;
-  /** The path's round trip (src/link/pathRtt.ts): symbols still in flight arrive within about one. */
+  /** The path's round trip (src/transport/pathRtt.ts): symbols still in flight arrive within about one. */
   readonly rtt: { readonly ms: number };
   /** Takes what this delivery saw of datagram loss. */
   readonly loss: Pick<LossEstimator, 'observe'>;

@@ -6,7 +6,7 @@
 import { type InFlightBudget, type Reservation, sharedInFlightBudget } from './budget';
 import { objectByteLimit, objectSizeRefusal } from './limits';
 import { fetchWithRetry } from './retry';
-import { PathRtt } from '../link/pathRtt';
+import { PathRtt } from './pathRtt';
 import { TransportStateCell } from './state';
 import type { DeliveryStats, LinkMeasurement, ObjectRequest, ObjectResult, ObjectTransport, TransportState } from './types';
 

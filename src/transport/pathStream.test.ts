@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { PathReportFields } from '../link/pathRtt';
+import type { PathReportFields } from './pathRtt';
 import { encodeMessage } from './codec';
 import { readPathStreams } from './pathStream';
 

@@ -1,10 +1,10 @@
 /**
  * The path stream's reader (docs/protocol.md §3.4): the origin opens one WebTransport
  * unidirectional stream per session and writes a PATH report on it every quarter second; each is
- * handed to `onReport` (the session's `PathRtt`, src/link/pathRtt.ts). Any other message or
+ * handed to `onReport` (the session's `PathRtt`, src/transport/pathRtt.ts). Any other message or
  * malformed bytes end the reading of that stream (the reports are advice, never needed).
  */
-import type { PathReportFields } from '../link/pathRtt';
+import type { PathReportFields } from './pathRtt';
 import { MessageReader } from './messageReader';
 
 /** Reads every unidirectional stream the origin opens on `wt` until the session ends. */

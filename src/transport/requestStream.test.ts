@@ -6,7 +6,7 @@ import { InFlightBudget } from './budget';
 import { PROTOCOL_MAX_OBJECT_BYTES } from './limits';
 import { exchange, nextRequestId, type RequestSession, requestMessage } from './requestStream';
 import { RttEstimator } from './rtt';
-import { PathRtt } from '../link/pathRtt';
+import { PathRtt } from './pathRtt';
 import type { DeliveryStats, ObjectRequest } from './types';
 
 const request = (r: Partial<ObjectRequest> = {}): ObjectRequest => ({ path: '/content/a', delivery: 'datagram', urgency: 3, ...r });

@@ -13,7 +13,7 @@ import { datagramResponseRefusal, type DatagramSession, receiveDatagramObject } 
 import { objectByteLimit, objectSizeRefusal } from './limits';
 import type { LossEstimator } from './loss';
 import { MessageReader } from './messageReader';
-import type { PathRtt } from '../link/pathRtt';
+import type { PathRtt } from './pathRtt';
 import type { DeliveryStats, ObjectRequest, ObjectResult } from './types';
 
 /** What a request takes from its session: the datagram receiver's parts and the link estimates. */

@@ -30,7 +30,7 @@
  * (messageReader) or as datagrams (datagramDemux → datagramObject → fec/) → `ObjectResult`.
  */
 
-import type { RttView } from '../link/pathRtt';
+import type { RttView } from './pathRtt';
 import type { LossModel } from '../model/link';
 import type { Delivery } from '../model/modes';
 
@@ -151,6 +151,6 @@ export interface LinkMeasurement {
   loss: LossModel;
   /** The round trip to use (seconds): `rtt.rttS` when the transport has the full view. */
   rttS: number;
-  /** The whole round-trip view (src/link/pathRtt.ts): path RTT, its minimum and where it came from. */
+  /** The whole round-trip view (src/transport/pathRtt.ts): path RTT, its minimum and where it came from. */
   rtt?: RttView;
 }

@@ -9,7 +9,7 @@
  * datagrams are sorted by request in the demux (datagramDemux.ts) and decoded per object
  * (datagramObject.ts). The link estimates the REQUESTs carry (loss.ts, and the round trip:
  * the origin's PATH reports read from the path stream, pathStream.ts, or request → response times,
- * src/link/pathRtt.ts) live here, one per session object, across reconnections.
+ * src/transport/pathRtt.ts) live here, one per session object, across reconnections.
  */
 import { FecWorkerClient } from '../fec/client';
 import { DatagramDemux } from './datagramDemux';
@@ -20,7 +20,7 @@ import { mergeEndpoints } from './endpoints';
 import { message, openFirst, openSession } from './openSession';
 import { fetchOriginConfig, type OriginConfig, type WebTransportEndpoint } from './originConfig';
 import { exchange, failure, nextRequestId, type RequestSession } from './requestStream';
-import { PathRtt } from '../link/pathRtt';
+import { PathRtt } from './pathRtt';
 import { readPathStreams } from './pathStream';
 import { TransportStateCell } from './state';
 import { DEFAULT_STALL_TIMEOUT_MS, StallWatch } from './stall';
@@ -76,7 +76,7 @@ export class WebTransportSession implements ObjectTransport {
   private connecting: Promise<void> | null = null;
   private fec: FecWorkerClient | null;
   readonly loss = new LossEstimator();
-  /** The round trip: the origin's PATH reports, else REQUEST → RESPONSE times (src/link/pathRtt.ts). */
+  /** The round trip: the origin's PATH reports, else REQUEST → RESPONSE times (src/transport/pathRtt.ts). */
   readonly rtt = new PathRtt();
   /** Sessions closed and opened again because they stalled (StallWatch). */
   stallReplacements = 0;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { RttEstimator } from '../transport/rtt';
+import { RttEstimator } from './rtt';
 import { originDeadlineMs, PATH_REPORT_FRESH_MS, PathRtt } from './pathRtt';
 
 /** A 100-ms path with a little queue, as the origin's PATH report has it. */

@@ -10,7 +10,7 @@
  * behind every more urgent object the origin is sending (the demo on loopback showed 329 ms).
  * A report counts while it is younger than `PATH_REPORT_FRESH_MS`.
  */
-import { RttEstimator } from '../transport/rtt';
+import { RttEstimator } from './rtt';
 
 /** A report older than this (ms) no longer speaks for the path: the session may be gone or stalled. */
 export const PATH_REPORT_FRESH_MS = 2000;
