@@ -86,6 +86,7 @@ export class StatsOverlay {
       ['FEC overhead', pct(s.fecOverhead)],
       ['decode', s.meanDecodeMs === null ? '–' : `${s.meanDecodeMs.toFixed(0)} ms / segment`],
       ['decoded frames', this.decodeRate(s)],
+      ['worker memory', workerMemory(s)],
       ['content / render', r ? `${r.contentFps.toFixed(0)} / ${r.renderFps.toFixed(0)} fps` : 'not drawing'],
       ['points drawn', r ? r.pointsDrawn.toLocaleString('en') : '–'],
       ['GPU reconstruction', r ? `${r.gpuReconstructed} of ${s.objects.length} objects` : '–'],
@@ -117,4 +118,11 @@ function row(cells: string[], tag: 'td' | 'th' = 'td'): HTMLTableRowElement {
     tr.append(cell);
   }
   return tr;
+}
+
+/** The decode workers' and the FEC worker's wasm memory, in MB. */
+function workerMemory(s: HoloquicStats): string {
+  const mb = (bytes: number) => `${(bytes / 2 ** 20).toFixed(0)} MB`;
+  const decode = s.decoder ? `decode ${mb(s.decoder.workerMemoryBytes)}` : 'decode –';
+  return s.fecWorkerMemoryBytes === null ? decode : `${decode} · FEC ${mb(s.fecWorkerMemoryBytes)}`;
 }

@@ -15,12 +15,14 @@ class ScriptedWorker {
   terminate(): void {
     this.terminated = true;
   }
+  /** The wasm memory this worker reports with its answers. */
+  memoryBytes = 0;
   decoded(id: number, points: number[]): void {
     const frames = points.map((count) => ({ count, positions: new Int16Array(count * 3), colors: new Uint8Array(count * 3) }));
-    this.onmessage!({ data: { type: 'decoded', id, frames, timing: { totalMs: 10, parseMs: 1, frameMs: points.map(() => 2), pictureMs: 1, videoDecoder: 'webcodecs' } } } as MessageEvent<FromWorker>);
+    this.onmessage!({ data: { type: 'decoded', id, memoryBytes: this.memoryBytes, frames, timing: { totalMs: 10, parseMs: 1, frameMs: points.map(() => 2), pictureMs: 1, videoDecoder: 'webcodecs' } } } as MessageEvent<FromWorker>);
   }
   failed(id: number, message: string, worker?: 'unloadable' | 'crashed'): void {
-    this.onmessage!({ data: { type: 'failed', id, message, worker } } as MessageEvent<FromWorker>);
+    this.onmessage!({ data: { type: 'failed', id, memoryBytes: this.memoryBytes, message, worker } } as MessageEvent<FromWorker>);
   }
 }
 
@@ -173,6 +175,25 @@ describe('DecoderPool', () => {
     workers[2].decoded(workers[2].requests[0].id, [2]);
     await expect(d).resolves.toBeDefined();
     expect(p.stats().restarts).toBe(1);
+  });
+
+  it('adds up the wasm memory its workers report; a replaced worker starts from nothing', async () => {
+    const { p, workers } = pool(2, 4);
+    expect(p.stats().workerMemoryBytes).toBe(0);
+    const first = [0, 1].map((s) => p.decode(job(s)));
+    workers[0].memoryBytes = 16 << 20;
+    workers[1].memoryBytes = 48 << 20;
+    workers[0].decoded(workers[0].requests[0].id, [1]);
+    workers[1].decoded(workers[1].requests[0].id, [1]);
+    await Promise.all(first);
+    expect(p.stats().workerMemoryBytes).toBe(64 << 20);
+    // The second worker traps on its next segment: its replacement has reported nothing yet.
+    const next = p.decode(job(2));
+    const onSecond = workers[1].requests.length > 1 ? workers[1] : workers[0];
+    onSecond.failed(onSecond.requests.at(-1)!.id, 'unreachable', 'crashed');
+    await expect(next).rejects.toThrow(/restarted/);
+    expect(p.stats().workerMemoryBytes).toBe(onSecond === workers[1] ? 16 << 20 : 48 << 20);
+    p.close();
   });
 
   it('rejects pending and queued jobs when closed', async () => {

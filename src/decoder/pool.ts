@@ -96,6 +96,12 @@ export interface DecoderPoolStats {
   meanFrameMs: number;
   /** The core module build the last decoded segment ran on (threaded or single; coreModule.ts). */
   core?: CoreModuleInfo;
+  /**
+   * Wasm memory the live workers hold (bytes, summed as each last reported it). Wasm memory never
+   * shrinks, so a worker's share is the most one segment has needed there; a restarted worker
+   * starts again from nothing.
+   */
+  workerMemoryBytes: number;
 }
 
 interface Job {
@@ -113,6 +119,8 @@ interface Slot {
   dead?: Error;
   /** The current worker has answered a job, so it could load: a later crash restarts it. */
   answered?: boolean;
+  /** The current worker's wasm memory, as its last answer reported it. */
+  memoryBytes: number;
 }
 
 export class DecoderPool implements SegmentDecoder {
@@ -148,6 +156,7 @@ export class DecoderPool implements SegmentDecoder {
     const worker = this.createWorker();
     slot.worker = worker;
     slot.answered = false;
+    slot.memoryBytes = 0;
     // Messages from a worker that was replaced meanwhile are ignored.
     worker.onmessage = (event: MessageEvent<FromWorker>) => {
       if (slot.worker === worker) this.finish(slot, event.data);
@@ -212,6 +221,7 @@ export class DecoderPool implements SegmentDecoder {
       meanSegmentMs: t.segments ? t.segmentMs / t.segments : 0,
       meanFrameMs: t.frames ? t.frameMs / t.frames : 0,
       core: t.core,
+      workerMemoryBytes: this.slots.reduce((sum, slot) => sum + (slot.dead ? 0 : slot.memoryBytes), 0),
     };
   }
 
@@ -252,6 +262,7 @@ export class DecoderPool implements SegmentDecoder {
     const busy = slot.busy;
     if (!busy || busy.id !== reply.id) return;
     clearTimeout(busy.timer);
+    if (Number.isFinite(reply.memoryBytes)) slot.memoryBytes = reply.memoryBytes;
     if (reply.type === 'failed' && reply.worker === 'unloadable') return this.fail(slot, new Error(reply.message));
     if (reply.type === 'failed' && reply.worker === 'crashed') return this.restart(slot, new Error(`${reply.message}; decode worker restarted`));
     slot.busy = undefined;

@@ -22,9 +22,15 @@ export interface DecodeRequest {
 
 export type ToWorker = DecodeRequest;
 
+/**
+ * `memoryBytes` on every answer: the wasm memory the worker holds then — the core module's and,
+ * once loaded, the HEVC module's. Wasm memory never shrinks, so it is the most the worker has
+ * needed for one segment so far (the pool's stats add the workers up).
+ */
 export interface DecodeResult {
   type: 'decoded';
   id: number;
+  memoryBytes: number;
   /** Buffers of positions and colours are transferred, not copied. */
   frames: DecodedFrame[];
   /** With output 'both'; buffers transferred too. */
@@ -36,6 +42,7 @@ export interface DecodeResult {
 export interface DecodeFailure {
   type: 'failed';
   id: number;
+  memoryBytes: number;
   message: string;
   /**
    * Set when the worker cannot be trusted with another segment. 'unloadable': its wasm module

@@ -130,6 +130,11 @@ export interface FrameViews {
   colors: Uint8Array;
 }
 
+/** Bytes of a module's wasm memory (what the worker holds for it, in use or not). */
+export function wasmMemoryBytes(module: { HEAPU8: Uint8Array }): number {
+  return module.HEAPU8.buffer.byteLength;
+}
+
 /** Bytes in use by the wasm heap (malloc), for memory tests. */
 export function heapUsed(module: VpccModule): number {
   return module._vpcc_heap_used() >>> 0;

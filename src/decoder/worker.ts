@@ -8,7 +8,7 @@ import { atlasFrameBuffers } from './atlasFrame';
 import { isAtlasFrame } from '../model/frames';
 import { decodeSegment, type VideoDecoders } from './segment';
 import { loadHevcModule, type HevcDecoder, type HevcModuleLocation } from './hevc';
-import { isOutOfMemory, VpccDecoder } from './vpcc';
+import { isOutOfMemory, VpccDecoder, wasmMemoryBytes } from './vpcc';
 import { type CoreModuleInfo, loadCoreModule } from './coreModule';
 
 // The core module's files are emitted as assets by Vite and loaded at run time (no bundling of
@@ -49,15 +49,23 @@ decoderReady.catch(() => {});
  * load fails the segments that need it (the worker stays usable for the others).
  */
 let hevcReady: Promise<HevcDecoder> | undefined;
+/** The HEVC module once it loaded (for the memory report). */
+let hevcLoaded: HevcDecoder | undefined;
 function videoDecoders(location: HevcModuleLocation | undefined): VideoDecoders {
   if (!location) return {};
-  const hevc = () => (hevcReady ??= loadHevcModule(location).catch((e: unknown) => {
+  const hevc = () => (hevcReady ??= loadHevcModule(location).then((d) => (hevcLoaded = d), (e: unknown) => {
     throw new Error(`cannot load the optional HEVC module (${location.moduleUrl}), which this segment's HEVC video needs here: ${e instanceof Error ? e.message : String(e)}`);
   }));
   return { hevc };
 }
 
 let queue: Promise<void> = Promise.resolve();
+let coreModule: VpccDecoder['module'] | undefined;
+
+/** The wasm memory this worker holds now (bytes): the core module's and the HEVC module's. */
+function memoryBytes(): number {
+  return (coreModule ? wasmMemoryBytes(coreModule) : 0) + (hevcLoaded ? wasmMemoryBytes(hevcLoaded.module) : 0);
+}
 
 scope.onmessage = (event: MessageEvent<ToWorker>) => {
   const request = event.data;
@@ -67,15 +75,16 @@ scope.onmessage = (event: MessageEvent<ToWorker>) => {
     const transfer: Transferable[] = [];
     try {
       const { decoder, core } = await decoderReady;
+      coreModule = decoder.module;
       const result = await decodeSegment(decoder, request.bytes, { md5: request.md5, output: request.output, postProcess: request.postProcess, maxAtlasSize: request.maxAtlasSize }, videoDecoders(request.hevcModule));
-      reply = { type: 'decoded', id: request.id, frames: result.frames, atlasFrames: result.atlasFrames, md5: result.md5, timing: { ...result.timing, core } };
+      reply = { type: 'decoded', id: request.id, memoryBytes: memoryBytes(), frames: result.frames, atlasFrames: result.atlasFrames, md5: result.md5, timing: { ...result.timing, core } };
       for (const f of result.frames) {
         if (isAtlasFrame(f)) transfer.push(...atlasFrameBuffers(f));
         else transfer.push(f.positions.buffer, f.colors.buffer);
       }
       for (const f of result.atlasFrames ?? []) transfer.push(...atlasFrameBuffers(f));
     } catch (e) {
-      reply = { type: 'failed', id: request.id, message: e instanceof Error ? e.message : String(e), worker: workerStateAfter(e) };
+      reply = { type: 'failed', id: request.id, memoryBytes: memoryBytes(), message: e instanceof Error ? e.message : String(e), worker: workerStateAfter(e) };
     }
     scope.postMessage(reply, transfer);
   });

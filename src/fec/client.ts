@@ -17,11 +17,14 @@ export class FecWorkerClient {
   private readonly worker: Worker;
   private readonly pending = new Map<number, Pending>();
   private flushScheduled = false;
+  /** The worker's wasm memory as its last answer reported it (bytes; 0 before any answer). */
+  memoryBytes = 0;
 
   constructor(worker?: Worker) {
     this.worker = worker ?? startModuleWorker(fecWorkerUrl, { name: 'holoquic-fec' });
     this.worker.onmessage = (event: MessageEvent<FromWorker>) => {
       const m = event.data;
+      this.memoryBytes = m.memoryBytes;
       const p = this.pending.get(m.id);
       if (!p) return;
       this.pending.delete(m.id);

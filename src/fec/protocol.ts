@@ -11,6 +11,11 @@ export type ToWorker =
   | { type: 'symbols'; id: number; packets: Uint8Array[] }
   | { type: 'close'; id: number };
 
+/**
+ * Every answer carries `memoryBytes`, the RaptorQ module's wasm memory in the worker then: wasm
+ * memory never shrinks, so it is the most the worker's decoders have held at once (the player's
+ * stats report it; the long-play benchmark watches it).
+ */
 export type FromWorker =
-  | { type: 'decoded'; id: number; object: Uint8Array; symbolsUsed: number }
-  | { type: 'error'; id: number; message: string };
+  | { type: 'decoded'; id: number; object: Uint8Array; symbolsUsed: number; memoryBytes: number }
+  | { type: 'error'; id: number; message: string; memoryBytes: number };

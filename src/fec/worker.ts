@@ -1,7 +1,7 @@
 /**
  * RaptorQ decoding off the main thread: one `ObjectFecDecoder` per datagram request.
  */
-import { loadRaptorq, ObjectFecDecoder } from './objectDecoder';
+import { loadRaptorq, ObjectFecDecoder, raptorqMemoryBytes } from './objectDecoder';
 import type { FromWorker, ToWorker } from './protocol';
 
 const decoders = new Map<number, ObjectFecDecoder>();
@@ -26,7 +26,7 @@ self.onmessage = async (event: MessageEvent<ToWorker>) => {
           const object = decoder.push(packet);
           if (object) {
             decoders.delete(m.id);
-            post({ type: 'decoded', id: m.id, object, symbolsUsed: decoder.symbolsReceived }, [object.buffer]);
+            post({ type: 'decoded', id: m.id, object, symbolsUsed: decoder.symbolsReceived, memoryBytes: raptorqMemoryBytes() }, [object.buffer]);
             break;
           }
         }
@@ -40,6 +40,6 @@ self.onmessage = async (event: MessageEvent<ToWorker>) => {
   } catch (e) {
     decoders.get(m.id)?.free();
     decoders.delete(m.id);
-    post({ type: 'error', id: m.id, message: e instanceof Error ? e.message : String(e) });
+    post({ type: 'error', id: m.id, message: e instanceof Error ? e.message : String(e), memoryBytes: raptorqMemoryBytes() });
   }
 };

@@ -72,6 +72,8 @@ export interface PlayerStats {
   /** Repair symbols sent ÷ source symbols, over the datagram objects so far. */
   fecOverhead: number | null;
   meanDecodeMs: number | null;
+  /** The RaptorQ (FEC) worker's wasm memory, bytes (0 before any datagram object; null without WebTransport). */
+  fecWorkerMemoryBytes: number | null;
   freezes: number;
   freezeTotalS: number;
   objects: ObjectStats[];
@@ -149,6 +151,7 @@ export function playerStats(src: StatsSource): PlayerStats {
     rttSource: network?.rttSource ?? null,
     fecOverhead: source > 0 ? (sent - source) / source : null,
     meanDecodeMs: decodeTimes.length ? decodeTimes.reduce((a, b) => a + b, 0) / decodeTimes.length : null,
+    fecWorkerMemoryBytes: src.transports?.webtransport?.fecMemoryBytes ?? null,
     freezes: freezes?.count ?? 0,
     freezeTotalS: (freezes?.totalMs ?? 0) / 1000,
     objects: src.objects.map((o, i) => {

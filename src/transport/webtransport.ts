@@ -97,6 +97,11 @@ export class WebTransportSession implements ObjectTransport {
   private moving: Promise<void> | null = null;
   /** Every change of path since connect(), in order. */
   readonly switches: PathSwitch[] = [];
+
+  /** The RaptorQ worker's wasm memory (bytes; 0 until it decoded something). */
+  get fecMemoryBytes(): number {
+    return this.fec?.memoryBytes ?? 0;
+  }
   /** Why the last attempt to open a session failed (or why the session fell back). */
   lastFailure: string | null = null;
   /** What a request uses of this session (requestStream.ts, datagramObject.ts). */
