@@ -18,6 +18,13 @@
 //! timeout, a round trip or a few), otherwise only its idle timer (`set_max_idle_timeout`,
 //! seconds). A next timer farther than [`QUIET_TIMER`] therefore means everything sent has been
 //! acknowledged; a connection whose idle timer is that close to firing ends by itself anyway.
+//! The timers know only what has been *sent*: bytes written into quiche but not yet sent (an
+//! object's last bytes, written when the client's window opened; data declared lost and queued
+//! again) arm nothing. So the drain looks at a connection only right after the loop's sending
+//! (`Server::run`), when quiche has sent all it could: whatever it still holds is then held back
+//! by the congestion window or pacing, which means packets in flight (a loss timer) or a packet
+//! held by us. (Looked at before the sending, a drain closed sessions while an object's last
+//! 40–125 kB sat unsent in quiche, and the close capsule reached the client first.)
 //! Whatever is not done by the end of the grace period is closed by `Server::close_all`.
 
 use std::time::{Duration, Instant};
@@ -42,9 +49,11 @@ pub enum Step {
 }
 
 impl Server {
-    /// One round of the drain: on the first, every connection learns that new sessions and
-    /// requests are refused; on each, every connection that is ready takes its next step.
-    pub(super) fn drain_round(&mut self, now: Instant) {
+    /// The drain's part of a round before the sending: on the first, every connection learns
+    /// that new sessions and requests are refused; on each, a connection not yet established
+    /// (accepted during the drain, or caught in its handshake) is refused before it is sent
+    /// anything that would let its handshake complete.
+    pub(super) fn drain_round(&mut self) {
         if !self.draining {
             self.draining = true;
             tracing::info!(connections = self.clients.len(), "draining: refusing new connections, finishing in-flight objects");
@@ -56,6 +65,16 @@ impl Server {
             }
         }
         for client in self.clients.values_mut() {
+            if !client.conn.is_established() && !client.conn.is_closed() {
+                let _ = client.conn.close(false, CONNECTION_REFUSED, b"origin draining");
+            }
+        }
+    }
+
+    /// The drain's part of a round after the sending (see the module's comment): every
+    /// connection that is ready takes its next step.
+    pub(super) fn drain_steps(&mut self, now: Instant) {
+        for client in self.clients.values_mut() {
             super::guarded(client, &self.ctx, "draining", |client, ctx| step(client, ctx, now));
         }
     }
@@ -63,12 +82,7 @@ impl Server {
 
 /// Moves `client` on in the drain if it is ready (see the module's comment).
 fn step(client: &mut Client, ctx: &super::QuicContext, now: Instant) {
-    if client.poisoned || client.conn.is_closed() || client.conn.is_draining() {
-        return;
-    }
-    if !client.conn.is_established() {
-        // Accepted during the drain (or caught in its handshake): refused, cleanly.
-        let _ = client.conn.close(false, CONNECTION_REFUSED, b"origin draining");
+    if client.poisoned || !client.conn.is_established() || client.conn.is_closed() || client.conn.is_draining() {
         return;
     }
     if client.wt.has_work_in_flight() || !is_quiet(client) {
@@ -87,7 +101,8 @@ fn step(client: &mut Client, ctx: &super::QuicContext, now: Instant) {
     }
 }
 
-/// Whether everything `client` sent has been acknowledged and nothing waits to be sent.
+/// Whether everything `client` sent has been acknowledged and nothing waits to be sent; valid
+/// only right after the connection's sending (see the module's comment).
 fn is_quiet(client: &Client) -> bool {
     client.held.is_empty() && client.conn.timeout().is_none_or(|t| t >= QUIET_TIMER)
 }

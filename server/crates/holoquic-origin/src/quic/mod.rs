@@ -245,9 +245,17 @@ impl Server {
                 });
             }
             if shutdown.is_draining() {
-                self.drain_round(now);
+                self.drain_round();
             }
             self.flush();
+            // The drain's steps look at a connection only once this round's writes have gone
+            // through quiche's send (see drain.rs): before it, an object's last bytes can be
+            // written into quiche yet unsent, which its timers cannot show. What a step wrote
+            // (close capsules, the connection's close) is sent at once.
+            if shutdown.is_draining() {
+                self.drain_steps(now);
+                self.flush();
+            }
             self.reap();
             #[cfg(test)]
             self.ctx.rounds.end(round);
