@@ -111,9 +111,14 @@ impl Site {
     }
 
     pub async fn tls(&self, alpn: &[u8]) -> std::io::Result<TlsStream<TcpStream>> {
+        let tcp = TcpStream::connect(self.https).await?;
+        self.tls_on(tcp, alpn).await
+    }
+
+    /// TLS to the origin over `tcp` (already connected to [`Site::https`]), offering `alpn`.
+    pub async fn tls_on(&self, tcp: TcpStream, alpn: &[u8]) -> std::io::Result<TlsStream<TcpStream>> {
         let mut config = (*self.tls).clone();
         config.alpn_protocols = vec![alpn.to_vec()];
-        let tcp = TcpStream::connect(self.https).await?;
         tokio_rustls::TlsConnector::from(Arc::new(config)).connect("localhost".try_into().unwrap(), tcp).await
     }
 
