@@ -11,6 +11,7 @@ pub mod config;
 pub mod content;
 pub mod content_metrics;
 pub mod filecache;
+pub mod heap;
 pub mod histogram;
 pub mod https;
 pub mod listener;

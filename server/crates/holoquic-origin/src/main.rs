@@ -62,6 +62,8 @@ fn run(config: Config) -> Result<()> {
         let content = Arc::new(ContentStore::open_source(&config.content, &config.bucket, config.limits.max_object_bytes)?);
         let web = config.web.as_deref().map(WebFiles::open).transpose()?.map(Arc::new);
         let metrics = Arc::new(Metrics::default());
+        // Memory freed after an overload goes back to the system (heap.rs).
+        holoquic_origin::heap::spawn_trimmer(Arc::clone(&metrics))?;
         let shutdown = Arc::new(Shutdown::default());
 
         // UDP and TCP on one port number (port 0 → a free pair, see ports.rs).

@@ -109,6 +109,12 @@ metrics! {
     gauge draining,
     /// QUIC connections refused because the origin is draining.
     counter connections_refused_draining_total,
+    /// Bytes the allocator held free in its heaps at the last check (every 10 s; glibc only).
+    gauge heap_free_bytes,
+    /// Times the free heap was handed back to the system (more than 16 MiB free at a check).
+    counter heap_trims_total,
+    /// Resident bytes those trims gave back.
+    counter heap_released_bytes_total,
 }
 
 impl Metrics {
