@@ -69,6 +69,11 @@ pub struct Options {
     /// Process id of the origin (on this machine): its resident memory is sampled and reported
     #[arg(long, value_name = "PID")]
     pub origin_pid: Option<u32>,
+    /// Also write each progress line's numbers to FILE as CSV (one row per --interval: time,
+    /// objects and their outcomes so far, latency and throughput since the last row, the origin's
+    /// resident memory with --origin-pid, the machine's load average)
+    #[arg(long, value_name = "FILE")]
+    pub csv: Option<PathBuf>,
     /// Print the report as JSON on stdout instead of text
     #[arg(long)]
     pub json: bool,

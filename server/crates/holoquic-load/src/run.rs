@@ -2,6 +2,7 @@
 //! it gives, the sessions opened over the ramp, progress lines while they play, and the report.
 
 use std::fmt::Write as _;
+use std::io::Write as _;
 use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, bail, Context, Result};
@@ -106,6 +107,15 @@ pub fn run(options: &Options) -> Result<Report> {
     sample(&mut memory);
     let interval = (options.interval > 0.0).then(|| Duration::from_secs_f64(options.interval));
     let mut progress = Progress::new(sessions);
+    // Rows are flushed as they come, so a run cut short still leaves its rows.
+    let mut csv = match &options.csv {
+        Some(path) => {
+            let mut file = std::io::BufWriter::new(std::fs::File::create(path).with_context(|| format!("--csv {}", path.display()))?);
+            writeln!(file, "{}", ProgressRow::CSV_HEADER).context("writing --csv")?;
+            Some(file)
+        }
+        None => None,
+    };
     let mut next_tick = interval.map(|i| start + i);
     let mut finished_at: Vec<Option<Instant>> = Vec::new();
     loop {
@@ -125,7 +135,12 @@ pub fn run(options: &Options) -> Result<Report> {
         if let (Some(tick), Some(every)) = (next_tick, interval) {
             if now >= tick {
                 sample(&mut memory);
-                eprintln!("{}", progress.line(&event_loop, start, memory.as_ref()));
+                let row = progress.row(&event_loop, start, memory.as_ref());
+                eprintln!("{}", row.line());
+                if let Some(csv) = csv.as_mut() {
+                    writeln!(csv, "{}", row.csv()).context("writing --csv")?;
+                    csv.flush().context("writing --csv")?;
+                }
                 next_tick = Some(tick + every);
             }
         }
@@ -174,7 +189,69 @@ pub fn run(options: &Options) -> Result<Report> {
     })
 }
 
-/// The progress line: totals so far, and latency and throughput since the last line.
+/// The numbers of one progress line: totals so far, latency and throughput since the last line,
+/// the origin's memory and the machine's load.
+struct ProgressRow {
+    at_s: f64,
+    open: usize,
+    sessions: usize,
+    total: Tally,
+    recent: crate::report::Latency,
+    mbit_s: f64,
+    origin_rss_kb: Option<u64>,
+    load1: Option<f64>,
+}
+
+impl ProgressRow {
+    /// The CSV header matching `csv`.
+    const CSV_HEADER: &'static str = "t_s,sessions_open,requested,on_time,late,lost,p50_ms,p99_ms,mbit_s,origin_rss_kb,load1";
+
+    fn line(&self) -> String {
+        let mut line = format!(
+            "t={:.0}s sessions open {}/{}: {} objects, {} on time, {} late, {} lost; since the last line p50 {:.1} ms, p99 {:.1} ms, {:.1} Mbit/s",
+            self.at_s,
+            self.open,
+            self.sessions,
+            self.total.requested,
+            self.total.on_time,
+            self.total.late,
+            self.total.lost(),
+            self.recent.p50,
+            self.recent.p99,
+            self.mbit_s
+        );
+        if let Some(kb) = self.origin_rss_kb {
+            let _ = write!(line, "; origin RSS {:.1} MB", kb as f64 / 1024.0);
+        }
+        line
+    }
+
+    /// One CSV row (`CSV_HEADER`); a value not measured is left empty.
+    fn csv(&self) -> String {
+        let t = &self.total;
+        format!(
+            "{:.1},{},{},{},{},{},{:.1},{:.1},{:.1},{},{}",
+            self.at_s,
+            self.open,
+            t.requested,
+            t.on_time,
+            t.late,
+            t.lost(),
+            self.recent.p50,
+            self.recent.p99,
+            self.mbit_s,
+            self.origin_rss_kb.map(|kb| kb.to_string()).unwrap_or_default(),
+            self.load1.map(|l| format!("{l:.2}")).unwrap_or_default()
+        )
+    }
+}
+
+/// The machine's one-minute load average (/proc/loadavg), if readable.
+fn load_average() -> Option<f64> {
+    std::fs::read_to_string("/proc/loadavg").ok()?.split_whitespace().next()?.parse().ok()
+}
+
+/// The progress lines: what is new since the last one.
 struct Progress {
     /// Per session: latencies and payload bytes already shown.
     shown: Vec<(usize, u64)>,
@@ -186,7 +263,7 @@ impl Progress {
         Self { shown: vec![(0, 0); sessions], last: None }
     }
 
-    fn line(&mut self, event_loop: &EventLoop, start: Instant, memory: Option<&Memory>) -> String {
+    fn row(&mut self, event_loop: &EventLoop, start: Instant, memory: Option<&Memory>) -> ProgressRow {
         let now = Instant::now();
         let mut total = Tally::default();
         let (mut recent, mut recent_bytes) = (Vec::new(), 0);
@@ -198,23 +275,34 @@ impl Progress {
         }
         let since = self.last.unwrap_or(start);
         self.last = Some(now);
-        let l = crate::report::Latency::of(&recent);
-        let open = event_loop.sessions.iter().filter(|s| s.state == State::Open).count();
-        let mut line = format!(
-            "t={:.0}s sessions open {open}/{}: {} objects, {} on time, {} late, {} lost; since the last line p50 {:.1} ms, p99 {:.1} ms, {:.1} Mbit/s",
-            (now - start).as_secs_f64(),
-            self.shown.len(),
-            total.requested,
-            total.on_time,
-            total.late,
-            total.lost(),
-            l.p50,
-            l.p99,
-            recent_bytes as f64 * 8.0 / (now - since).as_secs_f64().max(1e-3) / 1e6
-        );
-        if let Some(m) = memory {
-            let _ = write!(line, "; origin RSS {:.1} MB", m.end_kb as f64 / 1024.0);
+        ProgressRow {
+            at_s: (now - start).as_secs_f64(),
+            open: event_loop.sessions.iter().filter(|s| s.state == State::Open).count(),
+            sessions: self.shown.len(),
+            total,
+            recent: crate::report::Latency::of(&recent),
+            mbit_s: recent_bytes as f64 * 8.0 / (now - since).as_secs_f64().max(1e-3) / 1e6,
+            origin_rss_kb: memory.map(|m| m.end_kb),
+            load1: load_average(),
         }
-        line
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A CSV row has a value (or an empty field) under every header column, in its order.
+    #[test]
+    fn csv_rows_match_the_header() {
+        let columns = ProgressRow::CSV_HEADER.split(',').count();
+        let total = Tally { requested: 40, on_time: 37, late: 1, lost_deadline: 2, ..Tally::default() };
+        let recent = crate::report::Latency { p50: 6.0, p99: 41.0, p95: 30.0, max: 50.0 };
+        let mut row = ProgressRow { at_s: 10.04, open: 4, sessions: 5, total, recent, mbit_s: 12.5, origin_rss_kb: Some(30768), load1: Some(2.5) };
+        assert_eq!(row.csv(), "10.0,4,40,37,1,2,6.0,41.0,12.5,30768,2.50");
+        row.origin_rss_kb = None;
+        row.load1 = None;
+        assert_eq!(row.csv().split(',').count(), columns);
+        assert!(row.csv().ends_with("12.5,,"));
     }
 }
