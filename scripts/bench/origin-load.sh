@@ -7,8 +7,19 @@
 #
 # Environment: CONTENT (a content root holding demo/, default the packed e2e scene),
 # SECONDS_EACH (60), QUALITY (rung index or top; default top), PORT (14433), OUT (a directory
-# for the JSON reports, default a fresh one under the temporary directory), EXTRA (more
-# holoquic-load options, e.g. "--reliable-fraction 1").
+# for the JSON reports, default a fresh one under the temporary directory), ORIGIN (the origin
+# binary, default the release build's; another commit's build to compare), EXTRA (more
+# holoquic-load options, e.g. "--reliable-fraction 1"), PAUSES (seconds into each sessions run
+# at which the origin is stopped, SIGSTOP, for PAUSE_SECONDS (default 3) and then resumed: a
+# deliberate overload, objects queue meanwhile; e.g. PAUSES="150 390"), NICE (run the origin and
+# the load client at this niceness, e.g. -10 as root so other work on the machine disturbs less).
+# With the kernel's autogroup scheduling on (/proc/sys/kernel/sched_autogroup_enabled), a
+# niceness counts only against processes of the same session, so each of the two runs in a
+# session of its own whose autogroup gets the niceness too.
+#
+# Each sessions run leaves sessions-N.json (the report) and sessions-N.csv: every 10 s the
+# objects so far and their outcomes, latency and throughput since the last row, the origin's RSS
+# and the load average — the memory over time that "flat over 30 minutes" is read from.
 #
 # The origin runs with its per-IP limits raised by its flags (every session comes from
 # 127.0.0.1), its access log off; the load client runs beside it on the same machine.
@@ -20,18 +31,33 @@ SECONDS_EACH="${SECONDS_EACH:-60}"
 QUALITY="${QUALITY:-top}"
 PORT="${PORT:-14433}"
 OUT="${OUT:-$(mktemp -d "${TMPDIR:-/tmp}/holoquic-origin-load.XXXXXX")}"
+ORIGIN="${ORIGIN:-$BIN/holoquic-origin}"
 EXTRA="${EXTRA:-}"
+PAUSES="${PAUSES:-}"
+PAUSE_SECONDS="${PAUSE_SECONDS:-3}"
+NICE="${NICE:-0}"
 mkdir -p "$OUT"
 
-[ -x "$BIN/holoquic-origin" ] && [ -x "$BIN/holoquic-load" ] || { echo "build first: (cd server && cargo build --release)" >&2; exit 1; }
+[ -x "$ORIGIN" ] && [ -x "$BIN/holoquic-load" ] || { echo "build first: (cd server && cargo build --release)" >&2; exit 1; }
 [ -f "$CONTENT/demo/manifest.mpd" ] || { echo "no demo scene under $CONTENT (CONTENT=… or pack one: holoquic-pack demo --out DIR/demo)" >&2; exit 1; }
 
 ORIGIN_PID=""
+# The origin and the load client run in new sessions at niceness $NICE (see NICE above); `boost
+# PID` gives such a session's autogroup the same niceness once the process leads it.
+# (setsid and nice exec the command: $! stays its process id.)
+NICED=()
+[ "$NICE" = 0 ] || NICED=(setsid nice -n "$NICE")
+boost() {
+  [ "$NICE" = 0 ] && return
+  for _ in $(seq 100); do [ "$(ps -o sid= -p "$1" | tr -d ' ')" = "$1" ] && break; sleep 0.01; done
+  [ -w "/proc/$1/autogroup" ] && echo "$NICE" >"/proc/$1/autogroup" 2>/dev/null || true
+}
 start_origin() {
-  "$BIN/holoquic-origin" --listen "127.0.0.1:$PORT" --content "$CONTENT" --access-log-format off \
+  "${NICED[@]}" "$ORIGIN" --listen "127.0.0.1:$PORT" --content "$CONTENT" --access-log-format off \
     --max-connections 4096 --max-connections-per-ip 4096 --max-handshakes-per-ip 1024 \
     >"$OUT/origin.out" 2>"$OUT/origin.err" &
   ORIGIN_PID=$!
+  boost "$ORIGIN_PID"
   for _ in $(seq 100); do grep -q listening "$OUT/origin.out" 2>/dev/null && return; sleep 0.1; done
   echo "the origin did not start:" >&2; cat "$OUT/origin.err" >&2; exit 1
 }
@@ -39,6 +65,21 @@ stop_origin() { [ -n "$ORIGIN_PID" ] && kill "$ORIGIN_PID" 2>/dev/null && wait "
 trap stop_origin EXIT
 rss_kb() { awk '/^VmRSS:/ {print $2}' "/proc/$1/status"; }
 cpu_s() { awk -v hz="$(getconf CLK_TCK)" '{print ($14 + $15) / hz}' "/proc/$1/stat"; }
+
+# Stops the origin (SIGSTOP) at each of the given seconds since the call for PAUSE_SECONDS, then
+# lets it go on: while it is stopped the load client's requests pile up, and it comes back to a
+# backlog of objects, as after the machine was busy.
+pause_origin_at() {
+  local begun=$SECONDS
+  for at in "$@"; do
+    local wait=$((at - (SECONDS - begun)))
+    [ "$wait" -gt 0 ] && sleep "$wait"
+    echo "t=${at}s: origin stopped for ${PAUSE_SECONDS} s, RSS $(rss_kb "$ORIGIN_PID") kB" >>"$OUT/pauses.log"
+    kill -STOP "$ORIGIN_PID" || return 0
+    sleep "$PAUSE_SECONDS"
+    kill -CONT "$ORIGIN_PID" || return 0
+  done
+}
 
 run_sessions() {
   echo "commit $(git -C "$ROOT" rev-parse --short HEAD), $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -48,10 +89,15 @@ run_sessions() {
     start_origin
     local cpu0; cpu0=$(cpu_s "$ORIGIN_PID")
     # shellcheck disable=SC2086
-    /usr/bin/time -f "%U %S" -o "$OUT/sessions-$n.time" \
+    "${NICED[@]}" /usr/bin/time -f "%U %S" -o "$OUT/sessions-$n.time" \
       "$BIN/holoquic-load" --origin "127.0.0.1:$PORT" --sessions "$n" --duration "$SECONDS_EACH" --quality "$QUALITY" \
       --ramp "$(awk -v n="$n" 'BEGIN { r = n / 50; print (r < 1 ? 1 : r) }')" --origin-pid "$ORIGIN_PID" --interval 10 \
-      --json $EXTRA >"$OUT/sessions-$n.json" 2>"$OUT/sessions-$n.progress" || true
+      --csv "$OUT/sessions-$n.csv" --json $EXTRA >"$OUT/sessions-$n.json" 2>"$OUT/sessions-$n.progress" &
+    local load=$!
+    boost "$load"
+    # shellcheck disable=SC2086
+    pause_origin_at $PAUSES
+    wait "$load" || true
     local cpu1; cpu1=$(cpu_s "$ORIGIN_PID")
     echo "== $n sessions × ${SECONDS_EACH} s, rung $QUALITY: origin CPU $(awk -v a="$cpu0" -v b="$cpu1" 'BEGIN { printf "%.1f", b - a }') s, load client CPU $(awk '{ printf "%.1f", $1 + $2 }' "$OUT/sessions-$n.time") s"
     summarize "$OUT/sessions-$n.json"
