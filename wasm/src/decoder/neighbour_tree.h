@@ -24,9 +24,10 @@ namespace vpcc {
 // clamped to the points' range, partitioning the point list in place by a two-ended swap scan
 // (below / equal / above the cut) and choosing the split position nearest the middle that keeps
 // the partition; children record the real extent of their points on the split axis. A query
-// descends into the nearer child first and visits the other one when its box distance does not
-// exceed the current k-th distance; a candidate enters the result only when strictly closer
-// than the current k-th, after any equally distant entries.
+// descends into the nearer child first; a candidate enters the result only when strictly closer
+// than the current k-th, after any equally distant entries. The reference also visits the other
+// child when its box distance equals the current k-th distance; this tree skips it, with the
+// same result: every point in that box is at least that far, so none could enter.
 // Nodes are split lazily, the first time a query reaches them: a node's split depends only on
 // its own points and inherited box, so the result is the same as building everything up front,
 // and the regions no query visits (most of a frame) are never partitioned.
@@ -333,7 +334,9 @@ class NeighbourTree {
     const double saved = axisDist[axis];
     minDist = minDist + cutDist - saved;
     axisDist[axis] = cutDist;
-    if (minDist <= r.worst()) descend(r, q, other, minDist, axisDist);
+    // Strictly closer only (see the class comment): with integer coordinates a box exactly at
+    // the k-th distance is common, and skipping it also leaves it unsplit.
+    if (minDist < r.worst()) descend(r, q, other, minDist, axisDist);
     axisDist[axis] = saved;
   }
 
