@@ -230,6 +230,13 @@ size_t smoothAttributesGrid(PointCloudFrame& frame, const AttributeSmoothingPara
 
 namespace {
 
+/// Set bits of a word (bit tricks: __builtin_popcount is a library call on baseline x86-64).
+uint32_t bitCount(uint32_t v) {
+  v = v - ((v >> 1) & 0x55555555u);
+  v = (v & 0x33333333u) + ((v >> 2) & 0x33333333u);
+  return (((v + (v >> 4)) & 0x0f0f0f0fu) * 0x01010101u) >> 24;
+}
+
 /// Grid geometry smoothing with cells of `g` voxels a side; `Cells` divides non-negative
 /// coordinates by g (a shift when g is a power of two, as in every stream seen so far: integer
 /// division is one of the slowest instructions in wasm, and this runs for every point).
@@ -257,35 +264,41 @@ size_t smoothOnGrid(PointCloudFrame& frame, const GridSmoothingParams& params, c
   // must not alias the next row's first cell or run past the grid's end.
   const size_t side = size_t(w) + 1, w2 = side * side;
   // Cells around boundary points get a slot, bounded so that a corrupt stream cannot ask for
-  // gigabytes (10-bit geometry with 8³ cells needs 2^21). A bitmap says which cells have one;
-  // the slot grid itself is read only there, so it is never initialised (no 8 MB fill per frame,
-  // and the bitmap, 1/32 of its size, is what the per-point lookups touch first).
+  // gigabytes (10-bit geometry with 8³ cells needs 2^21). A bitmap says which cells have one, and
+  // a cell's slot is its rank among them: the slotted cells before its bitmap word plus those
+  // before it in the word. No cell-sized table (an 8 MB one for 2^21 cells, touched at random
+  // by every lookup): the bitmap and the per-word counts, 1/16 of that, stay in cache. Slots
+  // are numbered in cell order; a slot's sums still take its points in point order.
   constexpr size_t kMaxGridCells = size_t(1) << 25;
   const size_t gridCells = w2 * side;
   if (gridCells > kMaxGridCells)
     throw ParseError("geometry smoothing grid of " + std::to_string(gridCells) + " cells is beyond this decoder's limit");
-  std::vector<uint32_t> hasSlot((gridCells + 31) / 32, 0);
-  std::unique_ptr<int32_t[]> slotOf(new int32_t[gridCells]);
-  auto slotAt = [&](size_t cell) { return (hasSlot[cell >> 5] >> (cell & 31)) & 1u ? slotOf[cell] : -1; };
-  int32_t slots = 0;
+  const size_t words = (gridCells + 31) / 32;
+  std::vector<uint32_t> hasSlot(words, 0);
   for (size_t i = 0; i < n; ++i) {
     const int16_t* p = pos + i * 3;
     if (frame.boundary[i] != 1 || !inside(p)) continue;
     int c[3];
     firstCell(p, c);
-    for (int dx = 0; dx < 2; ++dx)
-      for (int dy = 0; dy < 2; ++dy)
-        for (int dz = 0; dz < 2; ++dz) {
-          const size_t cell = size_t(c[0] + dx) + size_t(c[1] + dy) * side + size_t(c[2] + dz) * w2;
-          uint32_t& word = hasSlot[cell >> 5];
-          const uint32_t bit = 1u << (cell & 31);
-          if (!(word & bit)) {
-            word |= bit;
-            slotOf[cell] = slots++;
-          }
-        }
+    for (int dz = 0; dz < 2; ++dz)
+      for (int dy = 0; dy < 2; ++dy) {
+        const size_t cell = size_t(c[0]) + size_t(c[1] + dy) * side + size_t(c[2] + dz) * w2;
+        hasSlot[cell >> 5] |= 1u << (cell & 31);
+        hasSlot[(cell + 1) >> 5] |= 1u << ((cell + 1) & 31);
+      }
+  }
+  std::vector<int32_t> slotsBefore(words);
+  int32_t slots = 0;
+  for (size_t word = 0; word < words; ++word) {
+    slotsBefore[word] = slots;
+    slots += int32_t(bitCount(hasSlot[word]));
   }
   if (slots == 0) return 0;
+  // (only for slotted cells)
+  auto slotOf = [&](size_t cell) {
+    return slotsBefore[cell >> 5] + int32_t(bitCount(hasSlot[cell >> 5] & ((1u << (cell & 31)) - 1)));
+  };
+  auto slotAt = [&](size_t cell) { return (hasSlot[cell >> 5] >> (cell & 31)) & 1u ? slotOf(cell) : -1; };
   // Per slot: point count, coordinate sum → mean (float, as the reference), first patch seen,
   // and whether points of another patch fall in it too.
   std::vector<uint16_t> cellCount(size_t(slots), 0);
@@ -328,7 +341,7 @@ size_t smoothOnGrid(PointCloudFrame& frame, const GridSmoothingParams& params, c
       for (int dz = 0; dz < 2; ++dz)
         for (int dy = 0; dy < 2; ++dy)
           for (int dx = 0; dx < 2; ++dx) {
-            const int32_t s = slotOf[size_t(c[0] + dx) + size_t(c[1] + dy) * side + size_t(c[2] + dz) * w2];
+            const int32_t s = slotOf(size_t(c[0] + dx) + size_t(c[1] + dy) * side + size_t(c[2] + dz) * w2);
             cell[dz][dy][dx] = s;
             if (cellMixed[s] && cellCount[s] != 0) mixed = true;
           }
@@ -485,7 +498,10 @@ void transferColorsFrom(const int16_t* sourcePositions, const uint16_t* srcColor
     double dist;
     uint16_t color[3];
   };
-  std::vector<std::vector<Vote>> votes(movedList.size());
+  // Votes as cast (candidate order), with the moved point each is for; grouped per moved point
+  // below, keeping that order (no per-point lists: thousands of small allocations per frame).
+  std::vector<Vote> cast;
+  std::vector<uint32_t> castFor;
   // An unmoved candidate still has its own copy in the smoothed frame at distance 0, so its
   // nearest smoothed point can only be a moved one if a moved point landed exactly on it: only
   // those (and moved candidates) need the search.
@@ -512,24 +528,39 @@ void transferColorsFrom(const int16_t* sourcePositions, const uint16_t* srcColor
     const uint16_t* cs = srcColor + size_t(s) * 3;
     const uint16_t* ct = tgtColor + size_t(nearest) * 3;
     if (std::abs(cs[0] - ct[0]) < 40 && std::abs(cs[1] - ct[1]) < 40 && std::abs(cs[2] - ct[2]) < 40)
-      votes[size_t(slot)].push_back(Vote{d, {cs[0], cs[1], cs[2]}});
+    {
+      cast.push_back(Vote{d, {cs[0], cs[1], cs[2]}});
+      castFor.push_back(uint32_t(slot));
+    }
+  }
+  // Counting sort by moved point, stable: each point's votes stay in the order they were cast,
+  // which the sort below (not a stable one) starts from.
+  std::vector<uint32_t> firstVote(movedList.size() + 1, 0);
+  for (const uint32_t slot : castFor) ++firstVote[slot + 1];
+  for (size_t m = 0; m < movedList.size(); ++m) firstVote[m + 1] += firstVote[m];
+  std::vector<Vote> votes(cast.size());
+  {
+    std::vector<uint32_t> next(firstVote.begin(), firstVote.end() - 1);
+    for (size_t v = 0; v < cast.size(); ++v) votes[next[castFor[v]]++] = cast[v];
   }
 
   std::vector<uint16_t> result(movedList.size() * 3);
   for (size_t m = 0; m < movedList.size(); ++m) {
-    auto& list = votes[m];
+    Vote* const list = votes.data() + firstVote[m];
+    const size_t listSize = firstVote[m + 1] - firstVote[m];
     uint16_t* out = &result[m * 3];
-    if (list.empty()) {
+    if (listSize == 0) {
       std::copy(&forward[m * 3], &forward[m * 3] + 3, out);
       continue;
     }
-    std::sort(list.begin(), list.end(), [](const Vote& a, const Vote& b) { return a.dist < b.dist; });
+    std::sort(list, list + listSize, [](const Vote& a, const Vote& b) { return a.dist < b.dist; });
     double centroid[3];
-    if (list.size() == 1) {
+    if (listSize == 1) {
       for (int c = 0; c < 3; ++c) centroid[c] = list[0].color[c];
     } else {
       double acc[3] = {0, 0, 0}, weights = 0;
-      for (const Vote& v : list) {
+      for (size_t k = 0; k < listSize; ++k) {
+        const Vote& v = list[k];
         const double weight = 1 / (std::sqrt(v.dist) + 4.0);
         for (int c = 0; c < 3; ++c) acc[c] += v.color[c] * weight;
         weights += weight;
