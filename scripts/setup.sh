@@ -3,6 +3,7 @@
 # everything is already installed and built. Used by scripts/demo.sh and scripts/test.sh.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 source "$(dirname "${BASH_SOURCE[0]}")/libde265.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/quiche.sh"
 cd "$ROOT"
 
 install_apt_packages() {
@@ -38,6 +39,7 @@ install_node_modules() {
 }
 
 build_server() {
+  vendor_quiche
   step "cargo build --release (server/)"
   (cd server && cargo build --release --quiet)
 }
