@@ -3,7 +3,6 @@
 # everything is already installed and built. Used by scripts/demo.sh and scripts/test.sh.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 source "$(dirname "${BASH_SOURCE[0]}")/libde265.sh"
-source "$(dirname "${BASH_SOURCE[0]}")/quiche.sh"
 cd "$ROOT"
 
 install_apt_packages() {
@@ -39,7 +38,6 @@ install_node_modules() {
 }
 
 build_server() {
-  vendor_quiche
   step "cargo build --release (server/)"
   (cd server && cargo build --release --quiet)
 }
