@@ -49,7 +49,7 @@ static RoundTrip roundTrip(const std::vector<InputFrame>& frames, const std::vec
   const auto atlas = decodeAtlas(seqs[0]);
   CHECK_EQ(atlas.size(), frames.size());
   RoundTrip rt;
-  rt.quality.d1Psnr = rt.quality.yPsnr = 1e9;
+  rt.quality.d1Psnr = rt.quality.yPsnr = rt.quality.uPsnr = 1e9;
   for (size_t f = 0; f < atlas.size() && f < frames.size(); ++f) {
     const PointCloudFrame out = reconstructFrame(seqs[0], atlas[f], video);
     std::vector<int32_t> src(frames[f].positions.begin(), frames[f].positions.end());
@@ -58,6 +58,7 @@ static RoundTrip roundTrip(const std::vector<InputFrame>& frames, const std::vec
                                      {dec.data(), out.colors.data(), out.size()}, bits);
     rt.quality.d1Psnr = std::min(rt.quality.d1Psnr, q.d1Psnr);  // worst frame
     rt.quality.yPsnr = std::min(rt.quality.yPsnr, q.yPsnr);
+    rt.quality.uPsnr = std::min(rt.quality.uPsnr, q.uPsnr);
     rt.decodedPoints += double(out.size()) / double(frames[f].size()) / double(frames.size());
   }
   return rt;
@@ -362,6 +363,33 @@ TEST(hevc_attribute_video_gets_more_luma_for_its_bits_at_the_default_preset) {
   // Measured: +0.3 dB of luma for about the same attribute bits (8 frames: 10-14 % less rate at equal luma).
   CHECK(luma[1] > luma[0] + 0.15);
   CHECK(attributeBytes[1] < attributeBytes[0] * 1.03);
+}
+
+TEST(attribute_chroma_qp_offset_moves_rate_from_chroma) {
+  const std::vector<InputFrame> frames = {sphereFrame(0), sphereFrame(1)};
+  auto video = makeLibavEncoder();
+  EncoderConfig cfg;
+  cfg.codec = VideoCodec::Hevc;
+  cfg.geometryQp = 22;
+  cfg.attributeQp = 30;
+  double attributeBytes[2], luma[2], blueDifference[2];
+  for (int coarse = 0; coarse < 2; ++coarse) {
+    cfg.attributeChromaQpOffset = coarse ? 12 : 0;
+    EncodeStats stats;
+    const auto bytes = encodeSequence(frames, cfg, *video, &stats);
+    const RoundTrip rt = roundTrip(frames, bytes, 10);
+    attributeBytes[coarse] = double(stats.attributeBytes);
+    luma[coarse] = rt.quality.yPsnr;
+    blueDifference[coarse] = rt.quality.uPsnr;
+    std::printf("  chroma offset %d: attribute %zu bytes, Y %.2f dB, U %.2f dB (worst frame)\n", cfg.attributeChromaQpOffset,
+                stats.attributeBytes, luma[coarse], blueDifference[coarse]);
+  }
+  // Fewer attribute bits, chroma coarser, luma about as it was.
+  CHECK(attributeBytes[1] < attributeBytes[0] * 0.97);
+  CHECK(blueDifference[1] < blueDifference[0] - 0.1);
+  CHECK(luma[1] > luma[0] - 0.3);
+  cfg.attributeChromaQpOffset = 13;
+  CHECK_THROWS(encodeSequence(frames, cfg, *video), std::invalid_argument);
 }
 
 TEST_MAIN

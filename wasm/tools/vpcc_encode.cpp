@@ -37,6 +37,7 @@ const char* const kHelp =
     "  --lod 1|2|3|4              level of detail (default 1)\n"
     "  --qp-geo N, --qp-attr N    geometry and attribute quantisers, 0 … 51 (default 24, 30)\n"
     "  --qp-occ N                 occupancy quantiser, 0 … 51 (default 36)\n"
+    "  --chroma-qp-offset N       attribute chroma quantiser minus luma's, -12 … 12 (default 0)\n"
     "  --occupancy-precision 1|2|4  (default 4)\n"
     "  --bits N                   voxel grid bit depth, 4 … 16 (default 10)\n"
     "  --fit                      float coordinates in any unit: scaled onto the grid, aspect kept\n"
@@ -76,6 +77,7 @@ int main(int argc, char** argv) {
       else if (a == "--lod") cfg.lod = unsigned(cli::integer(a, next(), 1, 4));
       else if (a == "--qp-geo") cfg.geometryQp = int(cli::integer(a, next(), 0, 51));
       else if (a == "--qp-attr") cfg.attributeQp = int(cli::integer(a, next(), 0, 51));
+      else if (a == "--chroma-qp-offset") cfg.attributeChromaQpOffset = int(cli::integer(a, next(), -12, 12));
       else if (a == "--qp-occ") cfg.occupancyQp = int(cli::integer(a, next(), 0, 51));
       else if (a == "--occupancy-precision") cfg.occupancyPrecision = unsigned(std::stoul(cli::choice(a, next(), "1|2|4")));
       else if (a == "--bits") cfg.geometryBits = unsigned(cli::integer(a, next(), 4, 16));

@@ -32,6 +32,9 @@ struct VideoEncodeSettings {
   /// The pictures carry colours (the attribute video) rather than depths or occupancy: with
   /// HEVC at the default preset, x265 then analyses them more thoroughly (see defaultPreset).
   bool attribute = false;
+  /// Added to `qp` for the two chroma planes (−12…12; x265's cbqpoffs and crqpoffs, x264's
+  /// chroma-qp-offset). Positive values move rate from chroma to luma.
+  int chromaQpOffset = 0;
   /// Threads inside one encode; the packager parallelises across streams and segments instead.
   int threads = 1;
   /// Pictures per second, declared in the stream's timing information (AVC and HEVC VUI) so

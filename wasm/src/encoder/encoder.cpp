@@ -72,6 +72,8 @@ std::vector<uint8_t> encodeSequence(const std::vector<InputFrame>& frames, const
     throw std::invalid_argument("occupancy precision must be 1, 2 or 4");
   if (cfg.lod < 1 || cfg.lod > 4) throw std::invalid_argument("level of detail must be 1–4");
   if (cfg.surfaceThickness < 1 || cfg.surfaceThickness > 64) throw std::invalid_argument("surface thickness must be 1–64");
+  if (cfg.attributeChromaQpOffset < -12 || cfg.attributeChromaQpOffset > 12)
+    throw std::invalid_argument("attribute chroma QP offset must be −12…12");
   if (cfg.frameRate < 1 || cfg.frameRate > 120) throw std::invalid_argument("frame rate must be 1–120");
   const uint32_t limit = 1u << cfg.geometryBits;
   for (size_t f = 0; f < frames.size(); ++f) {
@@ -144,6 +146,7 @@ std::vector<uint8_t> encodeSequence(const std::vector<InputFrame>& frames, const
   geoSettings.qp = cfg.geometryQp;
   attSettings.qp = cfg.attributeQp;
   attSettings.attribute = true;
+  attSettings.chromaQpOffset = cfg.attributeChromaQpOffset;
   geoSettings.pictureRate = attSettings.pictureRate = cfg.frameRate * cfg.mapCount;  // maps interleaved
   geoSettings.picturesPerFrame = attSettings.picturesPerFrame = cfg.mapCount;
   std::vector<uint8_t> occBits, geoBits, attBits;

@@ -57,6 +57,8 @@ class LibavEncoder final : public VideoEncoder {
     ctx->thread_count = s.threads;
     ctx->color_range = AVCOL_RANGE_JPEG;  // samples use the full 0–255 range (depths, occupancy)
     const std::string qp = std::to_string(s.qp);
+    if (s.chromaQpOffset < -12 || s.chromaQpOffset > 12) throw std::invalid_argument("chroma QP offset must be −12…12");
+    const std::string chromaOffset = std::to_string(s.chromaQpOffset);
     if (s.lossless && !hevc) throw std::invalid_argument("lossless video coding needs HEVC");
     av_opt_set(ctx->priv_data, "preset", s.preset ? s.preset : defaultPreset(s.codec), 0);
     const std::string keyint = std::to_string(intraPeriod);
@@ -72,11 +74,13 @@ class LibavEncoder final : public VideoEncoder {
       const std::string rate = s.lossless ? std::string("lossless=1") : "qp=" + qp;
       const std::string params = rate + ":keyint=" + keyint + ":min-keyint=1:scenecut=0:info=0:log-level=error:open-gop=0:pools=" +
                                  std::to_string(s.threads) + ":frame-threads=" + std::to_string(s.threads) +
-                                 ":bframes=0:psy-rd=0:psy-rdoq=0:aq-mode=0" + (s.attribute && !s.preset ? kAttributeAnalysis : "");
+                                 ":bframes=0:psy-rd=0:psy-rdoq=0:aq-mode=0" + (s.attribute && !s.preset ? kAttributeAnalysis : "") +
+                                 (s.chromaQpOffset ? ":cbqpoffs=" + chromaOffset + ":crqpoffs=" + chromaOffset : std::string());
       av_opt_set(ctx->priv_data, "x265-params", params.c_str(), 0);
     } else {
       av_opt_set(ctx->priv_data, "qp", qp.c_str(), 0);
-      av_opt_set(ctx->priv_data, "x264-params", "scenecut=0:open-gop=0", 0);
+      const std::string params = "scenecut=0:open-gop=0" + (s.chromaQpOffset ? ":chroma-qp-offset=" + chromaOffset : std::string());
+      av_opt_set(ctx->priv_data, "x264-params", params.c_str(), 0);
       av_opt_set(ctx->priv_data, "udu_sei", "0", 0);
     }
     if (avcodec_open2(ctx.get(), codec, nullptr) < 0) throw std::runtime_error("cannot open the video encoder");
