@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type InFlightObject, objectsToAbandon } from './abandon';
+import { type InFlightObject, objectsToAbandon, sharedArrivalsS } from './abandon';
 
 function object(key: number, o: Partial<InFlightObject>): InFlightObject {
   return { key, deadlineS: 10, quality: 4, remainingBytes: 100_000, lowestBytes: 10_000, decodeS: 0, lowestDecodeS: 0, visibleArea: 0.5, ...o };
@@ -73,4 +73,39 @@ describe('objectsToAbandon', () => {
     ];
     expect(objectsToAbandon(inFlight, 9.4, 8e6, 1)).toEqual([1]);
   });
+
+  describe('over HTTP/2, where the origin interleaves every open response', () => {
+    const shared = (drainBytes: number) => ({ kind: 'shared' as const, drainBytes });
+
+    it('projects arrivals by equal shares: the smallest remainder first, at n times its own time', () => {
+      // 8 Mbit/s = 1 MB/s; three responses of 100, 200 and 300 kB.
+      const s = sharedArrivalsS([{ remainingBytes: 300_000 }, { remainingBytes: 100_000 }, { remainingBytes: 200_000 }], 8e6);
+      expect(s.map((x) => Number(x.toFixed(3)))).toEqual([0.6, 0.3, 0.5]);
+    });
+
+    it('keeps an object most of which has arrived: its replacement would share the link and the given-up bytes still drain (h2 log, driving 0 %)', () => {
+      // Segment 37 of an h2 run: the top quality with 73.5 kB left of 516 kB was given up 0.4 s
+      // before its deadline for the 63.6-kB lowest quality; the replacement arrived 0.9 s late.
+      const inFlight = [
+        object(1, { deadlineS: 40.18, remainingBytes: 73_516, lowestBytes: 63_625, decodeS: 0.1, lowestDecodeS: 0.08, visibleArea: 0.2 }),
+        object(2, { deadlineS: 40.18, quality: 0, remainingBytes: 60_000, lowestBytes: 60_000, decodeS: 0.08, lowestDecodeS: 0.08, visibleArea: 0.5 }),
+      ];
+      // Served in order (the QUIC origin) the replacement looks cheaper by 10 kB and is chosen ...
+      expect(objectsToAbandon(inFlight, 39.8, 1.2e6, 1)).toEqual([1]);
+      // ... but over HTTP/2 32 kB of the given-up response still arrive: nothing is saved.
+      expect(objectsToAbandon(inFlight, 39.8, 1.2e6, 1, shared(32 * 1024))).toEqual([]);
+    });
+
+    it('sees a segment late because a later segment shares the link, which in-order serving would not', () => {
+      // Segment due at 10 s owes 300 kB, the next (10.9 s) 400 kB; 8 Mbit/s. In order, the first
+      // is ready at 9.9 s; sharing with the second, at 10.2 s: give its top quality up.
+      const inFlight = [
+        object(1, { deadlineS: 10, remainingBytes: 300_000, lowestBytes: 20_000, visibleArea: 0.3 }),
+        object(2, { deadlineS: 10.9, remainingBytes: 400_000, lowestBytes: 20_000, visibleArea: 0.6 }),
+      ];
+      expect(objectsToAbandon(inFlight, 9.6, 8e6, 1)).toEqual([]);
+      expect(objectsToAbandon(inFlight, 9.6, 8e6, 1, shared(0))).toEqual([1]);
+    });
+  });
 });
+

@@ -12,6 +12,14 @@
  * would be late, gives the least visible of its (or an earlier segment's) objects up for the
  * lowest quality, one at a time, until it would not be.
  *
+ * How the link is divided among the requests matters (`Serving`). The QUIC origin serves them one
+ * after another by urgency; over HTTP/2 the origin (hyper) interleaves every open response frame
+ * by frame, so each gets an equal share, a replacement included, and the bytes of a given-up
+ * response already in the TCP connection still arrive. Judged as if served in order, an HTTP/2
+ * object most of which had arrived was given up for a replacement that then shared the link
+ * with everything else and came late (QoE logs of `h2`, docs/results.md → "The HTTP/2 freezes
+ * attributed").
+ *
  * Pure: the playout loop supplies the requests, the link rate and the decode-time model.
  */
 
@@ -34,27 +42,45 @@ export interface InFlightObject {
 }
 
 /**
- * Keys of the objects to give up for the lowest quality now. `inFlight` is in the order the
- * origin serves the requests (urgency, then request order); only segments due within `horizonS`
- * of `nowS` are judged (earlier, the rate has time to recover and the plan to adapt). An object
- * is given up only if its replacement would be ready sooner than the rest of it.
+ * How the origin divides the link among the requests in flight.
+ *
+ * - `in-order` (the QUIC origin): one after another, by urgency, then request order.
+ * - `shared` (HTTP/2): every open response gets an equal share at once; giving one up still costs
+ *   `drainBytes` of it (what the connection already holds: the origin's unsent limit plus what
+ *   is in the network), which arrive before the link is free for anything else.
  */
-export function objectsToAbandon(inFlight: readonly InFlightObject[], nowS: number, rateBps: number, horizonS: number): number[] {
+export type Serving = { kind: 'in-order' } | { kind: 'shared'; drainBytes: number };
+
+export const IN_ORDER: Serving = { kind: 'in-order' };
+
+/**
+ * Keys of the objects to give up for the lowest quality now. `inFlight` is in the order the
+ * origin serves the requests (urgency, then request order; with `shared` serving the order does
+ * not matter); only segments due within `horizonS` of `nowS` are judged (earlier, the rate has
+ * time to recover and the plan to adapt). An object is given up only if its replacement would be
+ * ready sooner than the rest of it.
+ */
+export function objectsToAbandon(
+  inFlight: readonly InFlightObject[], nowS: number, rateBps: number, horizonS: number, serving: Serving = IN_ORDER,
+): number[] {
   if (!(rateBps > 0)) return [];
   const items = inFlight.map((o) => ({ ...o }));
   const chosen: number[] = [];
+  // Bytes a replacement costs beyond its own: over HTTP/2 the given-up response's bytes already sent.
+  const drain = serving.kind === 'shared' ? Math.max(0, serving.drainBytes) : 0;
   for (;;) {
-    const lateDeadline = firstLateDeadline(items, nowS, rateBps, horizonS);
+    const lateDeadline = firstLateDeadline(items, nowS, rateBps, horizonS, serving);
     if (lateDeadline === null) return chosen;
     // The replacement must be ready sooner than the rest of the object would be.
-    const saves = (o: InFlightObject) => o.quality > 0 && readyAfterS(o.lowestBytes, o.lowestDecodeS, rateBps) < readyAfterS(o.remainingBytes, o.decodeS, rateBps);
+    const saves = (o: InFlightObject) => o.quality > 0
+      && readyAfterS(o.lowestBytes + Math.min(drain, o.remainingBytes), o.lowestDecodeS, rateBps) < readyAfterS(o.remainingBytes, o.decodeS, rateBps);
     // Any object due no later than the late segment delays it (it is served first or shares its deadline).
     const candidates = items.filter((o) => o.deadlineS <= lateDeadline && saves(o));
     if (candidates.length === 0) return chosen;
     const victim = candidates.reduce((a, b) => (b.visibleArea < a.visibleArea ? b : a));
     chosen.push(victim.key);
     victim.quality = 0;
-    victim.remainingBytes = victim.lowestBytes;
+    victim.remainingBytes = victim.lowestBytes + Math.min(drain, victim.remainingBytes);
     victim.decodeS = victim.lowestDecodeS;
   }
 }
@@ -63,13 +89,46 @@ function readyAfterS(bytes: number, decodeS: number, rateBps: number): number {
   return (8 * bytes) / rateBps + decodeS;
 }
 
-/** The deadline of the first segment due within the horizon that would be ready after it, or null. */
-function firstLateDeadline(items: readonly InFlightObject[], nowS: number, rateBps: number, horizonS: number): number | null {
-  let bytes = 0;
-  for (const o of items) {
-    bytes += o.remainingBytes;
-    const readyS = nowS + (8 * bytes) / rateBps + o.decodeS;
-    if (o.deadlineS - nowS <= horizonS && readyS > o.deadlineS) return o.deadlineS;
+/**
+ * The deadline of a segment due within the horizon that would be ready after it, or null: the
+ * first such in serving order, or with `shared` serving (no order) the earliest.
+ */
+function firstLateDeadline(items: readonly InFlightObject[], nowS: number, rateBps: number, horizonS: number, serving: Serving): number | null {
+  const shared = serving.kind === 'shared';
+  const arrivals = shared ? sharedArrivalsS(items, rateBps) : inOrderArrivalsS(items, rateBps);
+  let late: number | null = null;
+  for (let i = 0; i < items.length; i++) {
+    const o = items[i];
+    if (o.deadlineS - nowS > horizonS || nowS + arrivals[i] + o.decodeS <= o.deadlineS) continue;
+    if (!shared) return o.deadlineS;
+    if (late === null || o.deadlineS < late) late = o.deadlineS;
   }
-  return null;
+  return late;
+}
+
+/** Seconds from now until each object's last byte, served one after another in the given order. */
+function inOrderArrivalsS(items: readonly InFlightObject[], rateBps: number): number[] {
+  let bytes = 0;
+  return items.map((o) => {
+    bytes += o.remainingBytes;
+    return (8 * bytes) / rateBps;
+  });
+}
+
+/**
+ * Seconds from now until each object's last byte when every open response gets an equal share
+ * of the link (processor sharing): the smallest remainder finishes first, at n times its own
+ * time; the others then share among one fewer.
+ */
+export function sharedArrivalsS(items: readonly Pick<InFlightObject, 'remainingBytes'>[], rateBps: number): number[] {
+  const order = items.map((o, i) => ({ bytes: Math.max(0, o.remainingBytes), i })).sort((a, b) => a.bytes - b.bytes);
+  const out = new Array<number>(items.length);
+  let elapsedS = 0;
+  let served = 0;
+  order.forEach(({ bytes, i }, rank) => {
+    elapsedS += ((bytes - served) * 8 * (order.length - rank)) / rateBps;
+    served = bytes;
+    out[i] = elapsedS;
+  });
+  return out;
 }

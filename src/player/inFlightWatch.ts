@@ -9,8 +9,10 @@ import type { ContentClock } from './contentClock';
 import type { DecodeCostModel } from './decodeBudget';
 import type { LinkEstimates } from '../link/estimates';
 import type { SceneModel } from '../model/scene';
+import { IN_ORDER, type Serving } from './abandon';
 import { type ObjectTask, owedObjects } from './objectTask';
 import { requestsToAbandon } from './quality';
+import { HTTP2_ORIGIN_UNSENT_BYTES } from '../transport/http2';
 import type { SegmentRequests } from './segmentRequests';
 
 /** Seconds between two link samples. */
@@ -70,6 +72,22 @@ export async function watchAbandonment(env: WatchEnv, signal: AbortSignal): Prom
     const pending = env.tasks.owedReliable();
     // Playout time now: later by the freeze under way, if any.
     const owed = owedObjects(pending, scene, env.decodeCost, (t) => content.playoutTime(t.index) + content.haltedFor(now));
-    for (const key of requestsToAbandon(owed, { nowS: now, rateBps, horizonS: scene.segmentDuration })) env.abandon(pending[key]);
+    const state = { nowS: now, rateBps, horizonS: scene.segmentDuration, serving: servingOf(pending, rateBps) };
+    for (const key of requestsToAbandon(owed, state)) env.abandon(pending[key]);
   }
+}
+
+/**
+ * How the link is divided among `pending` (abandon.ts → `Serving`): shared when they all travel
+ * over HTTP/2 (the origin interleaves every open response); a given-up response then still
+ * delivers what the connection holds of it — the origin's unsent limit plus a round trip of the
+ * link's bytes in flight.
+ */
+export function servingOf(pending: readonly ObjectTask[], rateBps: number): Serving {
+  if (pending.length === 0 || pending.some((t) => t.transport.kind !== 'http2')) return IN_ORDER;
+  // The smallest round trip seen: response times over HTTP/2 include waiting behind other responses.
+  const { rttS: smoothed, rtt } = pending[0].transport.linkEstimate();
+  const rttS = Math.min(smoothed, rtt?.minRttS ?? smoothed);
+  const inNetwork = Number.isFinite(rttS) && rttS > 0 ? (rateBps * rttS) / 8 : 0;
+  return { kind: 'shared', drainBytes: HTTP2_ORIGIN_UNSENT_BYTES + inNetwork };
 }

@@ -13,7 +13,7 @@
  * | `abandonment`     | every 0.1 s, in flight     | gives a late reliable request up for the lowest quality   |
  * | `session-restore` | a request lost with the session | asks for it again at the lowest quality              |
  */
-import { type InFlightObject, objectsToAbandon } from './abandon';
+import { type InFlightObject, objectsToAbandon, type Serving } from './abandon';
 import { DECODE_HEADROOM, type DecodeCostModel, fitDecodeBudget } from './decodeBudget';
 import type { SceneModel } from '../model/scene';
 import type { ObjectPlan } from './policy';
@@ -34,6 +34,8 @@ export interface InFlightState {
   rateBps: number;
   /** Segments due within this many seconds are judged. */
   horizonS: number;
+  /** How the origin divides the link among them (abandon.ts; default in order, as the QUIC origin serves). */
+  serving?: Serving;
 }
 
 /** One quality rule; each acts at one or more of the three moments. */
@@ -65,7 +67,7 @@ export const decodeBudgetRule: QualityRule = {
 
 export const abandonmentRule: QualityRule = {
   name: 'abandonment',
-  abandon: (inFlight, { nowS, rateBps, horizonS }) => objectsToAbandon(inFlight, nowS, rateBps, horizonS),
+  abandon: (inFlight, { nowS, rateBps, horizonS, serving }) => objectsToAbandon(inFlight, nowS, rateBps, horizonS, serving),
 };
 
 /**

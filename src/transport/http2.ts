@@ -10,6 +10,13 @@ import { PathRtt } from './pathRtt';
 import { TransportStateCell } from './state';
 import type { DeliveryStats, LinkMeasurement, ObjectRequest, ObjectResult, ObjectTransport, TransportState } from './types';
 
+/**
+ * Bytes of a response the origin's HTTPS listener lets the kernel hold unsent (its
+ * `TCP_UNSENT_LIMIT`, docs/origin.md): what of a cancelled response still leaves after the
+ * cancel, besides what is already in the network. The abandonment rule counts it (abandon.ts).
+ */
+export const HTTP2_ORIGIN_UNSENT_BYTES = 32 * 1024;
+
 export class Http2Transport implements ObjectTransport {
   readonly kind = 'http2' as const;
   private readonly stateCell = new TransportStateCell();
