@@ -39,6 +39,7 @@ import { watchAbandonment, watchLink, type WatchEnv } from './inFlightWatch';
 import { type EdgeEnv, LiveEdge, waitAtLiveEdge } from './liveEdge';
 import { type GateEnv, untilSegmentPlays } from './segmentGate';
 import { SegmentRequests } from './segmentRequests';
+import { requestInTurn } from './segmentTurn';
 
 export interface PlayoutConfig {
   scene: SceneModel;
@@ -365,7 +366,7 @@ export class PlayoutSession {
       for (let ahead = 1; ahead <= this.aheadSegments; ahead++) {
         const j = k + ahead;
         if (!timeline.loop && !timeline.samePass(j, k)) break;
-        if (!this.tasks.has(j)) this.request(j, this.content.playoutTime(j));
+        if (!this.tasks.has(j)) this.requestAhead(j);
       }
       if (!seekTarget) {
         if (!(await this.untilPlayoutTime(k, end, signal))) return false;
@@ -401,6 +402,18 @@ export class PlayoutSession {
   /** The deadline of a segment fetched while the clock stands (at startup, after a seek or at the live edge). */
   private standingDeadlineS(): number {
     return this.cfg.clock.now() + Math.max(4, 2 * this.bufferTargetS);
+  }
+
+  /**
+   * Requests segment j ahead of the playhead: at once, or over HTTP/2 once the segments before it
+   * have arrived (segmentTurn.ts).
+   */
+  private requestAhead(j: number): void {
+    if (this.carrier().kind !== 'http2') return this.request(j, this.content.playoutTime(j));
+    void requestInTurn({
+      clock: this.cfg.clock, tasks: this.tasks, segmentDurationS: this.cfg.scene.segmentDuration,
+      playoutTime: (i) => this.content.playoutTime(i), request: (i, deadline) => this.request(i, deadline),
+    }, j, this.stop.signal);
   }
 
   /** Plans and issues the requests of segment `k`, due at `deadline` (session clock). */

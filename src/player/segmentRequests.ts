@@ -18,8 +18,24 @@ export class SegmentRequests {
     private readonly transports: { webtransport?: ObjectTransport; http2: ObjectTransport },
   ) {}
 
+  /** Segment k was requested, or holds its place to be (`reserve`). */
   has(k: number): boolean {
     return this.bySegment.has(k);
+  }
+
+  /** Holds segment k's place until its requests start (segmentTurn.ts); a seek drops it. */
+  reserve(k: number): void {
+    if (!this.bySegment.has(k)) this.bySegment.set(k, []);
+  }
+
+  /** Segment k holds its place and has no requests yet. */
+  isReserved(k: number): boolean {
+    return this.bySegment.get(k)?.length === 0;
+  }
+
+  /** Some segment before k still owes bytes, or waits for its turn to be requested. */
+  owedBefore(k: number): boolean {
+    return [...this.bySegment.entries()].some(([j, list]) => j < k && (list.length === 0 || list.some((t) => inFlight(t))));
   }
 
   /** Segment k's tasks (replacements included), empty when none. */
@@ -93,7 +109,8 @@ export class SegmentRequests {
    */
   keepOnly(k: number, ahead: number): void {
     for (const [j, list] of this.bySegment) {
-      if (j === k || (j > k && j <= k + ahead && list.every((t) => t.settled))) continue;
+      // A place held for requests not made yet is dropped: the new position asks for its own.
+      if (list.length > 0 && (j === k || (j > k && j <= k + ahead && list.every((t) => t.settled)))) continue;
       for (const t of list) {
         t.abort.abort();
         t.decodeWithdraw.abort();
