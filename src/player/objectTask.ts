@@ -18,6 +18,7 @@ import { segmentPath } from './mpd';
 import type { PlannedRequest } from './plan';
 import type { ObjectPlan } from './policy';
 import { reRequestPlan } from './quality';
+import { objectRetryDelayS } from '../transport/retry';
 import type { ObjectResult, ObjectTransport, TransportState } from '../transport/types';
 
 export interface ObjectTask {
@@ -115,6 +116,7 @@ export function startObjectTask(
   // The origin stops sending a datagram object at this deadline: what it would send later arrives too late.
   const datagramDeadlineMs = originDeadlineMs((deadline - clock.now()) * 1000, task.rtt?.rttS ?? 0);
   task.done = (async () => {
+    let attempt = 0;
     try {
       for (;;) {
         task.result = await transport.fetchObject({
@@ -129,6 +131,18 @@ export function startObjectTask(
             task.objectBytes = total;
           },
         });
+        // Over HTTP/2 a transient answer (502/504 from what is behind the origin) is asked for
+        // again, a bounded number of times, while the answer can still arrive in time.
+        if (!task.result.bytes && delivery === 'reliable' && transport.kind === 'http2' && task.result.status !== 0) {
+          const rate = env.link.throughputBps();
+          const transferS = rate ? (object.representations[quality].bandwidth * env.segmentDurationS) / rate : 0;
+          const delayS = objectRetryDelayS(task.result.status, ++attempt, clock.now(), task.deadline, transport.linkEstimate().rttS, transferS);
+          if (delayS !== null && (await sleepUnlessAborted(clock, delayS, task.abort.signal))) {
+            task.receivedBytes = 0;
+            task.objectBytes = 0;
+            continue;
+          }
+        }
         // A reliable object lost with the session is asked for again once a path is back, so
         // playback waits for it (an outage freeze) instead of skipping it, at the quality the
         // session-restore rule says (quality.ts: the lowest).
@@ -194,6 +208,16 @@ async function pathBack(env: TaskEnv, transport: ObjectTransport, signal: AbortS
     if (state() === 'fallback') return env.fallback ?? null;
     if (state() === 'failed' || state() === 'closed') return null;
     if (!(await wait(0.05))) return null;
+  }
+}
+
+/** Sleeps `s` seconds; false when `signal` aborted first. */
+async function sleepUnlessAborted(clock: Clock, s: number, signal: AbortSignal): Promise<boolean> {
+  try {
+    await clock.sleep(s, signal);
+    return !signal.aborted;
+  } catch {
+    return false;
   }
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fetchWithRetry } from './retry';
+import { fetchWithRetry, OBJECT_ATTEMPTS, objectRetryDelayS } from './retry';
 
 function scripted(outcomes: Array<number | Error>) {
   const calls: string[] = [];
@@ -57,5 +57,20 @@ describe('fetchWithRetry', () => {
     const pending = fetchWithRetry('https://o/x', { signal: controller.signal }, { fetchImpl, baseDelayMs: 60_000, maxDelayMs: 60_000 });
     controller.abort(new Error('closed'));
     await expect(pending).rejects.toThrow('closed');
+  });
+});
+
+describe('objectRetryDelayS', () => {
+  it('retries a 502 or 504 with a doubling wait while the answer can still arrive before the deadline', () => {
+    expect(objectRetryDelayS(502, 1, 10, 12, 0.02, 0.1)).toBe(0.1);
+    expect(objectRetryDelayS(504, 2, 10, 12, 0.02, 0.1)).toBe(0.2);
+  });
+
+  it('stops after the last attempt, on a permanent status, and when the retry would come too late', () => {
+    expect(objectRetryDelayS(502, OBJECT_ATTEMPTS, 10, 12, 0.02, 0.1)).toBeNull();
+    expect(objectRetryDelayS(404, 1, 10, 12, 0.02, 0.1)).toBeNull();
+    expect(objectRetryDelayS(200, 1, 10, 12, 0.02, 0.1)).toBeNull();
+    // 0.1 s wait + 0.02 s round trip + 0.3 s of bytes: 10.42 s, after a deadline at 10.4 s.
+    expect(objectRetryDelayS(502, 1, 10, 10.4, 0.02, 0.3)).toBeNull();
   });
 });

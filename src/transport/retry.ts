@@ -72,3 +72,25 @@ export async function fetchWithRetry(url: string | URL, init: RequestInit = {}, 
     await sleep(delay, init.signal ?? undefined);
   }
 }
+
+/** Attempts in all (the first included) for an object the origin answered with a transient status. */
+export const OBJECT_ATTEMPTS = 3;
+/** Seconds before an object's second attempt; doubles for each attempt after. */
+export const OBJECT_RETRY_BASE_S = 0.1;
+
+/**
+ * Seconds to wait before asking again for an object whose response was a transient failure (a
+ * 502 or 504 from a gateway or an object store behind the origin, a 503 while it restarts), or
+ * null when not to: the status is not transient, `attempt` (1 for the first) used the last of
+ * `OBJECT_ATTEMPTS`, or the retry could not arrive in time — its wait, a round trip and
+ * `transferS` (its bytes at the link's rate) must end before `deadlineS`. Without it the player
+ * held the object's last frame for the whole segment although a second answer could come in
+ * tens of milliseconds. Deterministic (no jitter): one player's few retries do not synchronise a
+ * crowd.
+ */
+export function objectRetryDelayS(status: number, attempt: number, nowS: number, deadlineS: number, rttS: number, transferS: number): number | null {
+  if (!isTransientStatus(status) || attempt >= OBJECT_ATTEMPTS) return null;
+  const delayS = OBJECT_RETRY_BASE_S * 2 ** (attempt - 1);
+  const arrivesS = nowS + delayS + Math.max(0, rttS) + Math.max(0, transferS);
+  return arrivesS < deadlineS ? delayS : null;
+}
