@@ -112,6 +112,14 @@ pub struct HttpsLimits {
     pub keepalive_timeout: Duration,
     /// HTTP/2: concurrent streams per connection.
     pub max_streams: u32,
+    /// The kernel's congestion control for accepted connections (`TCP_CONGESTION`); empty: the
+    /// system's default. A name the kernel does not offer leaves the default, with a warning.
+    pub tcp_congestion: String,
+    /// Linear retransmission timeouts while a connection has few packets in flight
+    /// (`TCP_THIN_LINEAR_TIMEOUTS`).
+    pub tcp_thin_timeouts: bool,
+    /// The smallest retransmission timeout (`TCP_RTO_MIN_US`, Linux 6.15+); None: the kernel's (200 ms).
+    pub tcp_rto_min: Option<Duration>,
 }
 
 impl Default for HttpsLimits {
@@ -124,6 +132,9 @@ impl Default for HttpsLimits {
             keepalive_interval: Duration::from_secs(20),
             keepalive_timeout: Duration::from_secs(20),
             max_streams: 256,
+            tcp_congestion: "bbr".into(),
+            tcp_thin_timeouts: true,
+            tcp_rto_min: None,
         }
     }
 }
@@ -309,6 +320,15 @@ struct Cli {
     /// Concurrent HTTP/2 streams per connection [default: 256].
     #[arg(long, value_name = "N")]
     https_max_streams: Option<u32>,
+    /// TCP congestion control of HTTPS connections, as the kernel names it (`bbr`, `cubic`, …; empty: the system's default); one the kernel does not offer leaves its default [default: bbr].
+    #[arg(long, value_name = "NAME")]
+    https_tcp_congestion: Option<String>,
+    /// Retransmit after one timeout each time, not a doubling one, while an HTTPS connection has under four packets in flight (its first six timeouts; `TCP_THIN_LINEAR_TIMEOUTS`) [default: true].
+    #[arg(long, value_name = "BOOL", num_args = 0..=1, default_missing_value = "true", value_parser = clap::builder::BoolishValueParser::new())]
+    https_tcp_thin_timeouts: Option<bool>,
+    /// Seconds of the smallest TCP retransmission timeout of HTTPS connections (Linux 6.15+; older kernels keep theirs, with a warning); 0: the kernel's, 200 ms [default: 0].
+    #[arg(long, value_name = "S")]
+    https_tcp_rto_min: Option<f64>,
     /// Concurrent QUIC connections from one IP address (IPv6: one /64); further ones are not
     /// accepted [default: 64].
     #[arg(long, value_name = "N")]
@@ -421,6 +441,14 @@ impl Config {
                 keepalive_interval: seconds("https-keepalive-interval", cli.https_keepalive_interval, https.keepalive_interval)?,
                 keepalive_timeout: seconds("https-keepalive-timeout", cli.https_keepalive_timeout, https.keepalive_timeout)?,
                 max_streams: cli.https_max_streams.unwrap_or(https.max_streams),
+                tcp_congestion: cli.https_tcp_congestion.unwrap_or(https.tcp_congestion),
+                tcp_thin_timeouts: cli.https_tcp_thin_timeouts.unwrap_or(https.tcp_thin_timeouts),
+                tcp_rto_min: match cli.https_tcp_rto_min {
+                    None => https.tcp_rto_min,
+                    Some(0.0) => None,
+                    Some(s) if (0.001..=1.0).contains(&s) => Some(Duration::from_secs_f64(s)),
+                    Some(s) => bail!("--https-tcp-rto-min must be 0 or between 0.001 and 1 s, got {s}"),
+                },
             },
             drain_grace: seconds("drain-grace", cli.drain_grace, DEFAULT_DRAIN_GRACE)?,
         };
