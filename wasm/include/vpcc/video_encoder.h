@@ -35,6 +35,10 @@ struct VideoEncodeSettings {
   /// Added to `qp` for the two chroma planes (−12…12; x265's cbqpoffs and crqpoffs, x264's
   /// chroma-qp-offset). Positive values move rate from chroma to luma.
   int chromaQpOffset = 0;
+  /// The pictures carry depths (the geometry video): with HEVC at the default preset and one GOP,
+  /// x265 then codes the intra picture finer against the P pictures (kGeometryOneGop in
+  /// video_encode_libav.cpp).
+  bool geometry = false;
   /// Threads inside one encode; the packager parallelises across streams and segments instead.
   int threads = 1;
   /// Pictures per second, declared in the stream's timing information (AVC and HEVC VUI) so

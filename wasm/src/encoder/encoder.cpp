@@ -147,6 +147,7 @@ std::vector<uint8_t> encodeSequence(const std::vector<InputFrame>& frames, const
   attSettings.qp = cfg.attributeQp;
   attSettings.attribute = true;
   attSettings.chromaQpOffset = cfg.attributeChromaQpOffset;
+  geoSettings.geometry = true;
   geoSettings.pictureRate = attSettings.pictureRate = cfg.frameRate * cfg.mapCount;  // maps interleaved
   geoSettings.picturesPerFrame = attSettings.picturesPerFrame = cfg.mapCount;
   std::vector<uint8_t> occBits, geoBits, attBits;
