@@ -16,6 +16,16 @@ timed() {
   log "   done in $((SECONDS - t0)) s: $*"
 }
 
+# Waits (up to 10 s) until an origin's log file shows its ready line; dies with the log's tail if not.
+wait_origin_ready() {
+  local log=$1 i
+  for i in $(seq 1 100); do
+    grep -q '^holoquic-origin: listening' "$log" 2>/dev/null && return 0
+    sleep 0.1
+  done
+  die "origin did not start: $(tail -5 "$log")"
+}
+
 ORIGIN_BIN="$ROOT/server/target/release/holoquic-origin"
 PACK_BIN="$ROOT/wasm/build-native/holoquic-pack"
 export ORIGIN_BIN PACK_BIN

@@ -78,14 +78,6 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-wait_ready() {
-    local log=$1 i
-    for i in $(seq 1 100); do
-        grep -q '^holoquic-origin: listening' "$log" 2>/dev/null && return 0
-        sleep 0.1
-    done
-    die "origin did not start: $(tail -5 "$log")"
-}
 
 # one_run NAME FLAGS VIA RUN_DIR
 one_run() {
@@ -100,10 +92,10 @@ one_run() {
     # shellcheck disable=SC2086
     ip netns exec "$HQ_NS_A" "$origin_bin" --listen "$HQ_ADDR_A:4433" --content "$content" --qlog-dir "$dir/qlog" \
         --cors --allow-origin http://127.0.0.1:8080 $flags > "$dir/origin.log" 2>&1 & pids+=($!)
-    wait_ready "$dir/origin.log"
+    wait_origin_ready "$dir/origin.log"
     ip netns exec "$HQ_NS_B" "$origin_bin" --listen 127.0.0.1:9443 --http-listen 127.0.0.1:8080 \
         --content "$content" --web "$web" > "$dir/page.log" 2>&1 & pids+=($!)
-    wait_ready "$dir/page.log"
+    wait_origin_ready "$dir/page.log"
     HQ_IMPAIR_OUT="$dir/impair"
     hq_net_impair_hosts "$impair_bin" --delay-ms "$delay" --seed 1
     # The bottleneck: origin → client, a drop-tail queue of queue_bytes (peakrate/mtu as in

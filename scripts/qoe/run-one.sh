@@ -36,29 +36,20 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-# Waits until a log file shows the origin's ready line.
-wait_ready() {
-    local log=$1 i
-    for i in $(seq 1 100); do
-        grep -q '^holoquic-origin: listening' "$log" 2>/dev/null && return 0
-        sleep 0.1
-    done
-    die "origin did not start: $(tail -5 "$log")"
-}
 
 hq_net_up
 
 # The origin and its content, on the origin side.
 ip netns exec "$HQ_NS_A" "$ORIGIN_BIN" --listen "$HQ_ADDR_A:4433" --admin-listen 127.0.0.1:9090 --content "$CONTENT_DIR" \
     ${ORIGIN_CC:+--cc "$ORIGIN_CC"} ${ORIGIN_QLOG:+--qlog-dir "$RUN_DIR/qlog"} --cors --allow-origin http://127.0.0.1:8080 > "$RUN_DIR/origin.log" 2>&1 & pids+=($!)
-wait_ready "$RUN_DIR/origin.log"
+wait_origin_ready "$RUN_DIR/origin.log"
 
 # The page (built app + pose trace) from 127.0.0.1 on the client side: a secure context.
 mkdir -p "$RUN_DIR/page-content"
 cp "$POSE_FILE" "$RUN_DIR/page-content/pose.csv"
 ip netns exec "$HQ_NS_B" "$ORIGIN_BIN" --listen 127.0.0.1:9443 --http-listen 127.0.0.1:8080 \
     --content "$RUN_DIR/page-content" --web "$WEB_DIR" > "$RUN_DIR/page.log" 2>&1 & pids+=($!)
-wait_ready "$RUN_DIR/page.log"
+wait_origin_ready "$RUN_DIR/page.log"
 
 # Impairment of every packet between the namespaces (TCP for HTTP/2 and UDP for QUIC alike):
 # the one-way delay both ways; the loss origin -> client only (LOSS_DIRECTION=down, as netem on
