@@ -314,15 +314,27 @@ TEST(bad_input_is_rejected_with_the_frame_named) {
   CHECK_THROWS(readPly("/nonexistent/frame.ply"), std::runtime_error);
 }
 
-TEST(real_voxelized_frames_round_trip) {
-  const std::string base = harness::sharedDir() + "/data/pointclouds/cesiumman/cesiumman_vox10_000";
-  // Skipped only without the data; a reader or voxelizer error on files that are there fails.
-  if (!std::filesystem::exists(base + "0.ply") || !std::filesystem::exists(base + "1.ply")) {
-    harness::skip("no shared point clouds");
-    return;
-  }
+/**
+ * The first `count` frames of a shared point-cloud sequence (../shared/data/pointclouds/NAME/
+ * NAME_vox10_000I.ply) on the 10-bit grid; empty, with the test marked skipped, when any is missing.
+ */
+static std::vector<InputFrame> sharedFrames(const std::string& name, int count) {
+  const std::string base = harness::sharedDir() + "/data/pointclouds/" + name + "/" + name + "_vox10_000";
   std::vector<InputFrame> frames;
-  for (int i = 0; i < 2; ++i) frames.push_back(voxelize(readPly(base + std::to_string(i) + ".ply"), 10, "cesiumman"));
+  for (int i = 0; i < count; ++i) {
+    if (!std::filesystem::exists(base + std::to_string(i) + ".ply")) {
+      harness::skip("no shared point clouds");
+      return {};
+    }
+  }
+  for (int i = 0; i < count; ++i) frames.push_back(voxelize(readPly(base + std::to_string(i) + ".ply"), 10, name));
+  return frames;
+}
+
+TEST(real_voxelized_frames_round_trip) {
+  // Skipped only without the data; a reader or voxelizer error on files that are there fails.
+  const std::vector<InputFrame> frames = sharedFrames("cesiumman", 2);
+  if (frames.empty()) return;
   auto video = makeLibavEncoder();
   EncoderConfig cfg;
   const auto bytes = encodeSequence(frames, cfg, *video);
@@ -337,13 +349,8 @@ TEST(real_voxelized_frames_round_trip) {
 }
 
 TEST(hevc_attribute_video_gets_more_luma_for_its_bits_at_the_default_preset) {
-  const std::string base = harness::sharedDir() + "/data/pointclouds/cesiumman/cesiumman_vox10_000";
-  if (!std::filesystem::exists(base + "0.ply") || !std::filesystem::exists(base + "1.ply")) {
-    harness::skip("no shared point clouds");
-    return;
-  }
-  std::vector<InputFrame> frames;
-  for (int i = 0; i < 2; ++i) frames.push_back(voxelize(readPly(base + std::to_string(i) + ".ply"), 10, "cesiumman"));
+  const std::vector<InputFrame> frames = sharedFrames("cesiumman", 2);
+  if (frames.empty()) return;
   auto video = makeLibavEncoder();
   EncoderConfig cfg;
   cfg.codec = VideoCodec::Hevc;
@@ -393,13 +400,8 @@ TEST(attribute_chroma_qp_offset_moves_rate_from_chroma) {
 }
 
 TEST(hevc_geometry_video_gets_more_d1_for_its_bits_at_the_default_preset) {
-  const std::string base = harness::sharedDir() + "/data/pointclouds/fox/fox_vox10_000";
-  if (!std::filesystem::exists(base + "0.ply") || !std::filesystem::exists(base + "3.ply")) {
-    harness::skip("no shared point clouds");
-    return;
-  }
-  std::vector<InputFrame> frames;
-  for (int i = 0; i < 4; ++i) frames.push_back(voxelize(readPly(base + std::to_string(i) + ".ply"), 10, "fox"));
+  const std::vector<InputFrame> frames = sharedFrames("fox", 4);
+  if (frames.empty()) return;
   auto video = makeLibavEncoder();
   EncoderConfig cfg;
   cfg.codec = VideoCodec::Hevc;
