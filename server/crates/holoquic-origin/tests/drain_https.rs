@@ -25,10 +25,7 @@ const GRACE_SECONDS: u64 = 12;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_http2_response_under_way_finishes_during_a_drain_then_the_connection_closes() {
-    let grace = GRACE_SECONDS.to_string();
-    let mut site = Site::start(&["--drain-grace", &grace]);
-    let object: Vec<u8> = (0..OBJECT_BYTES).map(|i| (i * 7 + i / 4099) as u8).collect();
-    site.write("content/demo/big.bin", &object);
+    let (mut site, object) = site_with_a_large_object();
 
     let tls = site.tls(b"h2").await.unwrap();
     let (client, connection) =
@@ -80,9 +77,7 @@ async fn an_http2_response_under_way_finishes_during_a_drain_then_the_connection
     // Every byte of the response, then the connection's end, then the process's, within the grace.
     let grace = Duration::from_secs(GRACE_SECONDS);
     let received = tokio::time::timeout(grace, reader).await.expect("the response finished within the grace").unwrap().unwrap();
-    let finished = signalled.elapsed();
-    assert!(received == object, "the response's bytes differ from the object's ({} of {OBJECT_BYTES} bytes)", received.len());
-    assert!(finished > Duration::from_secs(4), "the slow read took {finished:?}: too fast to outlast the signal by much");
+    whole_and_slow(&received, &object, signalled);
     let left = grace.saturating_sub(signalled.elapsed());
     let closed = tokio::time::timeout(left, connection).await.expect("the connection closed within the grace").unwrap();
     assert!(closed.is_ok(), "the connection ended with an error: {closed:?}");
@@ -91,10 +86,7 @@ async fn an_http2_response_under_way_finishes_during_a_drain_then_the_connection
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_http1_response_under_way_finishes_during_a_drain_then_keep_alive_ends() {
-    let grace = GRACE_SECONDS.to_string();
-    let mut site = Site::start(&["--drain-grace", &grace]);
-    let object: Vec<u8> = (0..OBJECT_BYTES).map(|i| (i * 7 + i / 4099) as u8).collect();
-    site.write("content/demo/big.bin", &object);
+    let (mut site, object) = site_with_a_large_object();
 
     // A keep-alive connection that has had its answer and sits idle when the drain begins.
     let (mut idle, idle_connection) = http1(&site).await;
@@ -140,13 +132,29 @@ async fn an_http1_response_under_way_finishes_during_a_drain_then_keep_alive_end
     // cleanly; then the process ends, within the grace.
     let grace = Duration::from_secs(GRACE_SECONDS);
     let received = tokio::time::timeout(grace, reader).await.expect("the response finished within the grace").unwrap().unwrap();
-    let finished = signalled.elapsed();
-    assert!(received == object, "the response's bytes differ from the object's ({} of {OBJECT_BYTES} bytes)", received.len());
-    assert!(finished > Duration::from_secs(4), "the slow read took {finished:?}: too fast to outlast the signal by much");
+    whole_and_slow(&received, &object, signalled);
     let closed = tokio::time::timeout(Duration::from_secs(2), connection).await.expect("the origin closed the connection within 2 s of the response").unwrap();
     assert!(closed.is_ok(), "the connection ended with an error: {closed:?}");
     assert!(download.ready().await.is_err(), "the connection takes no request after the response");
     exits_0_within(&mut site, signalled + grace).await;
+}
+
+/// The origin binary with a drain grace of [`GRACE_SECONDS`] and an object of [`OBJECT_BYTES`]
+/// (a pattern that shows where bytes went missing or out of order) in its content.
+fn site_with_a_large_object() -> (Site, Vec<u8>) {
+    let grace = GRACE_SECONDS.to_string();
+    let site = Site::start(&["--drain-grace", &grace]);
+    let object: Vec<u8> = (0..OBJECT_BYTES).map(|i| (i * 7 + i / 4099) as u8).collect();
+    site.write("content/demo/big.bin", &object);
+    (site, object)
+}
+
+/// The response carried every byte of the object, and the slow read outlasted the signal by
+/// several seconds (else the test would not have tested a drain).
+fn whole_and_slow(received: &[u8], object: &[u8], signalled: Instant) {
+    let finished = signalled.elapsed();
+    assert!(received == object, "the response's bytes differ from the object's ({} of {OBJECT_BYTES} bytes)", received.len());
+    assert!(finished > Duration::from_secs(4), "the slow read took {finished:?}: too fast to outlast the signal by much");
 }
 
 /// An HTTP/1.1 connection (ALPN `http/1.1`) to the origin over a TCP socket with a 64 KiB
