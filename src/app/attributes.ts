@@ -14,7 +14,7 @@ import { reliableCountFromDegree } from '../player/policy';
 /** Applied to the running player and renderer as they change. */
 export const LIVE_ATTRIBUTES = ['mode', 'splat', 'loop', 'abr', 'k', 'reliability', 'max-quality', 'controls', 'autoplay', 'when-hidden'] as const;
 /** Read when the player is built: a change builds a new one (the old one closed, its workers and GPU buffers released). */
-export const RELOAD_ATTRIBUTES = ['src', 'origin', 'buffer', 'volatile-buffer', 'stall-timeout', 'duration', 'render', 'reconstruction'] as const;
+export const RELOAD_ATTRIBUTES = ['src', 'origin', 'buffer', 'volatile-buffer', 'stall-timeout', 'duration', 'render', 'reconstruction', 'qoe-kept'] as const;
 
 /** An attribute with a value the player cannot use; its message names it. */
 export class AttributeError extends Error {}
@@ -33,6 +33,11 @@ export function optionsFromAttributes(get: (name: string) => string | null): Omi
     if (value === 0) throw new AttributeError(`attribute ${name}="0" must be positive`);
     return value;
   };
+  const wholeNumber = (name: string): number | undefined => {
+    const value = number(name);
+    if (value !== undefined && !Number.isSafeInteger(value)) throw new AttributeError(`attribute ${name}="${get(name)}" is not a whole number`);
+    return value;
+  };
   return {
     origin: get('origin') ?? undefined,
     mode: modeAttribute(get('mode')),
@@ -45,6 +50,7 @@ export function optionsFromAttributes(get: (name: string) => string | null): Omi
     durationS: number('duration'),
     loop: loopAttribute(get('loop')),
     maxQuality: maxQualityAttribute(get('max-quality')),
+    qoeSegmentsKept: wholeNumber('qoe-kept'),
   };
 }
 

@@ -25,6 +25,7 @@ describe('readPageParams', () => {
     expect(readPageParams('?reliability=q75', 'http://x').reliability).toBe('Q75');
     expect(playerOptionsFrom(readPageParams('?buffer=3&volatile-buffer=3', 'http://x'))).toMatchObject({ bufferTargetS: 3, volatileBufferTargetS: 3 });
     expect(playerOptionsFrom(readPageParams('?fec-target=0.7', 'http://x'))).toMatchObject({ fecTarget: 0.7 });
+    expect(playerOptionsFrom(readPageParams('?qoe-kept=400', 'http://x'))).toMatchObject({ qoeSegmentsKept: 400 });
   });
 
   it('names the parameter that is malformed', () => {
@@ -35,5 +36,6 @@ describe('readPageParams', () => {
     expect(() => readPageParams('?poseConvention=lefty', 'http://x')).toThrow(/poseConvention/);
     expect(() => readPageParams('?reliability=Q101', 'http://x')).toThrow(/reliability=Q101/);
     expect(() => readPageParams('?fec-target=1', 'http://x')).toThrow(/fec-target=1/);
+    expect(() => readPageParams('?qoe-kept=1.5', 'http://x')).toThrow(/qoe-kept=1.5/);
   });
 });

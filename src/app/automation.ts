@@ -14,7 +14,7 @@ import { TracePoseSource } from '../viewport/traceSource';
 
 /** The player options a page's URL can set (`wt`, `abr`, `k`, `reliability`, `buffer`, …), documented on `PlayerOptions`. */
 type PagePlayerOptions = Pick<PlayerOptions, 'webtransportUrl' | 'abr' | 'reliableCount' | 'reliability' | 'bufferTargetS' |
-  'volatileBufferTargetS' | 'stallTimeoutS' | 'fecTarget' | 'durationS'>;
+  'volatileBufferTargetS' | 'stallTimeoutS' | 'fecTarget' | 'durationS' | 'qoeSegmentsKept'>;
 
 export interface PageParams extends PagePlayerOptions {
   /** Origin base URL (its /config.json names the WebTransport endpoint; default the page's). */
@@ -60,6 +60,7 @@ export function readPageParams(search: string, pageOrigin: string): PageParams {
     pose: q.get('pose') ?? undefined,
     poseConvention: convention,
     durationS: number('duration', (v) => v > 0),
+    qoeSegmentsKept: number('qoe-kept', (v) => Number.isSafeInteger(v) && v >= 0),
     autoplay: q.get('autoplay') === '1',
     render: q.get('render') !== '0',
   };
@@ -78,7 +79,7 @@ export function playerOptionsFrom(params: PageParams): Omit<PlayerOptions, 'deco
     manifestUrl: params.manifestUrl, origin: params.origin, webtransportUrl: params.webtransportUrl, mode: params.mode, abr: params.abr,
     reliableCount: params.reliableCount, reliability: params.reliability, bufferTargetS: params.bufferTargetS,
     volatileBufferTargetS: params.volatileBufferTargetS, stallTimeoutS: params.stallTimeoutS, fecTarget: params.fecTarget,
-    durationS: params.durationS,
+    durationS: params.durationS, qoeSegmentsKept: params.qoeSegmentsKept,
   };
 }
 

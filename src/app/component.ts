@@ -14,7 +14,8 @@
  * absent: only Enter VR/AR buttons; `"off"`: none), `when-hidden="play"` (keep playing while unseen; by
  * default the element pauses while the page — or, in WebXR, the headset's session — is hidden),
  * `reconstruction` (`cpu`: reconstruct points in the decode workers; `gpu`: in the vertex shader;
- * absent or `auto`: the workers on a software rasteriser, the shader on a GPU — rasterizer.ts).
+ * absent or `auto`: the workers on a software rasteriser, the shader on a GPU — rasterizer.ts),
+ * `qoe-kept` (QoE records `qoe()` keeps, the most recent; every one is also a `qoesegment` event).
  *
  * Media API: `currentTime` (setting it seeks), `duration` (one pass of the scene; a growing
  * scene's grows, with `durationchange`), `seekable`, `paused`,

@@ -17,7 +17,7 @@ import type { HoloquicPlayerEventMap } from './mediaTypes';
 const TIMEUPDATE_S = 0.25;
 
 /** The player's events the element re-dispatches with the same detail. */
-export const PLAYER_EVENTS = ['statechange', 'segment', 'freeze', 'modechange', 'started', 'abandoned', 'transportstate', 'scenegrow', 'liveedge', 'manifesterror'] as const;
+export const PLAYER_EVENTS = ['statechange', 'segment', 'freeze', 'modechange', 'started', 'abandoned', 'transportstate', 'scenegrow', 'liveedge', 'manifesterror', 'qoesegment'] as const;
 
 /** The `DOMException` name `play()` rejects with for each error code. */
 const PLAY_REJECTION: Record<PlayerErrorCode, string> = {

@@ -56,6 +56,14 @@ describe('attributes', () => {
     expect(read({ loop: '' }).loop).toBe(true);
   });
 
+  it('reads qoe-kept as the number of QoE records the player keeps, refusing what is not a whole number', () => {
+    expect(read({ 'qoe-kept': '600' }).qoeSegmentsKept).toBe(600);
+    expect(read({ 'qoe-kept': '0' }).qoeSegmentsKept).toBe(0);
+    expect(read({}).qoeSegmentsKept).toBeUndefined();
+    expect(() => read({ 'qoe-kept': '2.5' })).toThrow(/qoe-kept="2.5" is not a whole number/);
+    expect(() => read({ 'qoe-kept': '-1' })).toThrow(/qoe-kept="-1"/);
+  });
+
   it('names the attribute a bad value came from', () => {
     expect(() => read({ mode: 'fastest' })).toThrow(/mode="fastest" is not one of/);
     expect(() => read({ buffer: '0' })).toThrow(/buffer="0" must be positive/);

@@ -4,6 +4,7 @@
  * so that `element.addEventListener('seeked', (e) => e.detail.currentTime)` is typed.
  */
 import type { PlayerMode } from '../model/modes';
+import type { QoeSegment } from '../model/qoe';
 import { PLAYER_ERROR, type PlayerErrorCode, type PlayerState } from '../player/report';
 import type { SceneGrowth } from '../player/sceneGrowth';
 import type { TransportState } from '../transport/types';
@@ -74,6 +75,11 @@ export interface HoloquicPlayerEventMap {
   liveedge: CustomEvent<{ waiting: boolean }>;
   /** A re-read of a growing scene's manifest failed or was refused; playback goes on with the one it has. */
   manifesterror: CustomEvent<{ message: string }>;
+  /**
+   * A QoE record was written (one per object and segment, on the log's time base): every record
+   * of the run, while `qoe()` keeps only the most recent (`qoe-kept`, docs/embedding.md → "QoE log").
+   */
+  qoesegment: CustomEvent<QoeSegment>;
 }
 
 /**

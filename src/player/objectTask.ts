@@ -245,6 +245,11 @@ export function segmentRecord(t: ObjectTask, originS: number): QoeSegment {
   };
 }
 
+/** Throws unless `kept` is a number of QoE records to keep: a whole number ≥ 0. */
+export function checkQoeSegmentsKept(kept: number): void {
+  if (!(Number.isSafeInteger(kept) && kept >= 0)) throw new Error(`QoE records kept must be a whole number ≥ 0, got ${kept}`);
+}
+
 /**
  * The QoE records of a playout session, bounded: a ring of the most recent `capacity`, a count of
  * the older ones dropped to make room (the QoE log's `segmentsDropped`), and running totals over
@@ -258,13 +263,23 @@ export class SegmentRecords {
   dropped = 0;
   readonly totals = emptyQoeTotals();
 
-  /** `baseBufferS`: the buffer target on a steady link (the totals' `volatileFromS` counts requests above it). */
-  constructor(readonly capacity = QOE_SEGMENTS_KEPT, private readonly baseBufferS = Infinity) {}
+  /**
+   * `capacity`: records kept, a whole number ≥ 0 (0 keeps none: a host that streams the records
+   * out keeps them itself). `baseBufferS`: the buffer target on a steady link (the totals'
+   * `volatileFromS` counts requests above it).
+   */
+  constructor(readonly capacity = QOE_SEGMENTS_KEPT, private readonly baseBufferS = Infinity) {
+    checkQoeSegmentsKept(capacity);
+  }
 
   add(record: QoeSegment): void {
     addQoeRecord(this.totals, record, this.baseBufferS);
     if (this.ring.length < this.capacity) {
       this.ring.push(record);
+      return;
+    }
+    if (this.capacity === 0) {
+      this.dropped++;
       return;
     }
     this.ring[this.next] = record;

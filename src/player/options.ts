@@ -5,8 +5,10 @@
 import type { SegmentDecoder } from '../model/decoder';
 import { PLAYER_MODES, type PlayerMode } from '../model/modes';
 import type { PoseDrivenViewport } from '../model/pose';
+import type { QoeSegment } from '../model/qoe';
 import type { SceneModel } from '../model/scene';
 import { checkBufferTargets, volatileTargetS } from './bufferTarget';
+import { checkQoeSegmentsKept } from './objectTask';
 import { DEFAULT_BUFFER_TARGET_S } from './playout';
 import { reliableCountFromDegree } from './policy';
 import { abrRule } from './rules';
@@ -46,6 +48,18 @@ export interface PlayerOptions {
   loop?: boolean;
   /** The highest ladder index (0 = lowest) any object is fetched at; default: none (`maxQuality` below). */
   maxQuality?: number | null;
+  /**
+   * QoE records the player keeps for `qoe()`: the most recent (default `QOE_SEGMENTS_KEPT`,
+   * 10 000; 0 keeps none). The log's summary stays exact over the whole run whatever is kept
+   * (running totals); a host that wants every record takes them from `onQoeSegment`.
+   */
+  qoeSegmentsKept?: number;
+  /**
+   * Called with every QoE record as it is written, on the log's time base (the player's
+   * `qoesegment` event carries the same): a sink for a host that keeps the whole of a long run
+   * itself, while the player's memory stays bounded by `qoeSegmentsKept`.
+   */
+  onQoeSegment?: (record: QoeSegment) => void;
   decoder: SegmentDecoder;
   /** Builds the viewport model once the scene is known; without it every object counts as equally visible. */
   viewport?: (scene: SceneModel) => PoseDrivenViewport;
@@ -70,4 +84,5 @@ export function checkOptions(options: PlayerOptions): void {
   if (options.stallTimeoutS !== undefined && !(options.stallTimeoutS >= 0)) {
     throw new Error(`stall timeout must be 0 (never) or a positive number of seconds, got ${options.stallTimeoutS}`);
   }
+  if (options.qoeSegmentsKept !== undefined) checkQoeSegmentsKept(options.qoeSegmentsKept);
 }

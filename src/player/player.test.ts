@@ -14,6 +14,13 @@ describe('Player options', () => {
     expect(() => make({ bufferTargetS: 3, volatileBufferTargetS: 3, stallTimeoutS: 0 })).not.toThrow();
     expect(() => make({ bufferTargetS: 3 })).not.toThrow(); // volatile defaults to twice the base
   });
+
+  it('refuses a number of QoE records kept that is not a whole number ≥ 0', () => {
+    expect(() => make({ qoeSegmentsKept: -1 })).toThrow(/QoE records kept must be a whole number ≥ 0, got -1/);
+    expect(() => make({ qoeSegmentsKept: 2.5 })).toThrow(/got 2.5/);
+    expect(() => make({ qoeSegmentsKept: Number.NaN })).toThrow(/got NaN/);
+    expect(() => make({ qoeSegmentsKept: 0 })).not.toThrow(); // none kept: a host streams them out
+  });
 });
 
 describe('frameIndexAt', () => {

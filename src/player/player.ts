@@ -12,7 +12,7 @@
  */
 import { PLAYER_MODES, type PlanDelivery, type PlayerMode } from '../model/modes';
 import type { PoseDrivenViewport, PoseSource, ViewportModel } from '../model/pose';
-import type { QoeLog } from '../model/qoe';
+import type { QoeLog, QoeSegment } from '../model/qoe';
 import type { SceneModel } from '../model/scene';
 import { connectTransports, type Transports } from '../transport/connect';
 import type { TransportState } from '../transport/types';
@@ -26,7 +26,7 @@ import { passSegments } from './pass';
 import { DEFAULT_BUFFER_TARGET_S, PlayoutSession } from './playout';
 import { type PlayoutEvent } from './playoutEvents';
 import { type DeliveryPolicy, FixedModePolicy, reliableCountFromDegree } from './policy';
-import { PLAYER_ERROR, playerStats, type PlayerErrorCode, type PlayerState, type PlayerStats, qoeLog } from './report';
+import { PLAYER_ERROR, playerStats, type PlayerErrorCode, type PlayerState, type PlayerStats, qoeLog, recordOnLogTimeBase } from './report';
 import { abrRule, knapsackRule } from './rules';
 
 /** An error with the code it is reported under. */
@@ -380,6 +380,8 @@ export class Player extends EventTarget {
         for (const p of plans) this.lastPlan.set(p.objectId, { rank: p.rank, visibleArea: p.visibleArea, delivery: p.delivery });
       },
       onEvent: (event) => this.onPlayoutEvent(event),
+      qoeSegmentsKept: this.options.qoeSegmentsKept,
+      onRecord: (record) => this.publishRecord(record, session),
     });
     this.session = session;
     // currentTime set before play(): playback begins there (a seek the loop reports as seeked).
@@ -407,6 +409,22 @@ export class Player extends EventTarget {
     else if (event.type === 'started') this.emit('started', event);
     else if (event.type === 'abandoned') this.emit('abandoned', event);
     else if (event.type === 'live-edge') this.emit('liveedge', { waiting: event.waiting });
+  }
+
+  /**
+   * A QoE record just written, streamed out on the log's time base: to the `onQoeSegment` sink
+   * and as a `qoesegment` event, so a host can keep every record of a long run while the
+   * player keeps only the most recent (`qoeSegmentsKept`).
+   */
+  private publishRecord(record: QoeSegment, session: PlayoutSession): void {
+    const onLogTimeBase = recordOnLogTimeBase(record, session.originS - this.loadedAt);
+    try {
+      this.options.onQoeSegment?.(onLogTimeBase);
+    } catch (e) {
+      // The host's sink failing must not stop playback (as a throwing event listener does not).
+      console.error('onQoeSegment threw', e);
+    }
+    this.emit('qoesegment', onLogTimeBase);
   }
 
   private finish(): void {

@@ -73,6 +73,11 @@ export interface PlayoutConfig {
   onPlan?: (plans: ReadonlyArray<PlannedObject>) => void;
   /** QoE records kept in memory, the most recent (default `QOE_SEGMENTS_KEPT`, src/model/qoe.ts). */
   qoeSegmentsKept?: number;
+  /**
+   * Called with every QoE record as it is written (on the session's time base, seconds since
+   * play()), the ones the ring will later drop included: how a host keeps a whole long run.
+   */
+  onRecord?: (record: QoeSegment) => void;
 }
 
 /** The reason a wait is interrupted by a seek (close() interrupts with its own). */
@@ -472,6 +477,8 @@ export class PlayoutSession {
   private record(t: ObjectTask): void {
     if (t.recorded) return;
     t.recorded = true;
-    this.records.add(segmentRecord(t, this.origin));
+    const record = segmentRecord(t, this.origin);
+    this.records.add(record);
+    this.cfg.onRecord?.(record);
   }
 }

@@ -5,6 +5,7 @@ import { VirtualClock } from './clock';
 import { SegmentRecords } from './objectTask';
 import { qoeLog } from './report';
 import type { QoeSegment } from '../model/qoe';
+import { qoeTotalsOf } from '../model/qoeTotals';
 
 describe('the QoE log stays bounded', () => {
   it('keeps the most recent records and counts the ones it dropped', () => {
@@ -16,6 +17,31 @@ describe('the QoE log stays bounded', () => {
     for (let index = 10; index < 10_000; index++) records.add({ index } as QoeSegment);
     expect(records.list.map((r) => r.index)).toEqual([9997, 9998, 9999]);
     expect(records.totals.records).toBe(10_000);
+  });
+
+  it('keeps none at a cap of 0 (a host streams them out), still counting and totalling every record', () => {
+    const records = new SegmentRecords(0);
+    for (let index = 0; index < 50; index++) records.add({ index, abandoned: false, delivery: 'reliable', onTime: true, receivedBytes: 10, objectBytes: 10 } as QoeSegment);
+    expect(records.list).toEqual([]);
+    expect(records.dropped).toBe(50);
+    expect(records.totals.records).toBe(50);
+    expect(records.totals.onTime).toBe(50);
+    expect(() => new SegmentRecords(-1)).toThrow(/whole number ≥ 0/);
+    expect(() => new SegmentRecords(1.5)).toThrow(/whole number ≥ 0/);
+  });
+
+  it('streams every record out as it is written, the dropped ones included: a host keeping them has the whole run', async () => {
+    const clock = new VirtualClock();
+    const streamed: QoeSegment[] = [];
+    const link = new ScriptedLink(clock, (t) => (t < 6 ? 40e6 : t < 10 ? 3e6 : 20e6));
+    const session = await playOn(clock, link, 16, { qoeSegmentsKept: 4, onRecord: (r) => streamed.push(r) });
+    const kept = session.segmentRecords();
+    expect(kept).toHaveLength(4);
+    expect(streamed).toHaveLength(kept.length + session.segmentRecordsDropped());
+    // The ring holds the last ones streamed, the very records.
+    expect(streamed.slice(-4)).toEqual(kept);
+    // The streamed records make the same totals as the player's running ones: nothing was missed.
+    expect(qoeTotalsOf(streamed, 2)).toEqual(session.segmentTotals());
   });
 
   it('a long run keeps at most its cap of records; its log says how many were dropped and is still valid', async () => {

@@ -176,12 +176,7 @@ export function qoeLog(p: QoeSource): QoeLog {
   const freezes = session?.freezeSummary().freezes ?? [];
   // Segment records are on the session's time base (seconds since play()); the log's is load().
   const shift = session ? session.originS - origin : 0;
-  const segments: QoeSegment[] = (session?.segmentRecords() ?? []).map((r) => ({
-    ...r,
-    requestedAtS: r.requestedAtS + shift, deadlineS: r.deadlineS + shift,
-    firstByteAtS: r.firstByteAtS === undefined ? undefined : r.firstByteAtS + shift,
-    completedAtS: r.completedAtS === undefined ? undefined : r.completedAtS + shift,
-  }));
+  const segments = (session?.segmentRecords() ?? []).map((r) => recordOnLogTimeBase(r, shift));
   const fecTarget = fecTargetFor(p.mode, p.options.fecTarget);
   const dropped = session?.segmentRecordsDropped() ?? 0;
   return {
@@ -214,6 +209,20 @@ export function qoeLog(p: QoeSource): QoeLog {
       switches: p.transports.webtransport.switches.map((s) => ({ atS: s.atMs / 1000 - origin, from: s.from, to: s.to, reason: s.reason })),
     } : {}),
     ...(dropped > 0 && session ? { segmentsDropped: dropped, totals: shiftedTotals(session.segmentTotals(), shift) } : {}),
+  };
+}
+
+/**
+ * A segment record moved from the session's time base (seconds since play()) to the log's
+ * (seconds since load()): `shift` is the session's origin less load()'s. One conversion for the
+ * log's `segments` and the records the player streams out (`qoesegment`), so both read alike.
+ */
+export function recordOnLogTimeBase(r: QoeSegment, shift: number): QoeSegment {
+  return {
+    ...r,
+    requestedAtS: r.requestedAtS + shift, deadlineS: r.deadlineS + shift,
+    firstByteAtS: r.firstByteAtS === undefined ? undefined : r.firstByteAtS + shift,
+    completedAtS: r.completedAtS === undefined ? undefined : r.completedAtS + shift,
   };
 }
 
