@@ -51,8 +51,8 @@ interface Sample {
   qoeStreamed: number;
 }
 
-/** What the page's `qoesegment` listener keeps: a count, and per object the highest quality seen and when (ms since the epoch). */
-interface StreamTally { count: number; top: Record<string, { quality: number; atMs: number }> }
+/** What the page's `qoesegment` listener keeps: a count, the latest record, and per object the highest quality seen and when (ms since the epoch). */
+interface StreamTally { count: number; top: Record<string, { quality: number; atMs: number }>; last?: unknown }
 declare global {
   interface Window { qoeStream?: StreamTally }
 }
@@ -73,8 +73,11 @@ async function sample(startedAt: number): Promise<Sample> {
       geometries: stats.render!.geometries, textures: stats.render!.textures, playedS: stats.playedS, state: stats.state,
       decodeWorkersBytes: stats.decoder?.workerMemoryBytes ?? 0, fecWorkerBytes: stats.fecWorkerMemoryBytes ?? 0,
       qoeKept: log.segments.length, qoeWritten: log.totals?.records ?? log.segments.length, qoeStreamed: window.qoeStream?.count ?? 0,
+      // The latest record streamed is the log's latest, on the same time base.
+      lastStreamedAsLogged: JSON.stringify(window.qoeStream?.last) === JSON.stringify(log.segments.at(-1)),
     };
   });
+  expect(page.lastStreamedAsLogged, 'the latest qoesegment event is not the log\'s latest record').toBe(true);
   if (page.state === 'failed' || page.state === 'ended') throw new Error(`player ${page.state}\n${browser.log.slice(-10).join('\n')}`);
   return {
     atS: (Date.now() - startedAt) / 1000, heapMB: heap.usedSize / 2 ** 20, buffersMB: heap.backingStorageSize / 2 ** 20, geometries: page.geometries,
@@ -97,6 +100,7 @@ beforeAll(async () => {
     window.addEventListener('qoesegment', (e) => {
       const record = (e as CustomEvent<{ object: string; quality: number; onTime: boolean; shownLate?: boolean }>).detail;
       tally.count++;
+      tally.last = record;
       const top = tally.top[record.object];
       if ((record.onTime || record.shownLate) && (!top || record.quality > top.quality)) tally.top[record.object] = { quality: record.quality, atMs: Date.now() };
     }, true);
