@@ -10,24 +10,7 @@ import { decodeSegment, type VideoDecoders } from './segment';
 import { loadHevcModule, type HevcDecoder, type HevcModuleLocation } from './hevc';
 import { isOutOfMemory, VpccDecoder, wasmMemoryBytes } from './vpcc';
 import { type CoreModuleInfo, loadCoreModule } from './coreModule';
-
-// The core module's files are emitted as assets by Vite and loaded at run time (no bundling of
-// the emscripten loader): the module from its URL, the wasm (and the threaded build's thread
-// worker script) through locateFile; coreModule.ts picks the build. (The HEVC module's URLs come
-// with each request: the main thread's bundle places those files, hevcLocation.ts.)
-const builds = {
-  single: {
-    moduleUrl: new URL('../../wasm/build-wasm/vpcc.mjs', import.meta.url).href,
-    wasmUrl: new URL('../../wasm/build-wasm/vpcc.wasm', import.meta.url).href,
-  },
-  // Never inlined (`?no-inline`): fetched only where threads are allowed, and a thread worker
-  // cannot start from a data: URL.
-  threaded: {
-    moduleUrl: new URL('../../wasm/build-wasm/vpcc-mt.mjs?no-inline', import.meta.url).href,
-    wasmUrl: new URL('../../wasm/build-wasm/vpcc-mt.wasm?no-inline', import.meta.url).href,
-    threadWorkerUrl: new URL('../../wasm/build-wasm/vpcc-mt.worker.js?no-inline', import.meta.url).href,
-  },
-};
+import { coreBuilds as builds } from './coreBuilds';
 
 class ModuleLoadError extends Error {}
 
