@@ -10,14 +10,16 @@ const app: UserConfig = {
     target: 'es2022',
     sourcemap: true,
     rollupOptions: {
-      // Pages: the app and the embedding example; and the transport, decoder and host-scene check pages, which
-      // live with the end-to-end tests that drive them (e2e/pages/, served at /e2e/pages/*.html).
+      // Pages: the app and the embedding example; and the transport, decoder and host-scene check pages and the
+      // one-decoder benchmark page, which live with the tests and benchmarks that drive them (e2e/pages/, served
+      // at /e2e/pages/*.html).
       input: {
         main: 'index.html',
         embed: 'embed.html',
         transport: 'e2e/pages/transport.html',
         decoder: 'e2e/pages/decoder.html',
         'host-scene': 'e2e/pages/host-scene.html',
+        'decoder-bench': 'e2e/pages/decoder-bench.html',
       },
     },
   },

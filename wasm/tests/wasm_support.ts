@@ -9,7 +9,11 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { HevcDecoder, type HevcModuleFactory } from '../../src/decoder/hevc';
-import type { VideoStream, VpccDecoder, VpccModule, VpccModuleFactory } from '../../src/decoder/vpcc';
+import type { VpccModule, VpccModuleFactory } from '../../src/decoder/vpcc';
+import type { DumpedPicture } from './dumped_pictures';
+
+// The hand-over of dumped pictures is browser-safe code of its own (the Chromium benchmark uses it too).
+export { type DumpedPicture, putDumpedPicture, putFramePictures } from './dumped_pictures';
 
 /**
  * Loads the core module from a build directory (passing the binary: no fetch in Node):
@@ -30,17 +34,6 @@ export async function loadModule(buildDir: string, options: { threaded?: boolean
 export async function loadHevc(buildDir: string): Promise<HevcDecoder> {
   const factory = (await import(join(buildDir, 'vpcc-hevc.mjs'))).default as HevcModuleFactory;
   return new HevcDecoder(await factory({ wasmBinary: readFileSync(join(buildDir, 'vpcc-hevc.wasm')) }));
-}
-
-export interface DumpedPicture {
-  stream: number;
-  index: number;
-  width: number;
-  height: number;
-  bitDepth: number;
-  chroma444: boolean;
-  /** Y, U, V planes one after the other (1 byte per sample up to 8 bits, else 2). */
-  samples: Uint8Array;
 }
 
 /**
@@ -64,55 +57,6 @@ export function dumpPictures(dumpTool: string, stream: string): DumpedPicture[] 
       });
   } finally {
     rmSync(dir, { recursive: true, force: true });
-  }
-}
-
-/**
- * Copies a dumped picture into the decoder's scratch buffer and hands it over — planar, or with
- * `nv12` (4:2:0 only) its chroma rewritten as one plane of U,V pairs, as hardware decoders give it.
- */
-export function putDumpedPicture(decoder: VpccDecoder, p: DumpedPicture, options: { nv12?: boolean } = {}): void {
-  const bytes = p.samples;
-  const bytesPerSample = p.bitDepth > 8 ? 2 : 1;
-  const chromaWidth = p.chroma444 ? p.width : Math.ceil(p.width / 2);
-  const chromaHeight = p.chroma444 ? p.height : Math.ceil(p.height / 2);
-  const lumaBytes = p.width * p.height * bytesPerSample, chromaBytes = chromaWidth * chromaHeight * bytesPerSample;
-  if (bytes.length !== lumaBytes + 2 * chromaBytes) throw new Error(`picture ${p.stream}/${p.index}: ${bytes.length} bytes, expected ${lumaBytes + 2 * chromaBytes}`);
-  const ptr = decoder.pictureBuffer(bytes.length);
-  if (options.nv12 && !p.chroma444) {
-    if (bytesPerSample !== 1) throw new Error('NV12 is 8-bit');
-    const heap = decoder.module.HEAPU8;
-    heap.set(bytes.subarray(0, lumaBytes), ptr);
-    const u = bytes.subarray(lumaBytes, lumaBytes + chromaBytes), v = bytes.subarray(lumaBytes + chromaBytes);
-    for (let i = 0; i < chromaBytes; i++) {
-      heap[ptr + lumaBytes + 2 * i] = u[i];
-      heap[ptr + lumaBytes + 2 * i + 1] = v[i];
-    }
-    const pairs = { ptr: ptr + lumaBytes, stride: 2 * chromaWidth };
-    decoder.putPicture(p.stream, p.index, {
-      width: p.width, height: p.height, bytesPerSample, decodedBitDepth: p.bitDepth, chroma444: false, chromaInterleaved: true,
-      planes: [{ ptr, stride: p.width }, pairs, pairs],
-    });
-    return;
-  }
-  decoder.module.HEAPU8.set(bytes, ptr);
-  decoder.putPicture(p.stream, p.index, {
-    width: p.width, height: p.height, bytesPerSample, decodedBitDepth: p.bitDepth, chroma444: p.chroma444,
-    planes: [
-      { ptr, stride: p.width },
-      { ptr: ptr + lumaBytes, stride: chromaWidth },
-      { ptr: ptr + lumaBytes + chromaBytes, stride: chromaWidth },
-    ],
-  });
-}
-
-/** Hands over every picture frame `frame` needs: picture f·k … f·k+k−1 of each stream (k maps per picture). */
-export function putFramePictures(decoder: VpccDecoder, streams: VideoStream[], pictures: DumpedPicture[], frame: number, options: { nv12?: boolean } = {}): void {
-  for (const s of streams) {
-    const local = frame - s.firstFrame;
-    for (const p of pictures) {
-      if (p.stream === s.index && Math.floor(p.index / s.picturesPerFrame) === local) putDumpedPicture(decoder, p, options);
-    }
   }
 }
 
