@@ -1,7 +1,9 @@
 // vpcc-bench: per-frame CPU time of the native decoder's stages on a segment — parse + atlas
 // decoding, reconstruction, post-processing — measured the same way as the wasm module's
 // wasm/tools/wasm_bench.ts (CPU time, not wall: the machine is shared; medians), so the two can
-// be compared. Video decoding (libavcodec) is timed too but reported separately.
+// be compared. Video decoding (libavcodec) is timed too but reported separately. With helper
+// threads (VPCC_THREADS=N) it also gives each stage's critical path (parallel::criticalPathMs:
+// the time on idle cores, however busy this machine is).
 //
 //   vpcc-bench STREAM.bin... [--repeat N]
 #include <time.h>
@@ -17,6 +19,7 @@
 #include "vpcc/api_session.h"
 #include "vpcc/bit_reader.h"
 #include "vpcc/postprocess.h"
+#include "common/parallel.h"
 
 namespace {
 
@@ -51,7 +54,7 @@ int main(int argc, char** argv) {
       std::ifstream in(path, std::ios::binary);
       if (!in) throw std::runtime_error("cannot read " + path);
       const std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), {});
-      std::vector<double> parse, video, reconstruct, post;
+      std::vector<double> parse, video, reconstruct, post, reconstructPath, postPath;
       size_t points = 0;
       for (int r = 0; r < repeat; ++r) {
         vpcc::DecodeSession session;
@@ -81,17 +84,24 @@ int main(int argc, char** argv) {
         video.push_back((cpuMs() - t0) / std::max(1u, session.frameCount()));
         for (uint32_t f = 0; f < session.frameCount(); ++f) {
           t0 = cpuMs();
+          double path0 = vpcc::parallel::criticalPathMs();
           points = session.reconstruct(f, false).size();
-          const double plain = cpuMs() - t0;
+          const double plain = cpuMs() - t0, plainPath = vpcc::parallel::criticalPathMs() - path0;
           t0 = cpuMs();
+          path0 = vpcc::parallel::criticalPathMs();
           session.reconstruct(f, true);
           reconstruct.push_back(plain);
           post.push_back(cpuMs() - t0 - plain);
+          reconstructPath.push_back(plainPath);
+          postPath.push_back(vpcc::parallel::criticalPathMs() - path0 - plainPath);
         }
       }
       std::printf("%s: %zu points/frame; parse + atlas %.1f ms/segment, video decoding %.1f ms/frame, "
                   "reconstruction %.1f ms/frame, post-processing %.1f ms/frame (CPU time, medians of %d runs)\n",
                   path.c_str(), points, median(parse), median(video), median(reconstruct), median(post), repeat);
+      if (vpcc::parallel::helpers() > 0)
+        std::printf("  %u threads, critical path: reconstruction %.1f ms/frame, post-processing %.1f ms/frame\n",
+                    vpcc::parallel::helpers() + 1, median(reconstructPath), median(postPath));
     }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "vpcc-bench: %s\n", e.what());

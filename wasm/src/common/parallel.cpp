@@ -10,6 +10,9 @@
 #include <mutex>
 #include <thread>
 #include <vector>
+#if !defined(__EMSCRIPTEN__)
+#include <time.h>
+#endif
 
 #if defined(__EMSCRIPTEN_PTHREADS__)
 #include <emscripten.h>
@@ -40,6 +43,21 @@ void forRanges(size_t count, size_t, const std::function<void(size_t, size_t)>& 
 #else
 namespace {
 
+// Whether this thread is running an item of a job: a parallel call made from inside one (a
+// stage that splits its own work, run as one side of runBoth) runs inline on that thread, since
+// the pool runs one job at a time.
+thread_local bool insideJob = false;
+
+#if defined(__EMSCRIPTEN__)
+double threadCpuMs() { return 0; }
+#else
+double threadCpuMs() {
+  timespec t;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return double(t.tv_sec) * 1e3 + double(t.tv_nsec) / 1e6;
+}
+#endif
+
 #if defined(__EMSCRIPTEN_PTHREADS__)
 unsigned defaultHelpers() {
   const int cores = emscripten_num_logical_cores();
@@ -67,16 +85,20 @@ class Pool {
   }
 
   unsigned helpers = defaultHelpers();
+  /// Since the pool started: the calling thread's CPU time in jobs, and each job's busiest
+  /// participant's CPU time in it, added up (ms; natively only).
+  double callerInJobsMs_ = 0, busiestInJobsMs_ = 0;
 
   /// Calls item(i) for every i in [0, count), on the caller and up to `helpers` threads.
   void run(size_t count, const std::function<void(size_t)>& item) {
-    const unsigned wanted = unsigned(std::min<size_t>(helpers, count > 0 ? count - 1 : 0));
+    const unsigned wanted = insideJob ? 0 : unsigned(std::min<size_t>(helpers, count > 0 ? count - 1 : 0));
     if (wanted == 0) {
       for (size_t i = 0; i < count; ++i) item(i);
       return;
     }
     start(wanted);
     errors_.assign(count, nullptr);
+    jobCpuMs_.assign(wanted + 1, 0.0);
     {
       std::lock_guard<std::mutex> lock(mutex_);
       item_ = &item;
@@ -87,12 +109,15 @@ class Pool {
       ++generation_;
     }
     wake_.notify_all();
-    work();
+    work(0);
     {
       std::unique_lock<std::mutex> lock(mutex_);
       done_.wait(lock, [&] { return busy_ == 0; });
       item_ = nullptr;
     }
+    // (the caller is the only thread that reads these)
+    callerInJobsMs_ += jobCpuMs_[0];
+    busiestInJobsMs_ += *std::max_element(jobCpuMs_.begin(), jobCpuMs_.end());
 #if defined(__EMSCRIPTEN_PTHREADS__)
     vpcc_renew_heap_views();
 #endif
@@ -109,8 +134,11 @@ class Pool {
     }
   }
 
-  // Claims items until none is left; an item's exception is kept for the caller.
-  void work() {
+  // Claims items until none is left; an item's exception is kept for the caller. Participant 0
+  // is the caller, helper h is h + 1.
+  void work(unsigned participant) {
+    const double cpuAtStart = threadCpuMs();
+    insideJob = true;
     for (size_t i; (i = next_.fetch_add(1)) < count_;) {
       try {
         (*item_)(i);
@@ -118,6 +146,8 @@ class Pool {
         errors_[i] = std::current_exception();
       }
     }
+    insideJob = false;
+    jobCpuMs_[participant] = threadCpuMs() - cpuAtStart;
   }
 
   void helperLoop(unsigned id) {
@@ -130,7 +160,7 @@ class Pool {
         seen = generation_;
         if (id >= participants_) continue;  // this job needs fewer helpers
       }
-      work();
+      work(id + 1);
       std::lock_guard<std::mutex> lock(mutex_);
       if (--busy_ == 0) done_.notify_one();
     }
@@ -143,6 +173,7 @@ class Pool {
   size_t count_ = 0;
   std::atomic<size_t> next_{0};
   std::vector<std::exception_ptr> errors_;
+  std::vector<double> jobCpuMs_;  // per participant, this job
   unsigned participants_ = 0, busy_ = 0;
   uint64_t generation_ = 0;
   bool stopping_ = false;
@@ -157,6 +188,10 @@ Pool& pool() {
 
 void setHelpers(unsigned count) { pool().helpers = std::min(count, kMaxHelpers); }
 unsigned helpers() { return pool().helpers; }
+
+#if !defined(__EMSCRIPTEN__)
+double criticalPathMs() { return threadCpuMs() - pool().callerInJobsMs_ + pool().busiestInJobsMs_; }
+#endif
 
 void runBoth(const std::function<void()>& first, const std::function<void()>& second) {
   pool().run(2, [&](size_t i) { i == 0 ? first() : second(); });

@@ -25,12 +25,21 @@ unsigned helpers();
 constexpr unsigned kMaxHelpers = 3;
 
 /// Runs both functions, side by side when there is a helper, and returns when both have
-/// finished. An exception thrown by either is rethrown here (the first task's first).
+/// finished. An exception thrown by either is rethrown here (the first task's first). Parallel
+/// calls made inside either function (or inside a forRanges body) run inline on its thread.
 void runBoth(const std::function<void()>& first, const std::function<void()>& second);
 
 /// Calls body(begin, end) over consecutive sub-ranges of [0, count) of at least `grain` items
 /// each, on the calling thread and the helpers; returns when all have finished (rethrowing the
 /// first exception, if any).
 void forRanges(size_t count, size_t grain, const std::function<void(size_t begin, size_t end)>& body);
+
+#if !defined(__EMSCRIPTEN__)
+/// Natively, for benchmarks on a shared machine: the calling thread's CPU time so far (ms), each
+/// parallel job it ran counted as its busiest thread's CPU time in that job instead of its own —
+/// what the work would take on idle cores, whatever waiting for a core cost here. Compare two
+/// readings. (Plain CPU time adds the threads' work up; wall time counts the waits.)
+double criticalPathMs();
+#endif
 
 }  // namespace vpcc::parallel
