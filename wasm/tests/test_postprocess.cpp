@@ -1,9 +1,13 @@
 // Attribute smoothing (SEI 67) on frames built by hand: what changes, what never does, and the
-// limits its thresholds set. (Geometry smoothing and colour transfer are checked bit-exactly
-// against TMC2's logs in test_conformance.)
+// limits its thresholds set; and the colour transfer's k-d tree split ahead of its searches.
+// (Geometry smoothing and colour transfer are checked bit-exactly against TMC2's logs in
+// test_conformance.)
+#include <atomic>
 #include <cstdint>
+#include <random>
 #include <vector>
 
+#include "../src/decoder/neighbour_tree.h"
 #include "harness.h"
 #include "vpcc/postprocess.h"
 
@@ -114,6 +118,42 @@ TEST(frames_without_what_smoothing_needs_are_returned_unchanged) {
   PointCloudFrame huge = seam();
   huge.bitDepth3d = 30;
   CHECK_THROWS(smoothAttributesGrid(huge, permissive(), {}, recoloured), ParseError);
+}
+
+// Which nodes were split before a search must never change what it finds: neighbours, their
+// order among equally distant ones, and distances. Points on a small integer grid, so that ties
+// are everywhere (as on real frames, where they decide the colour transfer's votes).
+TEST(a_tree_split_ahead_finds_exactly_what_a_lazily_split_one_finds) {
+  std::mt19937 random(7);
+  std::uniform_int_distribution<int> coordinate(0, 40);
+  std::vector<int16_t> points(30000 * 3), queries(3000 * 3);
+  for (int16_t& c : points) c = int16_t(coordinate(random));
+  for (int16_t& c : queries) c = int16_t(coordinate(random));
+  NeighbourTree lazy(points.data(), points.size() / 3);
+  NeighbourTree allAhead(points.data(), points.size() / 3), topAhead(points.data(), points.size() / 3);
+  const std::atomic<bool> never{false};
+  allAhead.splitAhead(never, 0);
+  topAhead.splitAhead(never, 500);
+  constexpr size_t k = 8;
+  for (size_t q = 0; q < queries.size() / 3; ++q) {
+    uint32_t want[k], got[k];
+    double wantDist[k], gotDist[k];
+    const size_t found = lazy.search(&queries[q * 3], k, want, wantDist);
+    for (NeighbourTree* tree : {&allAhead, &topAhead}) {
+      CHECK_EQ(tree->search(&queries[q * 3], k, got, gotDist), found);
+      for (size_t i = 0; i < found; ++i) {
+        CHECK_EQ(got[i], want[i]);
+        CHECK_EQ(gotDist[i], wantDist[i]);
+      }
+    }
+  }
+  // A stop already set splits nothing: the tree still answers as before.
+  NeighbourTree stopped(points.data(), points.size() / 3);
+  const std::atomic<bool> now{true};
+  stopped.splitAhead(now, 0);
+  uint32_t index;
+  double distance;
+  CHECK_EQ(stopped.search(&queries[0], 1, &index, &distance), size_t(1));
 }
 
 TEST_MAIN

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <cstring>
 #include <limits>
@@ -30,7 +31,9 @@ namespace vpcc {
 // same result: every point in that box is at least that far, so none could enter.
 // Nodes are split lazily, the first time a query reaches them: a node's split depends only on
 // its own points and inherited box, so the result is the same as building everything up front,
-// and the regions no query visits (most of a frame) are never partitioned.
+// and the regions no query visits (most of a frame) are never partitioned. For the same reason
+// a thread with nothing else to do may split nodes ahead of the queries (splitAhead): which
+// nodes were split before a search changes how long it takes, never what it finds.
 class NeighbourTree {
  public:
   NeighbourTree(const int16_t* positions, size_t count) {
@@ -54,6 +57,15 @@ class NeighbourTree {
     }
     nodes_.push_back(root);
     bounds_.push_back(rootBounds);
+  }
+
+  /// Splits nodes of more than `minPoints` points, top levels first (the nodes in the order they
+  /// were made: breadth first), until none is left or `stop` is set — work a search would
+  /// otherwise do, done while another thread is busy with something else. Not concurrently with
+  /// a search of this tree.
+  void splitAhead(const std::atomic<bool>& stop, size_t minPoints) {
+    for (uint32_t id = 0; id < nodes_.size() && !stop.load(std::memory_order_relaxed); ++id)
+      if (!nodes_[id].split && nodes_[id].right - nodes_[id].left > minPoints) split(id);
   }
 
   /// Up to k nearest points of `query`: indices and squared distances, nearest first.

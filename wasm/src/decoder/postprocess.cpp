@@ -423,9 +423,10 @@ namespace {
 /// transferColors from the points at `sourcePositions` (the frame before smoothing: the same
 /// points, in the same order, as the target's) with colours `srcColor`, which may be the
 /// target's own colours: every read of them happens before the moved points' new colours are
-/// written.
+/// written. `sourceTree`, when given, is the tree of `sourcePositions` (perhaps partly split
+/// already); else one is made here.
 void transferColorsFrom(const int16_t* sourcePositions, const uint16_t* srcColor, PointCloudFrame& target,
-                        const std::vector<uint8_t>& moved) {
+                        const std::vector<uint8_t>& moved, NeighbourTree* sourceTree = nullptr) {
   const size_t nt = target.size(), ns = nt;
   std::vector<uint32_t> movedList;
   for (size_t i = 0; i < nt; ++i)
@@ -453,13 +454,14 @@ void transferColorsFrom(const int16_t* sourcePositions, const uint16_t* srcColor
   std::vector<uint16_t> forward(movedList.size() * 3);
   std::vector<uint32_t> candidates;  // source indices, in the order found
   auto forwardPass = [&] {
-    NeighbourTree sourceTree(sourcePositions, ns);
+    std::optional<NeighbourTree> ownTree;
+    if (!sourceTree) sourceTree = &ownTree.emplace(sourcePositions, ns);
     candidates.reserve(movedList.size() * kForward);
     uint32_t idx[kForward];
     double dist[kForward];
     for (size_t m = 0; m < movedList.size(); ++m) {
       const size_t t = movedList[m];
-      const size_t found = sourceTree.search(target.positions.data() + t * 3, kForward, idx, dist);
+      const size_t found = sourceTree->search(target.positions.data() + t * 3, kForward, idx, dist);
       candidates.insert(candidates.end(), idx, idx + found);
       uint16_t* out = &forward[m * 3];
       if (found == 0) {
@@ -573,6 +575,10 @@ void transferColorsFrom(const int16_t* sourcePositions, const uint16_t* srcColor
     std::copy(&result[m * 3], &result[m * 3] + 3, target.colors16.data() + size_t(movedList[m]) * 3);
 }
 
+/// Nodes split ahead only above this size: the smaller ones (deep in the tree) are the likeliest
+/// to be visited by no search.
+constexpr size_t kSplitAheadMinPoints = 64;
+
 }  // namespace
 
 void transferColors(const PointCloudFrame& source, PointCloudFrame& target, const std::vector<uint8_t>& moved) {
@@ -601,8 +607,30 @@ PointCloudFrame postProcess(const CodedSequence& seq, const DecodedAtlasFrame& f
     // colours last), so they need no copy.
     const bool coloured = out.colors16.size() == out.positions.size();
     const std::vector<int16_t> unsmoothed = coloured ? out.positions : std::vector<int16_t>();
-    local.movedPoints = smoothGeometryGrid(out, params, moved);
-    if (local.movedPoints && coloured) transferColorsFrom(unsmoothed.data(), out.colors16.data(), out, moved);
+    // With a helper thread, the unsmoothed frame's k-d tree (colour transfer's forward tree) is
+    // made and split ahead beside the smoothing, which runs on one thread meanwhile; both read
+    // only what is final before they start. Which nodes get split before the searches depends on
+    // timing, what the searches find does not (NeighbourTree::splitAhead).
+    std::optional<NeighbourTree> sourceTree;
+    if (coloured && parallel::helpers() > 0) {
+      std::atomic<bool> smoothed{false};
+      parallel::runBoth(
+          [&] {
+            struct Done {
+              std::atomic<bool>& flag;
+              ~Done() { flag = true; }  // (also when smoothing throws: the other side stops)
+            } done{smoothed};
+            local.movedPoints = smoothGeometryGrid(out, params, moved);
+          },
+          [&] {
+            sourceTree.emplace(unsmoothed.data(), unsmoothed.size() / 3);
+            sourceTree->splitAhead(smoothed, kSplitAheadMinPoints);
+          });
+    } else {
+      local.movedPoints = smoothGeometryGrid(out, params, moved);
+    }
+    if (local.movedPoints && coloured)
+      transferColorsFrom(unsmoothed.data(), out.colors16.data(), out, moved, sourceTree ? &*sourceTree : nullptr);
   }
   AttributeSmoothingParams attributeParams;
   std::vector<uint8_t> recoloured;
