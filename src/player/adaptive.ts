@@ -9,19 +9,27 @@
  *  - an object predicted out of view gets the lowest quality as datagrams only (as the utility
  *    allocation of the fixed modes gives it the lowest quality): spending spare capacity on what
  *    is not seen only adds bytes the origin may have to purge at the deadline when the link dips.
- *  - reliable: P(shown) = 1 (the transport retransmits), cost = bytes / (1 − loss) plus one RTT of
- *    capacity when there is loss (the tail waits for a retransmission), inflated by the freeze
- *    margin: a late reliable object freezes everyone, so it gets headroom.
+ *  - reliable: P(shown) = 1 (the transport retransmits), cost = bytes / (1 − loss), inflated by the
+ *    freeze margin: a late reliable object freezes everyone, so it gets headroom. When there is
+ *    loss the segment's reliable objects also wait, together, for the last retransmission: one
+ *    round trip of capacity per segment, not per object — the origin sends the objects one after
+ *    another on one connection, so an early object's retransmission overlaps the later objects'
+ *    bytes and only the last one's shows. Charged per object it took 4 × 13 % of the capacity at
+ *    a 100-ms round trip (docs/results.md, "Goodput at 50 ms one way", second pass).
  *  - datagram with R repair symbols: P(shown) = P(≥ K + 2 of K + R arrive) under the measured
  *    Gilbert–Elliott loss (fecModel.ts, the origin's own planning model), cost = (K + R) symbols.
  *    R is chosen among a few overheads (plan at 90 %, 99 %, 99.9 %); a datagram object is never
  *    waited for, so it never freezes playback.
- *  - skip: not fetched at all. Only when even the cheapest options of all objects do not fit:
- *    then objects are admitted most visible first while their cheapest option fits (the most
- *    visible always), and the rest are given up whole — instead of every object being sent into
- *    a link that cannot carry them, where the origin purges at the deadline whatever is queued
- *    last: partly sent objects of every rank. Skipping never buys a higher quality elsewhere (a
- *    held frame is a frozen object, worse than a lower rung).
+ *  - every object is fetched, at least at its cheapest option (as every fixed mode fetches every
+ *    object): when even the cheapest options do not fit, the cheapest are sent and the origin's
+ *    urgency order (most visible first) and deadlines decide what the link carries. There is no
+ *    skip: it was judged against the throughput estimate, which at a 100-ms round trip with loss
+ *    undershoots the link (each segment's last retransmission is in it), and a skipped object is
+ *    demand the congestion controller never sees — an application-limited sender whose BBR2
+ *    lower bounds were cut by a lossy round cannot probe back up, so skips fed themselves (in a
+ *    probe at 50 ms and 5 % `adaptive` skipped 78 of 159 objects while the origin's rate
+ *    estimate sank to 0.2–5 Mbit/s, where `qr`, fetching everything, kept 7–28; docs/results.md,
+ *    "Goodput at 50 ms one way", second pass).
  * The capacity is what the path carries in one segment duration, or until the deadline when that
  * is sooner: segments are requested once per segment duration, so planning with the whole time to
  * a deadline a full buffer pushes further out would commit the same seconds of the link to two
@@ -48,7 +56,7 @@ const REPAIR_TARGETS = [0.9, 0.99, 0.999];
 /** Datagram bytes on the wire per symbol byte (QUIC + datagram headers). */
 const DATAGRAM_FRAMING = 1.04;
 
-interface Candidate {
+export interface Candidate {
   cost: number;
   value: number;
   plan: ObjectPlan;
@@ -65,19 +73,6 @@ export function repairFor(k: number, loss: LossModel, target: number): number {
     else lo = mid + 1;
   }
   return lo;
-}
-
-/**
- * Which objects (most visible first) are fetched at all: each whose cheapest option still fits
- * beside those admitted before it; the most visible always.
- */
-export function admit(cheapestCosts: readonly number[], capacity: number): boolean[] {
-  let used = 0;
-  return cheapestCosts.map((cost, i) => {
-    if (i > 0 && used + cost > capacity) return false;
-    used += cost;
-    return true;
-  });
 }
 
 export class AdaptivePolicy implements DeliveryPolicy {
@@ -109,9 +104,8 @@ export class AdaptivePolicy implements DeliveryPolicy {
         if (!inView && q > 0) return;
         const bits = bitrate * input.segmentDurationS;
         const u = logUtility(o.bitrates, q);
-        const retransmitTail = measured.rate > 0 ? (input.throughputBps ?? 0) * rttS : 0;
         if (inView) candidates.push({
-          cost: FREEZE_MARGIN * (bits / (1 - Math.min(measured.rate, 0.5)) + retransmitTail),
+          cost: FREEZE_MARGIN * bits / (1 - Math.min(measured.rate, 0.5)),
           value: weight * u,
           plan: { objectId: o.objectId, quality: q, delivery: 'reliable', fec: { kind: 'none' }, urgency },
         });
@@ -130,11 +124,22 @@ export class AdaptivePolicy implements DeliveryPolicy {
     });
     const window = Math.max(0, Math.min(input.timeToDeadlineS, input.segmentDurationS));
     const capacity = SAFETY * input.throughputBps * window;
-    const admitted = admit(groups.map((g) => Math.min(...g.map((c) => c.cost))), capacity);
-    const picked = solveMultipleChoice(groups.filter((_, i) => admitted[i]), capacity);
-    let next = 0;
-    return groups.map((g, i) => (admitted[i]
-      ? g[picked[next++]].plan
-      : { objectId: objects[i].objectId, quality: 0, delivery: 'skip', fec: { kind: 'none' }, urgency: Math.min(7, objects[i].rank) }));
+    const retransmitTail = measured.rate > 0 ? FREEZE_MARGIN * input.throughputBps * rttS : 0;
+    return pickWithTail(groups, capacity, retransmitTail).map((c) => c.plan);
   }
+}
+
+/**
+ * The best option per group within `capacity` when choosing any reliable option costs `tail` once
+ * (the segment's wait for its last retransmission): the better of the plan with the tail reserved
+ * and the plan without reliable options.
+ */
+export function pickWithTail(groups: readonly Candidate[][], capacity: number, tail: number): Candidate[] {
+  const solve = (options: readonly Candidate[][], room: number) =>
+    solveMultipleChoice(options, Math.max(0, room)).map((pick, i) => options[i][pick]);
+  const withReliable = solve(groups, capacity - tail);
+  if (tail <= 0) return withReliable;
+  const datagramOnly = solve(groups.map((g) => g.filter((c) => c.plan.delivery !== 'reliable')), capacity);
+  const value = (picks: readonly Candidate[]) => picks.reduce((sum, c) => sum + c.value, 0);
+  return value(datagramOnly) >= value(withReliable) ? datagramOnly : withReliable;
 }

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { AdaptivePolicy, admit, repairFor } from './adaptive';
+import { AdaptivePolicy, FREEZE_MARGIN, repairFor } from './adaptive';
 import { PLANNING_BURST_CAP, PLANNING_LOSS_CAP, PLANNING_LOSS_FLOOR, recoveryProbability } from './fecModel';
 import { fecTargetFor, FixedModePolicy, type PlanInput, QPR_FEC_TARGET, reliableCountFromDegree, SYMBOL_BYTES } from './policy';
-import { abrRule, hybridRule, knapsackRule, priorityGreedyRule } from './rules';
+import { abrRule, hybridRule, knapsackRule, priorityGreedyRule, SAFETY } from './rules';
 
 const LADDER = [1e6, 2e6, 4e6, 8e6, 16e6];
 
@@ -145,18 +145,34 @@ describe('adaptive', () => {
     }
   });
 
-  it('admits objects most visible first while their cheapest option fits, the most visible always', () => {
-    expect(admit([1, 1, 1, 1], 4)).toEqual([true, true, true, true]);
-    expect(admit([1, 2, 1, 1], 3)).toEqual([true, true, false, false]);
-    expect(admit([1, 3, 1, 5], 3)).toEqual([true, false, true, false]);
-    expect(admit([5, 1], 2)).toEqual([true, false]);
+  it('fetches every object, at its cheapest option, when even the lowest qualities do not fit', () => {
+    // Four objects of 1 Mbit/s at the lowest quality, 3 Mbit/s of link: every fixed mode still
+    // fetches all four, and so does adaptive (the origin sends the most visible first).
+    const plans = new AdaptivePolicy().plan(input({ throughputBps: 3e6, loss: { rate: 0.05, meanBurst: 2 }, rttS: 0.1 }));
+    expect(plans.map((p) => p.delivery)).toEqual(['datagram', 'datagram', 'datagram', 'datagram']);
+    expect(plans.every((p) => p.quality === 0)).toBe(true);
+    expect(plans.map((p) => p.urgency)).toEqual([0, 1, 2, 3]);
   });
 
-  it('gives up the least visible objects whole when even the lowest qualities do not fit', () => {
-    // Four objects of 1 Mbit/s at the lowest quality, 3 Mbit/s of link: two fit, with repair.
-    const plans = new AdaptivePolicy().plan(input({ throughputBps: 3e6, loss: { rate: 0.02, meanBurst: 2 } }));
-    expect(plans.map((p) => p.delivery === 'skip')).toEqual([false, false, true, true]);
-    expect(plans.filter((p) => p.delivery !== 'skip').every((p) => p.quality === 0)).toBe(true);
+  it('charges the wait for the last retransmission once per segment, not once per reliable object', () => {
+    // The demo scene's ladder at 1 % loss and 4 Mbit/s: one round trip of capacity (1.3 × 4 Mbit/s
+    // × 20 ms) is reserved for the segment's last retransmission, and then the two most visible
+    // objects go reliably; charged per object, the second could not.
+    const demo = [509000, 691664, 1814648, 2619168, 4127072];
+    const objects = input().objects.map((o, i) => ({ ...o, bitrates: demo, visibleArea: [0.25, 0.15, 0.05, 0][i] }));
+    const plans = new AdaptivePolicy().plan(input({ objects, throughputBps: 4e6, rttS: 0.02, loss: { rate: 0.01, meanBurst: 2 } }));
+    expect(plans.map((p) => p.delivery)).toEqual(['reliable', 'reliable', 'datagram', 'datagram']);
+    const reliableBits = plans.filter((p) => p.delivery === 'reliable').reduce((s, p) => s + demo[p.quality], 0);
+    expect(FREEZE_MARGIN * (reliableBits / 0.99 + 4e6 * 0.02)).toBeLessThanOrEqual(SAFETY * 4e6);
+  });
+
+  it('sends nothing reliably when the retransmission wait leaves datagrams the better plan', () => {
+    // The same scene at a 200-ms round trip: the wait would take 1 Mbit of the 3.4 the segment has.
+    const demo = [509000, 691664, 1814648, 2619168, 4127072];
+    const objects = input().objects.map((o, i) => ({ ...o, bitrates: demo, visibleArea: [0.25, 0.15, 0.05, 0][i] }));
+    const plans = new AdaptivePolicy().plan(input({ objects, throughputBps: 4e6, rttS: 0.2, loss: { rate: 0.01, meanBurst: 2 } }));
+    expect(plans.some((p) => p.delivery === 'reliable')).toBe(false);
+    expect(plans.every((p) => p.delivery !== 'skip')).toBe(true);
   });
 
   it('repairFor reaches its target probability with the fewest symbols', () => {
