@@ -1,6 +1,7 @@
 // The encoder's nearest-neighbour index and colour transfer: exact neighbours (checked against
-// brute force, ties included, near and far queries), and the closed-form colour that minimises
-// the two-way colour error.
+// brute force, ties included, near and far queries), and the colours that minimise the two-way
+// colour error as pc_error measures it (decoded points at one position merged, tied neighbours
+// averaged).
 #include <cstdint>
 #include <limits>
 #include <random>
@@ -72,6 +73,34 @@ TEST(a_moved_point_takes_the_mean_of_its_tied_nearest_sources) {
   CHECK(std::abs(out[0] - 150.f) < 1e-3f);
   CHECK(std::abs(out[3] - 100.f) < 1e-3f);
   CHECK(std::abs(out[6] - 200.f) < 1e-3f);
+}
+
+TEST(decoded_points_at_one_position_share_one_colour_and_every_vote) {
+  // Two decoded points at the red source point's position count as one merged point: both get
+  // what a single point there would, (1·red + ½·red + ½·green) / 2. (Giving the votes to the
+  // first of them alone made (133, 67, 0) and (200, 0, 0), whose merged mean is off.)
+  const std::vector<uint16_t> source = {10, 10, 10, 10, 11, 10};
+  const std::vector<uint8_t> colours = {200, 0, 0, 0, 200, 0};
+  const std::vector<int16_t> target = {10, 10, 10, 10, 10, 10};
+  const std::vector<float> out = transferColours(source.data(), colours.data(), 2, target.data(), 2);
+  for (int t = 0; t < 2; ++t) {
+    CHECK(std::abs(out[t * 3] - 150.f) < 1e-3f);
+    CHECK(std::abs(out[t * 3 + 1] - 50.f) < 1e-3f);
+    CHECK(std::abs(out[t * 3 + 2] - 0.f) < 1e-3f);
+  }
+}
+
+TEST(a_source_point_between_two_decoded_points_is_matched_by_their_mean) {
+  // Decoded points A and B sit on source points of red 100 and 200; a third source point of red
+  // 210 lies midway, so the measure compares it with the mean of A and B. Least squares of
+  //   ½[(a−100)² + (b−200)²] + ⅓[(a−100)² + (b−200)² + (210 − (a+b)/2)²]
+  // moves both by the same d: (10/3)·d = (2/3)·(60 − d), d = 10 → A 110, B 210 (their mean 160).
+  const std::vector<uint16_t> source = {9, 10, 10, 11, 10, 10, 10, 10, 10};
+  const std::vector<uint8_t> colours = {100, 0, 0, 200, 0, 0, 210, 0, 0};
+  const std::vector<int16_t> target = {9, 10, 10, 11, 10, 10};
+  const std::vector<float> out = transferColours(source.data(), colours.data(), 3, target.data(), 2);
+  CHECK(std::abs(out[0] - 110.f) < 0.5f);
+  CHECK(std::abs(out[3] - 210.f) < 0.5f);
 }
 
 TEST_MAIN
