@@ -167,13 +167,19 @@ std::vector<uint8_t> encodeSequence(const std::vector<InputFrame>& frames, const
   const DecodedVideo decoded = decodeVideo(seq, *makeLibavDecoder());
   const std::vector<DecodedAtlasFrame> atlasFrames = decodeAtlas(seq);
   std::vector<Picture> attribute(frames.size() * cfg.mapCount);
+  std::vector<std::vector<uint8_t>> emptyBlocks(attribute.size());
   parallelFor(frames.size(), cfg.threads, [&](size_t f) {
     const PointCloudFrame points = reconstructFrame(seq, atlasFrames.at(f), decoded, true);
     const std::vector<float> colours = transferColours(frames[f].positions.data(), frames[f].colors.data(), frames[f].size(),
                                                        points.positions.data(), points.size());
-    std::vector<Picture> pictures = renderAttributes(points, colours, width, height, cfg.mapCount);
-    for (unsigned m = 0; m < cfg.mapCount; ++m) attribute[f * cfg.mapCount + m] = std::move(pictures[m]);
+    AttributeImages images = renderAttributes(points, colours, width, height, cfg.mapCount);
+    for (unsigned m = 0; m < cfg.mapCount; ++m) {
+      attribute[f * cfg.mapCount + m] = std::move(images.pictures[m]);
+      emptyBlocks[f * cfg.mapCount + m] = std::move(images.emptyBlocks[m]);
+    }
   });
+  // The video's intra period in pictures, as the video encoder sets it: one GOP, or each frame's maps.
+  repeatEmptyBlocks(attribute, emptyBlocks, cfg.allIntra ? cfg.mapCount : attribute.size());
   st.transferMs = msSince(t2);
 
   const auto t3 = Clock::now();

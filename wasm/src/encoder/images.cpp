@@ -1,7 +1,8 @@
 // Image generation: the pictures the three videos code. Occupancy (which pixels hold points),
 // geometry (depths per map) and attribute (colours per map) pictures of one frame, with the
-// padding that makes the pixels no point uses cheap to code: hole filling inside a patch and
-// push-pull padding between patches; colours go from RGB to BT.709 YUV 4:2:0.
+// padding that makes the pixels no point uses cheap to code: hole filling inside a patch,
+// push-pull padding between patches and, in inter-coded attribute pictures, empty blocks
+// repeated from the picture before; colours go from RGB to BT.709 YUV 4:2:0.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -147,9 +148,10 @@ GeometryImages renderGeometry(const std::vector<EncPatch>& patches, uint32_t wid
 
 /// The attribute pictures of one frame: each decoded point's colour at the pixel and map the
 /// decoder reads it from. A map-1 pixel whose point the decoder drops as a duplicate repeats map 0
-/// (it is never read; equal content predicts well); every other pixel is push-pull padding.
-std::vector<Picture> renderAttributes(const PointCloudFrame& decoded, const std::vector<float>& colours, uint32_t width,
-                                      uint32_t height, unsigned mapCount) {
+/// (it is never read; equal content predicts well); every other pixel is push-pull padding, which
+/// with block-aligned occupancy fills an empty part of a block with the mean of its occupied part.
+AttributeImages renderAttributes(const PointCloudFrame& decoded, const std::vector<float>& colours, uint32_t width,
+                                 uint32_t height, unsigned mapCount) {
   const size_t pixels = size_t(width) * height;
   std::vector<float> rgb[2], weight[2];
   for (unsigned m = 0; m < mapCount; ++m) {
@@ -168,12 +170,39 @@ std::vector<Picture> renderAttributes(const PointCloudFrame& decoded, const std:
         for (int c = 0; c < 3; ++c) rgb[1][px * 3 + c] = rgb[0][px * 3 + c];
         weight[1][px] = 1.f;
       }
-  std::vector<Picture> out;
+  AttributeImages out;
+  const uint32_t blocksWide = (width + kRepeatBlock - 1) / kRepeatBlock, blocksHigh = (height + kRepeatBlock - 1) / kRepeatBlock;
   for (unsigned m = 0; m < mapCount; ++m) {
+    std::vector<uint8_t> empty(size_t(blocksWide) * blocksHigh, 1);
+    for (size_t px = 0; px < pixels; ++px)
+      if (weight[m][px] > 0) empty[(px / width / kRepeatBlock) * blocksWide + (px % width) / kRepeatBlock] = 0;
+    out.emptyBlocks.push_back(std::move(empty));
     pushPull(rgb[m], weight[m], width, height, 3);
-    out.push_back(rgbToYuv420(rgb[m], width, height));
+    out.pictures.push_back(rgbToYuv420(rgb[m], width, height));
   }
   return out;
+}
+
+void repeatEmptyBlocks(std::vector<Picture>& pictures, const std::vector<std::vector<uint8_t>>& emptyBlocks, size_t intraPeriod) {
+  for (size_t i = 1; i < pictures.size(); ++i) {
+    if (i % intraPeriod == 0) continue;
+    Picture& picture = pictures[i];
+    const Picture& previous = pictures[i - 1];
+    const uint32_t blocksWide = (picture.width + kRepeatBlock - 1) / kRepeatBlock;
+    for (size_t b = 0; b < emptyBlocks[i].size(); ++b) {
+      if (!emptyBlocks[i][b]) continue;
+      const uint32_t bx = uint32_t(b % blocksWide) * kRepeatBlock, by = uint32_t(b / blocksWide) * kRepeatBlock;
+      for (int c = 0; c < 3; ++c) {
+        const uint32_t shift = c && !picture.chroma444 ? 1 : 0;
+        Plane& plane = picture.planes[c];
+        const Plane& from = previous.planes[c];
+        const uint32_t x0 = bx >> shift, x1 = std::min((bx + kRepeatBlock) >> shift, plane.width);
+        for (uint32_t y = by >> shift; y < std::min((by + kRepeatBlock) >> shift, plane.height); ++y)
+          std::copy(from.samples.begin() + size_t(y) * plane.width + x0, from.samples.begin() + size_t(y) * plane.width + x1,
+                    plane.samples.begin() + size_t(y) * plane.width + x0);
+      }
+    }
+  }
 }
 
 }  // namespace vpcc::encoding

@@ -86,9 +86,25 @@ struct GeometryImages {
 
 /// The occupancy picture and a geometry picture per map of one frame's placed patches.
 GeometryImages renderGeometry(const std::vector<EncPatch>& patches, uint32_t width, uint32_t height, const EncoderConfig& cfg);
+/// Side of the attribute blocks repeated from the picture before (repeatEmptyBlocks): 8, HEVC's
+/// smallest coding unit; 16 and 4 gained less (docs/benchmarks.md, "the attribute video", A4).
+constexpr uint32_t kRepeatBlock = 8;
+
+/// One frame's attribute pictures (one per map), and per picture which kRepeatBlock² blocks
+/// (row by row) hold no pixel the decoder reads.
+struct AttributeImages {
+  std::vector<Picture> pictures;
+  std::vector<std::vector<uint8_t>> emptyBlocks;
+};
+
 /// The attribute pictures (one per map) carrying `colours`, one RGB triple per decoded point.
-std::vector<Picture> renderAttributes(const PointCloudFrame& decoded, const std::vector<float>& colours, uint32_t width,
-                                      uint32_t height, unsigned mapCount);
+AttributeImages renderAttributes(const PointCloudFrame& decoded, const std::vector<float>& colours, uint32_t width,
+                                 uint32_t height, unsigned mapCount);
+/// Gives the empty blocks of each inter-coded picture (every picture but the first of each
+/// `intraPeriod`, in coding order) the previous picture's samples, so that padding which no
+/// point reads stays the same from picture to picture and the video codec skips it, instead of
+/// following each picture's push-pull means.
+void repeatEmptyBlocks(std::vector<Picture>& pictures, const std::vector<std::vector<uint8_t>>& emptyBlocks, size_t intraPeriod);
 
 // ------------------------------------------------------------------ atlas_prediction.cpp
 
