@@ -32,6 +32,8 @@ export interface QoeConfig {
   fecTarget?: number;
   /** Number of objects sent reliably in `qpr` / `qpr-fec`. */
   reliableCount?: number;
+  /** Upgrades decided late (docs/player.md → "Late upgrades"); absent: off, and in older logs. */
+  lateUpgrades?: boolean;
   manifest: string;
   transport: 'webtransport' | 'http2';
   predictor: string;
@@ -104,8 +106,21 @@ export interface QoeSegment {
   repairRequests?: number;
   /** Object bytes complete and exact. */
   recovered: boolean;
-  /** Given up by the abandonment rule (a lower quality was fetched instead). */
+  /** Given up by the abandonment rule (a lower quality was fetched instead), or a late upgrade given up. */
   abandoned: boolean;
+  /**
+   * A late upgrade (docs/player.md → "Late upgrades"): a higher rung of an object-segment whose
+   * lowest rung was requested earlier. It is the object-segment's outcome only when it was shown;
+   * otherwise the lower rung's record is. Absent: not one.
+   */
+  upgrade?: boolean;
+  /** The lower rung of an object-segment whose late upgrade was shown instead: not an outcome. */
+  superseded?: boolean;
+  /**
+   * Visible area share (0…1) of the object at the pose when its segment began to play (no
+   * prediction): what the viewer saw, for weighting what was shown. Absent in older logs.
+   */
+  seenArea?: number;
   /** The V-PCC decoder produced frames from it. */
   decoded: boolean;
   /** Why it was not decoded although its bytes arrived (decoder error or decoder busy). */
@@ -193,6 +208,9 @@ export interface QoeTotals {
   shownBitrateSum: number;
   shownAreaSum: number;
   shownAreaQualitySum: number;
+  /** Of the shown ones, the sums of `seenArea` and of quality × `seenArea` (absent in older logs' totals). */
+  shownSeenAreaSum?: number;
+  shownSeenAreaQualitySum?: number;
   /** Visible area of all outcomes, and of those shown on time. */
   outcomeAreaSum: number;
   onTimeAreaSum: number;

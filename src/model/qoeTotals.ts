@@ -10,7 +10,7 @@ import type { QoeSegment, QoeTotals } from './qoe';
 export function emptyQoeTotals(): QoeTotals {
   return {
     records: 0, outcomes: 0, requested: 0, onTime: 0, shown: 0, shownQualitySum: 0, shownBitrateSum: 0, shownAreaSum: 0,
-    shownAreaQualitySum: 0, outcomeAreaSum: 0, onTimeAreaSum: 0, delivered: 0, deliveredDecoded: 0, datagram: 0,
+    shownAreaQualitySum: 0, shownSeenAreaSum: 0, shownSeenAreaQualitySum: 0, outcomeAreaSum: 0, onTimeAreaSum: 0, delivered: 0, deliveredDecoded: 0, datagram: 0,
     datagramRecovered: 0, datagramDelivered: 0, datagramDeliveredDecoded: 0, sourceSymbols: 0, symbolsSent: 0,
     repairRequests: 0, bytesReceived: 0, bytesWasted: 0, volatileFromS: null, rankShown: [], rankQualitySum: [],
     qualitySwitches: 0, lastShown: {},
@@ -30,7 +30,9 @@ export function addQoeRecord(t: QoeTotals, s: QoeSegment, baseBufferS: number): 
   const shown = s.onTime || !!s.shownLate;
   t.bytesWasted += shown ? Math.max(0, s.receivedBytes - s.objectBytes) : s.receivedBytes;
   if ((s.bufferTargetS ?? 0) > baseBufferS) t.volatileFromS = Math.min(t.volatileFromS ?? Infinity, s.requestedAtS);
-  if (s.abandoned) return;
+  // One outcome per object-segment: a given-up request is none, and of a late upgrade and the
+  // lower rung under it, the one shown (the lower rung when the upgrade was not).
+  if (s.abandoned || s.superseded || (s.upgrade && !shown)) return;
   t.outcomes++;
   t.outcomeAreaSum += s.visibleArea;
   if (s.onTime) t.onTimeAreaSum += s.visibleArea;
@@ -63,6 +65,10 @@ function addShown(t: QoeTotals, s: QoeSegment): void {
   t.shownBitrateSum += s.bitrateBps;
   t.shownAreaSum += s.visibleArea;
   t.shownAreaQualitySum += s.quality * s.visibleArea;
+  if (s.seenArea !== undefined) {
+    t.shownSeenAreaSum = (t.shownSeenAreaSum ?? 0) + s.seenArea;
+    t.shownSeenAreaQualitySum = (t.shownSeenAreaQualitySum ?? 0) + s.quality * s.seenArea;
+  }
   for (let r = t.rankShown.length; r <= s.rank; r++) {
     t.rankShown.push(0);
     t.rankQualitySum.push(0);

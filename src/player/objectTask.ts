@@ -47,6 +47,15 @@ export interface ObjectTask {
   decodeWithdraw: AbortController;
   decodeLate: boolean;
   abandoned: boolean;
+  /**
+   * A late upgrade (lateUpgrade.ts): a higher rung over the object-segment's lowest rung,
+   * requested near playout. Playback never waits for it; given up, it is not replaced.
+   */
+  upgrade: boolean;
+  /** A late upgrade of the same object-segment was shown instead of it. */
+  superseded: boolean;
+  /** Visible area at the pose when its segment began to play (set when shown). */
+  seenArea?: number;
   /** Playback froze waiting for it: whenever it is shown, it was not on time. */
   heldPlayback: boolean;
   /** Its frames were handed to the renderer when its segment played. */
@@ -104,7 +113,7 @@ export function startObjectTask(
     object, index, plan, visibleArea: request.visibleArea, rank: request.rank, lostWithSession: false,
     requestedAt: clock.now(), deadline, bufferTargetS, abort: new AbortController(),
     decodeWithdraw: new AbortController(), decodeLate: false,
-    receivedBytes: 0, objectBytes: 0, abandoned: false, heldPlayback: false, shown: false, recorded: false,
+    receivedBytes: 0, objectBytes: 0, abandoned: false, upgrade: request.upgrade ?? false, superseded: false, heldPlayback: false, shown: false, recorded: false,
     settled: false, done: Promise.resolve(), sequence, transport,
   };
   if (plan.delivery === 'skip') {
@@ -236,6 +245,8 @@ export function segmentRecord(t: ObjectTask, originS: number): QoeSegment {
     symbolsReceived: s?.symbolsReceived, symbolsOnStream: s?.symbolsOnStream, symbolsObserved: s?.symbolsObserved, symbolsLost: s?.symbolsLost,
     repairRequests: s?.repairRequests, recovered: !!t.result?.bytes, abandoned: t.abandoned, decoded: !!t.decoded, decodeMs: t.decoded?.decodeMs,
     decodeError: t.decodeError, decodeLate: t.decodeLate || undefined,
+    ...(t.upgrade ? { upgrade: true } : {}), ...(t.superseded ? { superseded: true } : {}),
+    ...(t.seenArea !== undefined ? { seenArea: t.seenArea } : {}),
     onTime: t.shown && !t.heldPlayback,
     shownLate: (t.shown && t.heldPlayback) || undefined,
     ...(t.rtt ? {
@@ -293,6 +304,11 @@ export class SegmentRecords {
   }
 }
 
+/** Bytes a request still owes: what its response announced less what arrived, else its rung's expected size. */
+export function owedBytes(t: ObjectTask, segmentDurationS: number): number {
+  return t.objectBytes > 0 ? Math.max(0, t.objectBytes - t.receivedBytes) : (t.object.representations[t.plan.quality].avgBandwidth * segmentDurationS) / 8;
+}
+
 /**
  * Reliable tasks whose bytes are still arriving, as the abandonment rule sees them (abandon.ts);
  * `key` is the index into `tasks`, which are in the order the origin serves them.
@@ -306,7 +322,7 @@ export function owedObjects(
     key,
     deadlineS: deadlineOf(t),
     quality: t.plan.quality,
-    remainingBytes: t.objectBytes > 0 ? t.objectBytes - t.receivedBytes : bytesOf(t.object, t.plan.quality),
+    remainingBytes: owedBytes(t, scene.segmentDuration),
     lowestBytes: bytesOf(t.object, 0),
     decodeS: decodeS(t.object, t.plan.quality),
     lowestDecodeS: decodeS(t.object, 0),

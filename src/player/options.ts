@@ -42,6 +42,12 @@ export interface PlayerOptions {
    * `q100-fec` the origin plans for 99 %). Repair on demand makes up the rest while the deadline allows.
    */
   fecTarget?: number;
+  /**
+   * Decide late what can be decided late (docs/player.md → "Late upgrades"): every object's lowest
+   * rung is requested a buffer target ahead, the higher rungs of the objects in view near playout
+   * from a fresh prediction. Default off. Acts on WebTransport in `qr`, `qpr`, `qpr-fec`, `q100-fec`.
+   */
+  lateUpgrades?: boolean;
   /** Stop after this many seconds of wall time from play() (default: never). */
   durationS?: number;
   /** At the end of a pass go on into the next (default true) or end there (`loop` below). */

@@ -21,6 +21,7 @@ import type { SceneModel, SceneObject } from '../model/scene';
 import type { ObjectTransport } from '../transport/types';
 import { rankObjects } from '../viewport/ranking';
 import type { DeliveryPolicy, ObjectPlan, PlanObject } from './policy';
+import { lateUpgradesApply } from './lateUpgrade';
 import { applyPlanningRules } from './quality';
 
 export type TransportKind = ObjectTransport['kind'];
@@ -77,6 +78,11 @@ export interface PlanContext {
   /** The highest quality the viewer allows (null: any). */
   maxQuality: number | null;
   hasWebTransport: boolean;
+  /**
+   * Late upgrades are on (lateUpgrade.ts): where they apply, this early plan asks for every
+   * object's lowest rung only, in the mode's delivery, and the upgrades are decided near playout.
+   */
+  lateUpgrades?: boolean;
 }
 
 /** One request of the plan: what to fetch, how, on which transport, and why (its rank). */
@@ -86,6 +92,8 @@ export interface PlannedRequest {
   transport: TransportKind;
   visibleArea: number;
   rank: number;
+  /** A late upgrade over a lower rung already requested (lateUpgrade.ts): playback does not wait for it. */
+  upgrade?: boolean;
 }
 
 /** The requests of one segment, most visible first (one per object). */
@@ -97,9 +105,11 @@ export function planSegment(ctx: PlanContext): PlannedRequest[] {
     bitrates: objectById(scene, r.objectId).representations.map((rep) => rep.bandwidth),
     previousQuality: ctx.previousQuality.get(r.objectId) ?? -1,
   }));
+  // A policy that knows no throughput plans every object's lowest rung (policy.ts).
+  const upgradeLater = !!ctx.lateUpgrades && lateUpgradesApply(ctx.policy.mode, ctx.hasWebTransport);
   const networkPlans = ctx.policy.plan({
     segment: ctx.segment, segmentDurationS: scene.segmentDuration, objects,
-    throughputBps: ctx.link.throughputBps, loss: ctx.link.loss, rttS: ctx.link.rttS,
+    throughputBps: upgradeLater ? null : ctx.link.throughputBps, loss: ctx.link.loss, rttS: ctx.link.rttS,
     timeToDeadlineS: ctx.deadlineS - ctx.nowS, bufferS: ctx.bufferS, bufferTargetS: ctx.bufferTargetS,
   });
   for (const p of networkPlans) p.urgency = requestUrgency(p.delivery, p.urgency, ctx.behind);
@@ -117,7 +127,8 @@ export function planSegment(ctx: PlanContext): PlannedRequest[] {
   });
 }
 
-function objectById(scene: SceneModel, id: string): SceneObject {
+/** The scene's object of that id; an id the scene lacks is an error. */
+export function objectById(scene: SceneModel, id: string): SceneObject {
   const object = scene.objects.find((o) => o.id === id);
   if (!object) throw new Error(`the plan names object "${id}", which the scene does not have`);
   return object;

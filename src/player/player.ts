@@ -372,6 +372,7 @@ export class Player extends EventTarget {
       clock: realClock,
       bufferTargetS: this.options.bufferTargetS,
       volatileBufferTargetS: this.options.volatileBufferTargetS,
+      lateUpgrades: this.options.lateUpgrades,
       durationS: this.options.durationS,
       loop: this.looping,
       maxQuality: () => this.qualityCap,

@@ -36,6 +36,9 @@ import { planSegment, transportKind } from './plan';
 import type { DeliveryPolicy } from './policy';
 import type { PlannedObject, PlayoutEvent, ShownObject } from './playoutEvents';
 import { watchAbandonment, watchLink, type WatchEnv } from './inFlightWatch';
+import { lateUpgradesApply } from './lateUpgrade';
+import { type PlanContext } from './plan';
+import { type UpgradeWatchEnv, watchUpgrades } from './upgradeWatch';
 import { type EdgeEnv, LiveEdge, waitAtLiveEdge } from './liveEdge';
 import { type GateEnv, untilSegmentPlays } from './segmentGate';
 import { SegmentRequests } from './segmentRequests';
@@ -78,6 +81,11 @@ export interface PlayoutConfig {
    * play()), the ones the ring will later drop included: how a host keeps a whole long run.
    */
   onRecord?: (record: QoeSegment) => void;
+  /**
+   * Request every object's lowest rung a buffer target ahead and decide the upgrades near playout
+   * from a fresh prediction (lateUpgrade.ts; default off).
+   */
+  lateUpgrades?: boolean;
 }
 
 /** The reason a wait is interrupted by a seek (close() interrupts with its own). */
@@ -106,6 +114,7 @@ export class PlayoutSession {
   private readonly timeline: PassTimeline;
   private readonly gate: GateEnv;
   private readonly watchEnv: WatchEnv;
+  private readonly upgradeEnv: UpgradeWatchEnv;
   /** Where a growing scene's published seconds end (liveEdge.ts). */
   private readonly edge = new LiveEdge();
   private readonly edgeEnv: EdgeEnv;
@@ -135,6 +144,13 @@ export class PlayoutSession {
         cfg.onEvent?.({ type: 'abandoned', objectId: task.object.id, index: task.index, fromQuality: task.plan.quality });
         this.tasks.replace(task, this.bufferTargetS);
       },
+    };
+    this.upgradeEnv = {
+      clock: cfg.clock, scene: cfg.scene, viewport: cfg.viewport, tasks: this.tasks, link: this.link, content: this.content,
+      decodeCost: this.decodeCost, sessionDown: this.gate.sessionDown,
+      active: () => !!cfg.lateUpgrades && lateUpgradesApply(this.policy.mode, this.webTransportUsable()),
+      planContext: (k, deadlineS) => this.planContext(k, deadlineS),
+      upgrade: (k, requests) => this.tasks.addUpgrades(k, requests, this.bufferTargetS),
     };
     this.edgeEnv = {
       clock: cfg.clock, content: this.content, timeline: this.timeline, gate: this.gate, edge: this.edge,
@@ -307,6 +323,7 @@ export class PlayoutSession {
     try {
       void watchLink(this.watchEnv, watch.signal);
       void watchAbandonment(this.watchEnv, watch.signal);
+      if (this.cfg.lateUpgrades) void watchUpgrades(this.upgradeEnv, watch.signal);
       for (;;) {
         const signal = this.interrupt.signal;
         try {
@@ -421,17 +438,22 @@ export class PlayoutSession {
     }, j, this.stop.signal);
   }
 
-  /** Plans and issues the requests of segment `k`, due at `deadline` (session clock). */
-  private request(k: number, deadline: number): void {
+  /** What planning segment `k`, due at `deadline` (session clock), reads now. */
+  private planContext(k: number, deadline: number): PlanContext {
     const { scene, viewport, clock, decoder } = this.cfg;
-    const requests = planSegment({
+    return {
       scene, viewport, policy: this.policy, segment: k, deadlineS: deadline, nowS: clock.now(),
       link: this.link.snapshot(this.carrier()), bufferS: this.bufferedS(), bufferTargetS: this.bufferTargetS,
       previousQuality: this.lastQuality,
       behind: this.tasks.behind(k),
       decodeParallelism: decoder.parallelism ?? 1, decodeCost: this.decodeCost, maxQuality: this.cfg.maxQuality?.() ?? null,
-      hasWebTransport: this.webTransportUsable(),
-    });
+      hasWebTransport: this.webTransportUsable(), lateUpgrades: this.cfg.lateUpgrades,
+    };
+  }
+
+  /** Plans and issues the requests of segment `k`, due at `deadline` (session clock). */
+  private request(k: number, deadline: number): void {
+    const requests = planSegment(this.planContext(k, deadline));
     const list = this.tasks.start(k, requests, deadline, this.bufferTargetS);
     this.cfg.onPlan?.(list.map((t) => ({
       segment: k, objectId: t.object.id, quality: t.plan.quality, delivery: t.plan.delivery, rank: t.rank, visibleArea: t.visibleArea,
@@ -452,7 +474,15 @@ export class PlayoutSession {
         qualities[object.id] = best.plan.quality;
       }
     }
-    for (const t of list) t.shown = !!t.decoded && shown.get(t.object.id)?.decoded === t.decoded;
+    // What each object covers at the pose now, when its segment begins to play: what is seen.
+    const nowMs = this.cfg.clock.now() * 1000;
+    const seen = new Map(this.cfg.scene.objects.map((o) => [o.id, this.cfg.viewport.visibleArea(o.id, nowMs)]));
+    for (const t of list) {
+      t.shown = !!t.decoded && shown.get(t.object.id)?.decoded === t.decoded;
+      t.seenArea = seen.get(t.object.id);
+    }
+    // A late upgrade shown replaces its lower rung: that one is no outcome of its own (model/qoeTotals.ts).
+    for (const t of list) t.superseded = !t.upgrade && !t.shown && list.some((u) => u.upgrade && u.shown && u.object.id === t.object.id);
     this.link.addSegment(list.filter((t) => t.result?.stats.lastByteAt !== undefined).map((t) => ({
       receivedBytes: t.result!.stats.receivedBytes, startMs: t.result!.stats.requestedAt, endMs: t.result!.stats.lastByteAt!,
     })), this.carrier());

@@ -103,6 +103,7 @@ export interface QoeOptions {
   volatileBufferTargetS?: number;
   stallTimeoutS?: number;
   fecTarget?: number;
+  lateUpgrades?: boolean;
 }
 
 /** What `qoeLog` reads. */
@@ -189,6 +190,7 @@ export function qoeLog(p: QoeSource): QoeLog {
       stallTimeoutS: p.options.stallTimeoutS ?? DEFAULT_STALL_TIMEOUT_MS / 1000,
       ...(fecTarget !== undefined ? { fecTarget } : {}),
       reliableCount: p.reliableCount,
+      ...(p.options.lateUpgrades ? { lateUpgrades: true } : {}),
       manifest: p.options.manifestUrl,
       // The path at the start; `switches` says where it went later.
       transport: p.transports?.webtransport && !p.transports.fallbackReason && p.mode !== 'h2' ? 'webtransport' : 'http2',

@@ -1,6 +1,7 @@
 /**
  * The requests of the segments in flight, by segment: the object tasks the playout loop started
- * (objectTask.ts), their replacements after abandonment, and what their state says — how much is
+ * (objectTask.ts), their replacements after abandonment, late upgrades (lateUpgrade.ts: never
+ * waited for, so left out of what playback, readiness and urgency wait on), and what their state says — how much is
  * ready ahead, what the link still owes, what a seek or the end of playback cancels. The loop
  * decides when; this table only keeps and answers.
  */
@@ -35,7 +36,7 @@ export class SegmentRequests {
 
   /** Some segment before k still owes bytes, or waits for its turn to be requested. */
   owedBefore(k: number): boolean {
-    return [...this.bySegment.entries()].some(([j, list]) => j < k && (list.length === 0 || list.some((t) => inFlight(t))));
+    return [...this.bySegment.entries()].some(([j, list]) => j < k && (list.length === 0 || list.some((t) => !t.upgrade && inFlight(t))));
   }
 
   /** Segment k's tasks (replacements included), empty when none. */
@@ -52,6 +53,33 @@ export class SegmentRequests {
     });
     this.bySegment.set(k, list);
     return list;
+  }
+
+  /** Segments whose requests have started, in order. */
+  segments(): number[] {
+    return [...this.bySegment.entries()].filter(([, list]) => list.length > 0).map(([k]) => k).sort((a, b) => a - b);
+  }
+
+  /** Starts late upgrades of segment `k` beside its requests (lateUpgrade.ts); returns their tasks. */
+  addUpgrades(k: number, requests: readonly PlannedRequest[], bufferTargetS: number): ObjectTask[] {
+    const list = this.bySegment.get(k);
+    const first = list?.[0];
+    if (!list || !first || !this.transports.webtransport) return [];
+    const added = requests.map((r) => startObjectTask(this.env, { ...r, upgrade: true }, this.transports.webtransport!, k, first.deadline, bufferTargetS, this.sequence++));
+    list.push(...added);
+    return added;
+  }
+
+  /** Late upgrades still owing bytes, in the order the origin serves them (urgency, then request order). */
+  upgradesInFlight(): ObjectTask[] {
+    return [...this.bySegment.values()].flat().filter((t) => t.upgrade && inFlight(t))
+      .sort((a, b) => (a.plan.urgency - b.plan.urgency) || (a.sequence - b.sequence));
+  }
+
+  /** Gives a late upgrade up: its lowest rung, already requested, plays instead. */
+  giveUpUpgrade(task: ObjectTask): void {
+    task.abandoned = true;
+    task.abort.abort();
   }
 
   /** Gives `task` up and asks for its object again at the lowest quality, most urgently, on the same transport. */
@@ -75,7 +103,7 @@ export class SegmentRequests {
     let ready = 0;
     for (let j = k; ; j++) {
       const list = this.bySegment.get(j);
-      if (!list || list.length === 0 || !list.every((t) => t.settled)) return ready;
+      if (!list || list.length === 0 || !list.every((t) => t.settled || t.upgrade)) return ready;
       ready++;
     }
   }
@@ -87,19 +115,19 @@ export class SegmentRequests {
 
   /** A segment before `k` is still arriving (its requests are "behind", plan.ts → `requestUrgency`). */
   behind(k: number): boolean {
-    return [...this.bySegment.entries()].some(([j, list]) => j < k && list.some((t) => !t.settled));
+    return [...this.bySegment.entries()].some(([j, list]) => j < k && list.some((t) => !t.settled && !t.upgrade));
   }
 
-  /** Reliable requests still owing bytes, in the order the origin serves them (urgency, then request order). */
+  /** Reliable requests still owing bytes (late upgrades apart, served after them), in the order the origin serves them (urgency, then request order). */
   owedReliable(): ObjectTask[] {
     return [...this.bySegment.values()].flat()
-      .filter((t) => t.plan.delivery === 'reliable' && inFlight(t))
+      .filter((t) => t.plan.delivery === 'reliable' && !t.upgrade && inFlight(t))
       .sort((a, b) => (a.plan.urgency - b.plan.urgency) || (a.sequence - b.sequence));
   }
 
   /** Segment k's reliable objects playback still waits for. */
   awaited(k: number): ObjectTask[] {
-    return this.of(k).filter((t) => t.plan.delivery === 'reliable' && !t.abandoned && !t.settled);
+    return this.of(k).filter((t) => t.plan.delivery === 'reliable' && !t.upgrade && !t.abandoned && !t.settled);
   }
 
   /**
@@ -110,7 +138,7 @@ export class SegmentRequests {
   keepOnly(k: number, ahead: number): void {
     for (const [j, list] of this.bySegment) {
       // A place held for requests not made yet is dropped: the new position asks for its own.
-      if (list.length > 0 && (j === k || (j > k && j <= k + ahead && list.every((t) => t.settled)))) continue;
+      if (list.length > 0 && (j === k || (j > k && j <= k + ahead && list.every((t) => t.settled || t.upgrade)))) continue;
       for (const t of list) {
         t.abort.abort();
         t.decodeWithdraw.abort();

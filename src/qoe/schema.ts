@@ -21,6 +21,12 @@ export interface QoeSummary {
    * viewport-aware player rightly keeps at the lowest quality.
    */
   meanVisibleQuality: number;
+  /**
+   * The same weighted by the area each object covered at the pose when its segment began to play
+   * (`QoeSegment.seenArea`), not the predicted one: a prediction that was wrong shows here. NaN for
+   * logs without it.
+   */
+  meanSeenQuality: number;
   /** Mean declared bitrate of what was shown (bit/s). */
   meanShownBitrateBps: number;
   /** Per-segment application goodput samples (bit/s): recovered object bytes of the segment over
@@ -134,6 +140,7 @@ export function summarizeQoe(log: QoeLog): QoeSummary {
     freezeTotalS: log.freezes.reduce((a, f) => a + f.durationS, 0),
     meanQuality: share(t.shownQualitySum, t.shown),
     meanVisibleQuality: t.shownAreaSum > 0 ? t.shownAreaQualitySum / t.shownAreaSum : NaN,
+    meanSeenQuality: (t.shownSeenAreaSum ?? 0) > 0 ? (t.shownSeenAreaQualitySum ?? 0) / t.shownSeenAreaSum! : NaN,
     meanShownBitrateBps: share(t.shownBitrateSum, t.shown),
     throughputBps: throughput,
     meanThroughputBps: mean(throughput),

@@ -297,6 +297,8 @@ export interface Cell {
   freezeTotalS: Stat;
   meanQuality: Stat;
   meanVisibleQuality: Stat;
+  /** Quality shown weighted by the area seen at playout (`QoeSummary.meanSeenQuality`). */
+  meanSeenQuality: Stat;
   throughputMbps: Stat;
   busyGoodputMbps: Stat;
   onTimeRatio: Stat;
@@ -337,6 +339,7 @@ export function aggregate(rows: readonly RunRow[]): Cell[] {
       freezeTotalS: pick((s) => s.freezeTotalS),
       meanQuality: pick((s) => s.meanQuality),
       meanVisibleQuality: pick((s) => s.meanVisibleQuality),
+      meanSeenQuality: pick((s) => s.meanSeenQuality),
       throughputMbps: pick((s) => s.meanThroughputBps / 1e6),
       busyGoodputMbps: pick((s) => s.busyGoodputBps / 1e6),
       onTimeRatio: pick((s) => s.onTimeRatio),

@@ -12,7 +12,7 @@ const CSV_COLUMNS = [
   'meanThroughputMbps', 'onTimeRatio', 'visibleOnTimeRatio', 'skippedShare', 'decodeSuccess', 'datagramRecovery', 'datagramDecoded', 'fecOverhead',
   'repairRequests', 'objectSegments', 'startupS', 'qualitySwitches', 'bytesWasted', 'bytesReceived', 'measuredLossPct',
   'queueDropPct', 'meanVisibleQuality', 'volatileFromS', 'sessionsReplaced', 'busyGoodputMbps', 'originFecOverhead',
-  'originTcpTimeouts', 'originTcpRetransPct', 'commit',
+  'originTcpTimeouts', 'originTcpRetransPct', 'meanSeenQuality', 'commit',
 ] as const;
 
 function csvField(value: unknown): string {
@@ -36,7 +36,7 @@ export function runsCsv(rows: readonly RunRow[]): string {
       measuredLossPct: r.measuredLossPct, queueDropPct: r.queueDropPct,
       meanVisibleQuality: s?.meanVisibleQuality, volatileFromS: s?.volatileFromS, sessionsReplaced: s?.sessionsReplaced,
       busyGoodputMbps: s ? s.busyGoodputBps / 1e6 : undefined, originFecOverhead: r.originFecOverhead,
-      originTcpTimeouts: r.originTcp?.timeouts,
+      originTcpTimeouts: r.originTcp?.timeouts, meanSeenQuality: s?.meanSeenQuality,
       originTcpRetransPct: r.originTcp && r.originTcp.outSegs > 0 ? (100 * r.originTcp.retransSegs) / r.originTcp.outSegs : undefined,
       commit: r.commit,
     };
