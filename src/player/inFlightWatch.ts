@@ -70,8 +70,9 @@ export async function watchAbandonment(env: WatchEnv, signal: AbortSignal): Prom
     if (rateBps === null) continue;
     const now = clock.now();
     const pending = env.tasks.owedReliable();
-    // Playout time now: later by the freeze under way, if any.
-    const owed = owedObjects(pending, scene, env.decodeCost, (t) => content.playoutTime(t.index) + content.haltedFor(now));
+    // Playout time now: later by the freeze under way, if any. A late upgrade (lateUpgrade.ts) is
+    // never late for playback nor given up here: its bytes only take the link before what follows it.
+    const owed = owedObjects(pending, scene, env.decodeCost, (t) => (t.upgrade ? Infinity : content.playoutTime(t.index) + content.haltedFor(now)));
     const state = { nowS: now, rateBps, horizonS: scene.segmentDuration, serving: servingOf(pending, rateBps) };
     for (const key of requestsToAbandon(owed, state)) env.abandon(pending[key]);
   }

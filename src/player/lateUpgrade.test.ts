@@ -4,6 +4,7 @@ import { LinkEstimates } from '../link/estimates';
 import { summarizeQoe } from '../qoe/schema';
 import type { QoeLog, QoeSegment } from '../model/qoe';
 import { qoeTotalsOf } from '../model/qoeTotals';
+import { objectsToAbandon } from './abandon';
 import { AdaptivePolicy } from './adaptive';
 import { VirtualClock } from './clock';
 import { DecodeCostModel } from './decodeBudget';
@@ -86,12 +87,15 @@ describe('late upgrades: the decision', () => {
 
 describe('late upgrades: giving up', () => {
   it('gives up what turned out unseen and what cannot be ready in time; those no longer delay the rest', () => {
-    const up = (key: number, over = {}) => ({ key, deadlineS: 11, remainingBytes: 250_000, decodeS: 0.05, visibleAreaNow: 0.3, ...over });
+    const up = (key: number, over = {}) => ({ key, upgrade: true, deadlineS: 11, remainingBytes: 250_000, decodeS: 0.05, visibleAreaNow: 0.3, ...over });
+    // A lowest rung served first is never judged, only waited behind.
+    const base = (key: number, bytes: number) => ({ key, upgrade: false, deadlineS: 10, remainingBytes: bytes, decodeS: 0, visibleAreaNow: 0 });
     // 8 Mbit/s: 250 kB in 0.25 s each.
-    expect(upgradesToGiveUp([up(0), up(1)], 0, 10, 8e6)).toEqual([]);
-    expect(upgradesToGiveUp([up(0, { visibleAreaNow: 0 }), up(1)], 0, 10, 8e6)).toEqual([0]);
-    expect(upgradesToGiveUp([up(0, { deadlineS: 10.1 }), up(1, { deadlineS: 10.3 })], 0, 10, 8e6)).toEqual([0]);
-    expect(upgradesToGiveUp([up(0), up(1)], 800_000, 10, 8e6)).toEqual([0, 1]);
+    expect(upgradesToGiveUp([up(0), up(1)], 10, 8e6)).toEqual([]);
+    expect(upgradesToGiveUp([up(0, { visibleAreaNow: 0 }), up(1)], 10, 8e6)).toEqual([0]);
+    expect(upgradesToGiveUp([up(0, { deadlineS: 10.1 }), up(1, { deadlineS: 10.3 })], 10, 8e6)).toEqual([0]);
+    expect(upgradesToGiveUp([base(0, 800_000), up(1), up(2)], 10, 8e6)).toEqual([1, 2]);
+    expect(upgradesToGiveUp([up(0), up(1), base(2, 800_000)], 10, 8e6)).toEqual([]);
   });
 });
 
@@ -114,7 +118,7 @@ async function run(lateUpgrades: boolean, rate: (t: number) => number) {
 }
 
 describe('late upgrades: the requests table', () => {
-  it('playback, readiness and urgency never wait on an upgrade; the abandonment rule does not see it', async () => {
+  it('playback and readiness never wait on an upgrade; segments requested meanwhile queue behind it', async () => {
     const clock = new VirtualClock();
     // Fast until the lowest rungs are in, then nothing: the upgrade stays in flight.
     let blocked = false;
@@ -132,15 +136,25 @@ describe('late upgrades: the requests table', () => {
     expect(upgrade.settled).toBe(false);
     expect(tasks.awaited(5)).toEqual([]);
     expect(tasks.readyFrom(5)).toBe(1);
-    expect(tasks.behind(6)).toBe(false);
-    expect(tasks.owedReliable()).toEqual([]);
-    expect(tasks.upgradesInFlight()).toEqual([upgrade]);
+    expect(tasks.behind(6)).toBe(true);
+    expect(tasks.owedReliable()).toEqual([upgrade]);
     tasks.giveUpUpgrade(upgrade);
     expect(upgrade.abandoned).toBe(true);
-    expect(tasks.upgradesInFlight()).toEqual([]);
+    expect(tasks.owedReliable()).toEqual([]);
+    expect(tasks.behind(6)).toBe(false);
     expect(tasks.of(5).filter((t) => !t.upgrade).every((t) => t.decoded && !t.abandoned)).toBe(true);
     tasks.abortAll();
     await clock.run();
+  });
+});
+
+describe('late upgrades: the abandonment rule', () => {
+  it('counts an upgrade\'s bytes before what it serves after it, but never judges or gives it up', () => {
+    // An upgrade (no deadline for playback) served before a lowest rung due in 0.5 s.
+    const upgrade = { key: 0, deadlineS: Infinity, quality: 3, remainingBytes: 1_000_000, lowestBytes: 60_000, decodeS: 0.3, lowestDecodeS: 0.1, visibleArea: 0.01 };
+    const lowest = { key: 1, deadlineS: 10.5, quality: 0, remainingBytes: 60_000, lowestBytes: 60_000, decodeS: 0.1, lowestDecodeS: 0.1, visibleArea: 0.4 };
+    expect(objectsToAbandon([upgrade, lowest], 10, 8e6, 1)).toEqual([]);
+    expect(objectsToAbandon([upgrade, { ...lowest, quality: 2, lowestBytes: 10_000 }], 10, 8e6, 1)).toEqual([1]);
   });
 });
 

@@ -1,7 +1,7 @@
 /**
  * The requests of the segments in flight, by segment: the object tasks the playout loop started
  * (objectTask.ts), their replacements after abandonment, late upgrades (lateUpgrade.ts: never
- * waited for, so left out of what playback, readiness and urgency wait on), and what their state says — how much is
+ * waited for, so left out of what playback and readiness wait on), and what their state says — how much is
  * ready ahead, what the link still owes, what a seek or the end of playback cancels. The loop
  * decides when; this table only keeps and answers.
  */
@@ -70,12 +70,6 @@ export class SegmentRequests {
     return added;
   }
 
-  /** Late upgrades still owing bytes, in the order the origin serves them (urgency, then request order). */
-  upgradesInFlight(): ObjectTask[] {
-    return [...this.bySegment.values()].flat().filter((t) => t.upgrade && inFlight(t))
-      .sort((a, b) => (a.plan.urgency - b.plan.urgency) || (a.sequence - b.sequence));
-  }
-
   /** Gives a late upgrade up: its lowest rung, already requested, plays instead. */
   giveUpUpgrade(task: ObjectTask): void {
     task.abandoned = true;
@@ -115,13 +109,13 @@ export class SegmentRequests {
 
   /** A segment before `k` is still arriving (its requests are "behind", plan.ts → `requestUrgency`). */
   behind(k: number): boolean {
-    return [...this.bySegment.entries()].some(([j, list]) => j < k && list.some((t) => !t.settled && !t.upgrade));
+    return [...this.bySegment.entries()].some(([j, list]) => j < k && list.some((t) => !t.settled && !t.abandoned));
   }
 
-  /** Reliable requests still owing bytes (late upgrades apart, served after them), in the order the origin serves them (urgency, then request order). */
+  /** Reliable requests still owing bytes (late upgrades included), in the order the origin serves them (urgency, then request order). */
   owedReliable(): ObjectTask[] {
     return [...this.bySegment.values()].flat()
-      .filter((t) => t.plan.delivery === 'reliable' && !t.upgrade && inFlight(t))
+      .filter((t) => t.plan.delivery === 'reliable' && inFlight(t))
       .sort((a, b) => (a.plan.urgency - b.plan.urgency) || (a.sequence - b.sequence));
   }
 

@@ -9,8 +9,8 @@ import type { DecodeCostModel } from './decodeBudget';
 import type { LinkEstimates } from '../link/estimates';
 import type { ViewportModel } from '../model/pose';
 import type { SceneModel } from '../model/scene';
-import { decideUpgrades, type UpgradeInFlight, upgradesToGiveUp } from './lateUpgrade';
-import { type ObjectTask, owedBytes } from './objectTask';
+import { decideUpgrades, UPGRADE_URGENCY, type UpgradeInFlight, upgradesToGiveUp } from './lateUpgrade';
+import { owedBytes } from './objectTask';
 import type { PlanContext, PlannedRequest } from './plan';
 import type { SegmentRequests } from './segmentRequests';
 
@@ -59,24 +59,23 @@ export function checkUpgrades(env: UpgradeWatchEnv, segments: readonly number[],
   const { clock, content, tasks } = env;
   const now = clock.now();
   const playoutS = (k: number) => content.playoutTime(k) + content.haltedFor(now);
-  const owedSum = (list: readonly ObjectTask[]) => list.reduce((sum, t) => sum + owedBytes(t, env.scene.segmentDuration), 0);
-  const owedReliable = owedSum(tasks.owedReliable());
+  // What the origin serves before a new upgrade: reliable requests at its urgency or more urgent
+  // (equal urgencies go in request order, and a new one is the last).
+  const ahead = tasks.owedReliable().filter((t) => t.plan.urgency <= UPGRADE_URGENCY)
+    .reduce((sum, t) => sum + owedBytes(t, env.scene.segmentDuration), 0);
   for (const k of segments) {
     if (decided.has(k)) continue;
     const base = tasks.of(k);
-    // Upgrades of earlier segments in flight go first (request order among equal urgencies).
-    const decision = decideUpgrades({
-      ...env.planContext(k, playoutS(k)), base, owedBytes: owedReliable + owedSum(tasks.upgradesInFlight()), rateBps, checkS: UPGRADE_CHECK_S,
-    });
+    const decision = decideUpgrades({ ...env.planContext(k, playoutS(k)), base, owedBytes: ahead, rateBps, checkS: UPGRADE_CHECK_S });
     if (!decision.due) continue;
     decided.add(k);
     if (decision.requests.length > 0) env.upgrade(k, decision.requests);
   }
-  const upgrades = tasks.upgradesInFlight();
-  const inFlight: UpgradeInFlight[] = upgrades.map((t, key) => ({
-    key, deadlineS: playoutS(t.index), remainingBytes: owedBytes(t, env.scene.segmentDuration),
+  const pending = tasks.owedReliable();
+  const inFlight: UpgradeInFlight[] = pending.map((t, key) => ({
+    key, upgrade: t.upgrade, deadlineS: playoutS(t.index), remainingBytes: owedBytes(t, env.scene.segmentDuration),
     decodeS: (env.decodeCost.estimateMs(t.object.representations[t.plan.quality].pointsPerFrame) ?? 0) / 1000,
-    visibleAreaNow: env.viewport.visibleArea(t.object.id, playoutS(t.index) * 1000),
+    visibleAreaNow: t.upgrade ? env.viewport.visibleArea(t.object.id, playoutS(t.index) * 1000) : 1,
   }));
-  for (const key of upgradesToGiveUp(inFlight, owedReliable, now, rateBps)) tasks.giveUpUpgrade(upgrades[key]);
+  for (const key of upgradesToGiveUp(inFlight, now, rateBps)) tasks.giveUpUpgrade(pending[key]);
 }
