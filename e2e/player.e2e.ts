@@ -128,6 +128,25 @@ describe('each delivery mode does what it says', () => {
   }
 });
 
+describe('late upgrades (docs/player.md → "Late upgrades")', () => {
+  it('qr: every object\'s lowest rung early, higher rungs of the objects in view late, shown in its place, never waited for', async () => {
+    const { qoe } = await play({ mode: 'qr', 'late-upgrade': '1' });
+    expect(qoe.config.lateUpgrades).toBe(true);
+    expectPlayedAndDecoded(qoe);
+    const story = qoe.segments.map((s) => `${describeRecord(s)}${s.upgrade ? ' upgrade' : ''}${s.superseded ? ' superseded' : ''} onTime=${s.onTime}`).join('\n');
+    // The early requests ask for the lowest rung only; every higher rung is an upgrade.
+    expect(qoe.segments.filter((s) => !s.upgrade && s.quality > 0).map(describeRecord), story).toEqual([]);
+    const shown = qoe.segments.filter((s) => s.upgrade && s.onTime);
+    expect(shown.length, story).toBeGreaterThan(0);
+    expect(shown.every((s) => s.quality > 0 && s.visibleArea > 0 && s.delivery === 'reliable'), story).toBe(true);
+    // A lowest rung an upgrade replaced is marked, and playback never froze for an upgrade.
+    for (const s of shown) expect(qoe.segments.some((b) => !b.upgrade && b.superseded && b.object === s.object && b.index === s.index), story).toBe(true);
+    expect(qoe.segments.filter((s) => s.upgrade && s.shownLate).map(describeRecord)).toEqual([]);
+    // Seen quality (area at the pose at playout) is recorded for what was shown.
+    expect(qoe.segments.filter((s) => s.onTime).every((s) => s.seenArea !== undefined)).toBe(true);
+  });
+});
+
 describe('QoE export', () => {
   it("the app's QoE button downloads the run's holoquic-qoe/1 log", async () => {
     const { qoe } = await play({ mode: 'qr', duration: '4' });
