@@ -15,9 +15,9 @@
  *
  * Pure: the upgrade watch (upgradeWatch.ts) supplies the state and acts on the answers.
  */
-import type { PlayerMode } from '../model/modes';
 import { rankObjects } from '../viewport/ranking';
 import { objectById, type PlanContext, type PlannedRequest } from './plan';
+
 import type { PlanObject } from './policy';
 import { applyPlanningRules } from './quality';
 import { SAFETY } from './rules';
@@ -35,15 +35,6 @@ export const UPGRADE_URGENCY = 2;
 
 /** Seconds kept spare between an upgrade's projected readiness and its playout time. */
 export const UPGRADE_MARGIN_S = 0.1;
-
-/**
- * Whether late upgrades act for this mode and carrier. Over HTTP/2 every open response shares the
- * link (abandon.ts → `Serving`), so an upgrade would slow the lowest rungs of later segments;
- * `adaptive` decides quality and delivery jointly per segment (adaptive.ts), not in two steps.
- */
-export function lateUpgradesApply(mode: PlayerMode, hasWebTransport: boolean): boolean {
-  return hasWebTransport && mode !== 'h2' && mode !== 'adaptive';
-}
 
 /** What deciding the upgrades of one segment reads, beyond what planning reads. */
 export interface UpgradeContext extends PlanContext {

@@ -21,7 +21,6 @@ import type { SceneModel, SceneObject } from '../model/scene';
 import type { ObjectTransport } from '../transport/types';
 import { rankObjects } from '../viewport/ranking';
 import type { DeliveryPolicy, ObjectPlan, PlanObject } from './policy';
-import { lateUpgradesApply } from './lateUpgrade';
 import { applyPlanningRules } from './quality';
 
 export type TransportKind = ObjectTransport['kind'];
@@ -125,6 +124,15 @@ export function planSegment(ctx: PlanContext): PlannedRequest[] {
       : { ...plan, quality };
     return { object, plan: carried, transport, visibleArea: r.visibleArea, rank: r.rank };
   });
+}
+
+/**
+ * Whether late upgrades act for this mode and carrier. Over HTTP/2 every open response shares the
+ * link (abandon.ts → `Serving`), so an upgrade would slow the lowest rungs of later segments;
+ * `adaptive` decides quality and delivery jointly per segment (adaptive.ts), not in two steps.
+ */
+export function lateUpgradesApply(mode: PlayerMode, hasWebTransport: boolean): boolean {
+  return hasWebTransport && mode !== 'h2' && mode !== 'adaptive';
 }
 
 /** The scene's object of that id; an id the scene lacks is an error. */
