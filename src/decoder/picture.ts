@@ -42,9 +42,25 @@ export interface StreamDecoder {
   open(lengthPrefixed: Uint8Array): PictureStream;
 }
 
+/**
+ * The default of `maxAtlasSize` (pool, worker and `decodeSegment`): 4096 × 4096. A 16-bit plane
+ * of that is 32 MiB, and the module keeps a few planes per frame in flight; the module itself
+ * parses atlases up to 16384², whose planes are 512 MiB each, and wasm memory, once grown, never
+ * shrinks. Our packager's atlases and those of the MPEG common test conditions are 2048 wide or
+ * less.
+ */
+export const DEFAULT_MAX_ATLAS_SIZE = 4096;
+
 /** A picture or atlas larger than the player decodes. */
 export class AtlasTooLargeError extends Error {
   override name = 'AtlasTooLargeError';
+}
+
+/** Throws AtlasTooLargeError when `picture` is larger than `maxSize` on a side (before any copy of it). */
+export function checkPictureSize(stream: VideoStream, picture: DecodedPicture, maxSize: number): void {
+  if (picture.codedWidth > maxSize || picture.codedHeight > maxSize) {
+    throw new AtlasTooLargeError(`${stream.component} picture of ${picture.codedWidth}×${picture.codedHeight} is larger than the ${maxSize}×${maxSize} this player decodes`);
+  }
 }
 
 /**
@@ -53,9 +69,7 @@ export class AtlasTooLargeError extends Error {
  * (the module checks it against the atlas only once it is in).
  */
 export async function putDecodedPicture(decoder: VpccDecoder, stream: VideoStream, index: number, picture: DecodedPicture, maxSize: number): Promise<void> {
-  if (picture.codedWidth > maxSize || picture.codedHeight > maxSize) {
-    throw new AtlasTooLargeError(`${stream.component} picture of ${picture.codedWidth}×${picture.codedHeight} is larger than the ${maxSize}×${maxSize} this player decodes`);
-  }
+  checkPictureSize(stream, picture, maxSize);
   const size = picture.byteLength;
   const ptr = decoder.pictureBuffer(size);
   // Straight into wasm memory (the view is made after pictureBuffer, which may grow the heap).

@@ -9,6 +9,7 @@
 import type { DecodedSegment, DecodeJob, SegmentDecoder } from '../model/decoder';
 import type { AtlasFrame } from '../model/frames';
 import type { DecodeResult, FromWorker, ToWorker } from './protocol';
+import { DEFAULT_MAX_ATLAS_SIZE } from './picture';
 import type { SegmentTiming, DecodeOutput } from './segment';
 import { startModuleWorker } from '../workers/moduleWorker';
 import type { HevcModuleLocation } from './hevc';
@@ -80,6 +81,11 @@ export interface DecodeRequestOptions {
   postProcess?: boolean;
   /** Largest atlas width and height taken (default: the pool's). */
   maxAtlasSize?: number;
+  /**
+   * The V3C level the manifest declares for the segment (`ptl_level_idc`): a segment whose atlas
+   * is larger than it allows fails as a decode error while parsing, before any allocation for it.
+   */
+  v3cLevelIdc?: number;
 }
 
 export interface DecoderPoolStats {
@@ -178,7 +184,13 @@ export class DecoderPool implements SegmentDecoder {
   }
 
   decode(job: DecodeJob): Promise<DecodedSegment> {
-    return this.decodeDetailed(job.bytes, { output: this.output }, job.signal);
+    return this.decodeDetailed(job.bytes, { output: this.output, v3cLevelIdc: job.v3cLevelIdc }, job.signal);
+  }
+
+  /** The largest atlas the workers take, in samples: the player refuses Representations whose level allows more. */
+  get maxAtlasSamples(): number {
+    const side = this.maxAtlasSize ?? DEFAULT_MAX_ATLAS_SIZE;
+    return side * side;
   }
 
   /**

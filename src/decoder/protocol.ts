@@ -14,8 +14,10 @@ export interface DecodeRequest {
   output?: DecodeOutput;
   /** CPU reconstruction without the stream's post-processing (default: with it). */
   postProcess?: boolean;
-  /** Largest atlas width and height taken (default `DEFAULT_MAX_ATLAS_SIZE`, segment.ts). */
+  /** Largest atlas width and height taken (default `DEFAULT_MAX_ATLAS_SIZE`). */
   maxAtlasSize?: number;
+  /** The V3C level the manifest declares for the segment (`ptl_level_idc`; absent: none). */
+  v3cLevelIdc?: number;
   /** Where the optional HEVC module is, loaded only if this segment needs it (absent: none). */
   hevcModule?: HevcModuleLocation;
 }

@@ -10,12 +10,13 @@
  */
 import type { DecodedFrame, PointFrame, AtlasFrame } from '../model/frames';
 import { exportAtlasFrame } from './atlasFrame';
-import { AtlasTooLargeError, type DecodedPicture, type PictureStream, putDecodedPicture, type StreamDecoder } from './picture';
+import { AtlasTooLargeError, checkPictureSize, DEFAULT_MAX_ATLAS_SIZE, type DecodedPicture, type PictureStream, putDecodedPicture, type StreamDecoder } from './picture';
 import { CodecUnavailableError, decodeVideoStream, webCodecsDecodes } from './video';
 import type { VideoStream, VpccDecoder } from './vpcc';
 import type { CoreModuleInfo } from './coreModule';
 
 export { AtlasTooLargeError } from './picture';
+export { DEFAULT_MAX_ATLAS_SIZE } from './picture';
 
 /**
  * What a segment decodes to: reconstructed points (`points`: the CPU path, post-processed as the
@@ -55,15 +56,24 @@ export interface DecodeOptions {
   postProcess?: boolean;
   /** Largest atlas (and decoded picture) width and height taken (default `DEFAULT_MAX_ATLAS_SIZE`). */
   maxAtlasSize?: number;
+  /** The V3C level the manifest declares for the segment: a larger atlas fails while parsing. */
+  v3cLevelIdc?: number;
+  /**
+   * Frames, counting the next to reconstruct, whose pictures may be in wasm memory (default
+   * `FRAMES_IN_WASM`). A picture of a later frame — a video stream running ahead of the others —
+   * waits outside it, copied out of its decoder, until reconstruction comes near its frame.
+   */
+  framesInWasm?: number;
 }
 
 /**
- * The default of `maxAtlasSize`: 4096 × 4096. A 16-bit plane of that is 32 MiB, and the module
- * keeps a few planes per frame in flight; the module itself parses atlases up to 16384², whose
- * planes are 512 MiB each, and wasm memory, once grown, never shrinks. Our packager's atlases and
- * those of the MPEG common test conditions are 2048 wide or less.
+ * The default of `framesInWasm`: the frame being reconstructed and the next. Wasm memory never
+ * shrinks, so how far one stream's decoder ran ahead of another's in a segment would otherwise
+ * set the worker's heap for good: with WebCodecs that is timing, and a rare lag (a busy core) late
+ * in a long play grew it (docs/benchmarks.md, "Decode workers' memory under rung switching").
  */
-export const DEFAULT_MAX_ATLAS_SIZE = 4096;
+export const FRAMES_IN_WASM = 2;
+
 
 /**
  * The video decoders a segment may need besides WebCodecs. `hevc` loads the optional HEVC module;
@@ -71,6 +81,12 @@ export const DEFAULT_MAX_ATLAS_SIZE = 4096;
  */
 export interface VideoDecoders {
   hevc?: () => Promise<StreamDecoder>;
+  /**
+   * Decodes one stream, pushing its pictures (output order) as they come, every stream at once:
+   * WebCodecs' way, and WebCodecs by default where it decodes every stream's codec. Given, it is
+   * used instead (the Node tests push natively decoded pictures in a seeded race of the streams).
+   */
+  push?: (stream: VideoStream, onPicture: (picture: DecodedPicture) => void) => Promise<void>;
 }
 
 /**
@@ -85,6 +101,40 @@ function checkAtlasSize(decoder: VpccDecoder, frameCount: number, max: number): 
   }
 }
 
+/** A picture of a frame beyond `framesInWasm`, held outside wasm memory until its frame is near. */
+interface WaitingPicture {
+  stream: VideoStream;
+  index: number;
+  frame: number;
+  picture: DecodedPicture;
+}
+
+/** The waiting pictures of frames before `frameEnd`, taken out of `waiting`, in arrival order. */
+function takeWithin(waiting: WaitingPicture[], frameEnd: number): WaitingPicture[] {
+  const taken = waiting.filter((w) => w.frame < frameEnd);
+  if (taken.length) waiting.splice(0, waiting.length, ...waiting.filter((w) => w.frame >= frameEnd));
+  return taken;
+}
+
+/**
+ * `picture` copied into a buffer of its own (JavaScript memory, collected once used), so its
+ * decoder gets its frame back at once. Checked against the size cap first, like a picture put in.
+ */
+async function copiedOut(stream: VideoStream, picture: DecodedPicture, maxSize: number): Promise<DecodedPicture> {
+  checkPictureSize(stream, picture, maxSize);
+  const bytes = new Uint8Array(picture.byteLength);
+  const layout = await picture.copyTo(bytes);
+  const { width, height, codedWidth, codedHeight, bytesPerSample, bitDepth, chroma444, chromaInterleaved, byteLength } = picture;
+  return {
+    width, height, codedWidth, codedHeight, bytesPerSample, bitDepth, chroma444, chromaInterleaved, byteLength,
+    copyTo: async (target) => {
+      target.set(bytes);
+      return layout;
+    },
+    close: () => {},
+  };
+}
+
 export interface DecodedFrames {
   frames: DecodedFrame[];
   /** Output 'both' only. */
@@ -97,7 +147,7 @@ export async function decodeSegment(decoder: VpccDecoder, bytes: Uint8Array, opt
   const output = options.output ?? 'points';
   const t0 = performance.now();
   const maxAtlasSize = options.maxAtlasSize ?? DEFAULT_MAX_ATLAS_SIZE;
-  const streams = decoder.load(bytes);
+  const streams = decoder.load(bytes, { manifestLevelIdc: options.v3cLevelIdc });
   const parseMs = performance.now() - t0;
   const frameCount = decoder.frameCount;
   checkAtlasSize(decoder, frameCount, maxAtlasSize);
@@ -113,14 +163,27 @@ export async function decodeSegment(decoder: VpccDecoder, bytes: Uint8Array, opt
   // (the scratch buffer, or the whole heap when it grows) must not change under a copy in flight.
   let chain: Promise<void> = Promise.resolve();
   let failure: Error | undefined;
+  const framesInWasm = options.framesInWasm ?? FRAMES_IN_WASM;
+  const waiting: WaitingPicture[] = [];
   const accept = (stream: VideoStream, picture: DecodedPicture): Promise<void> => {
     chain = chain.then(async () => {
       try {
         if (failure) return;
+        const index = delivered[stream.index]++;
+        const frame = stream.firstFrame + Math.floor(index / stream.picturesPerFrame);
         const p0 = performance.now();
-        await putDecodedPicture(decoder, stream, delivered[stream.index]++, picture, maxAtlasSize);
+        if (frame >= done + framesInWasm) waiting.push({ stream, index, frame, picture: await copiedOut(stream, picture, maxAtlasSize) });
+        else await putDecodedPicture(decoder, stream, index, picture, maxAtlasSize);
         pictureMs += performance.now() - p0;
-        while (done < frameCount && decoder.frameReady(done)) reconstructNext();
+        while (done < frameCount && decoder.frameReady(done)) {
+          reconstructNext();
+          // Pictures that waited outside wasm memory go in as their frame comes within reach.
+          for (const w of takeWithin(waiting, done + framesInWasm)) {
+            const w0 = performance.now();
+            await putDecodedPicture(decoder, w.stream, w.index, w.picture, maxAtlasSize);
+            pictureMs += performance.now() - w0;
+          }
+        }
       } catch (e) {
         failure ??= e as Error;
       } finally {
@@ -148,9 +211,10 @@ export async function decodeSegment(decoder: VpccDecoder, bytes: Uint8Array, opt
     decoder.releaseFrame(f);
   };
 
-  const viaWebCodecs = (await Promise.all(streams.map((s) => webCodecsDecodes(s.codec, s.data)))).every(Boolean);
+  const push = decoders.push ?? ((s: VideoStream, onPicture: (picture: DecodedPicture) => void) => decodeVideoStream(s.codec, s.data.slice(), onPicture));
+  const viaWebCodecs = decoders.push !== undefined || (await Promise.all(streams.map((s) => webCodecsDecodes(s.codec, s.data)))).every(Boolean);
   if (viaWebCodecs) {
-    const results = await Promise.allSettled(streams.map((s) => decodeVideoStream(s.codec, s.data.slice(), (picture) => accept(s, picture))));
+    const results = await Promise.allSettled(streams.map((s) => push(s, (picture) => void accept(s, picture))));
     await chain;
     const videoFailure = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
     if (videoFailure) throw videoFailure.reason;

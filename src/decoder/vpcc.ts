@@ -19,6 +19,7 @@ export interface VpccModule {
   _vpcc_destroy(d: number): void;
   _vpcc_last_status(d: number): number;
   _vpcc_last_error(d: number): number;
+  _vpcc_set_manifest_level(d: number, levelIdc: number): number;
   _vpcc_segment_buffer(d: number, size: number): number;
   _vpcc_load(d: number, size: number): number;
   _vpcc_frame_count(d: number): number;
@@ -48,6 +49,7 @@ export interface VpccModule {
   _vpcc_plane_width(d: number, stream: number, index: number, plane: number): number;
   _vpcc_plane_height(d: number, stream: number, index: number, plane: number): number;
   _vpcc_heap_used(): number;
+  _vpcc_heap_peak(): number;
 }
 
 /** The module factory `vpcc.mjs` exports by default. */
@@ -140,6 +142,11 @@ export function heapUsed(module: VpccModule): number {
   return module._vpcc_heap_used() >>> 0;
 }
 
+/** The allocator's peak footprint in wasm memory (bytes: in use and free between), for memory tests. */
+export function heapPeak(module: VpccModule): number {
+  return module._vpcc_heap_peak() >>> 0;
+}
+
 export class VpccDecoder {
   private handle: number;
 
@@ -154,9 +161,14 @@ export class VpccDecoder {
     this.handle = 0;
   }
 
-  /** Parses a segment; returns the video streams to decode. Throws VpccError on bad bytes. */
-  load(bytes: Uint8Array): VideoStream[] {
+  /**
+   * Parses a segment; returns the video streams to decode. Throws VpccError on bad bytes, and on
+   * an atlas larger than `manifestLevelIdc` (the V3C level its manifest declares) allows — while
+   * parsing, before anything sized by the atlas is allocated.
+   */
+  load(bytes: Uint8Array, options: { manifestLevelIdc?: number } = {}): VideoStream[] {
     const d = this.live();
+    this.check(this.module._vpcc_set_manifest_level(d, options.manifestLevelIdc ?? 0));
     const ptr = this.module._vpcc_segment_buffer(d, bytes.length);
     if (!ptr && bytes.length) this.fail();
     this.module.HEAPU8.set(bytes, ptr);

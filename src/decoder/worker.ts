@@ -59,7 +59,7 @@ scope.onmessage = (event: MessageEvent<ToWorker>) => {
     try {
       const { decoder, core } = await decoderReady;
       coreModule = decoder.module;
-      const result = await decodeSegment(decoder, request.bytes, { md5: request.md5, output: request.output, postProcess: request.postProcess, maxAtlasSize: request.maxAtlasSize }, videoDecoders(request.hevcModule));
+      const result = await decodeSegment(decoder, request.bytes, { md5: request.md5, output: request.output, postProcess: request.postProcess, maxAtlasSize: request.maxAtlasSize, v3cLevelIdc: request.v3cLevelIdc }, videoDecoders(request.hevcModule));
       reply = { type: 'decoded', id: request.id, memoryBytes: memoryBytes(), frames: result.frames, atlasFrames: result.atlasFrames, md5: result.md5, timing: { ...result.timing, core } };
       for (const f of result.frames) {
         if (isAtlasFrame(f)) transfer.push(...atlasFrameBuffers(f));

@@ -12,6 +12,12 @@ export interface DecodeJob {
   segment: number;
   quality: number;
   bytes: Uint8Array;
+  /**
+   * The V3C level the manifest declares for the segment's Representation (`ptl_level_idc`):
+   * a segment whose atlas is larger than that level allows fails as a decode error before the
+   * decoder allocates anything for it. Undefined: the decoder's own cap alone.
+   */
+  v3cLevelIdc?: number;
   /** Withdraws the job if it has not started (the segment was shown meanwhile). */
   signal?: AbortSignal;
 }
@@ -26,6 +32,12 @@ export interface DecodedSegment {
 export interface SegmentDecoder {
   /** Segments it decodes at the same time (its workers); the playout loop budgets decode time by it. */
   readonly parallelism?: number;
+  /**
+   * The largest atlas it decodes, in samples (width × height). The player refuses a
+   * Representation whose declared V3C level allows larger atlases, before fetching any of it.
+   * Undefined: no Representation is refused for its level.
+   */
+  readonly maxAtlasSamples?: number;
   /** Rejects with an Error whose message says what was wrong with the bytes. */
   decode(job: DecodeJob): Promise<DecodedSegment>;
 }

@@ -14,6 +14,11 @@ export interface Representation {
   /** Average bits/s (falls back to `bandwidth`). */
   avgBandwidth: number;
   pointsPerFrame: number;
+  /**
+   * The V3C level its segments declare (`ptl_level_idc`, 30 × the level; `hq:v3cLevelIdc`):
+   * it bounds their atlas size. Undefined when the manifest declares none (older manifests).
+   */
+  v3cLevelIdc?: number;
 }
 
 export interface SceneObject {

@@ -13,6 +13,7 @@ import { fetchWithRetry } from '../transport/retry';
 import { type Clock, realClock } from './clock';
 import { parseManifest } from './mpd';
 import { growScene, type SceneGrowth } from './sceneGrowth';
+import { keepDecodable } from './decodable';
 
 /** Reads the manifest at `url` (revalidating the browser's copy) and returns its text. */
 export async function fetchManifestText(url: URL, signal?: AbortSignal): Promise<string> {
@@ -103,13 +104,15 @@ export class ManifestWatch {
  */
 export function followGrowingScene(p: Pick<ManifestWatchOptions, 'url' | 'text' | 'onProblem' | 'clock' | 'read'> & {
   scene: SceneModel;
+  /** The decoder's largest atlas (decodable.ts): newer manifests' ladders are cut as the first's was. */
+  maxAtlasSamples?: number;
   onGrowth(growth: SceneGrowth): void;
 }): ManifestWatch | null {
   if (p.scene.updatePeriodS === undefined) return null;
   return new ManifestWatch({
     url: p.url, text: p.text, updatePeriodS: p.scene.updatePeriodS, onProblem: p.onProblem, clock: p.clock, read: p.read,
     onManifest: (next) => {
-      const growth = growScene(p.scene, next);
+      const growth = growScene(p.scene, keepDecodable(next, p.maxAtlasSamples));
       if (growth.changed) p.onGrowth(growth);
     },
   });

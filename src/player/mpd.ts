@@ -52,6 +52,17 @@ function boundedPoints(n: number, what: string): number {
   return n;
 }
 
+/**
+ * `hq:v3cLevelIdc`, when present: a `ptl_level_idc` (0 … 255). One that names no level the
+ * player knows is kept as it is: the player then refuses that Representation (decodable.ts).
+ */
+function v3cLevel(text: string | undefined, what: string): { v3cLevelIdc?: number } {
+  if (text === undefined) return {};
+  const idc = unsignedInt(text, what);
+  if (idc > 255) throw new ManifestError(`${what}: ${idc} is not a level idc (0 … 255)`);
+  return { v3cLevelIdc: idc };
+}
+
 function positiveInt(text: string, what: string): number {
   const n = unsignedInt(text, what);
   if (n === 0) throw new ManifestError(`${what}: must be greater than 0`);
@@ -115,6 +126,7 @@ export function parseManifest(xml: string): SceneModel {
         bandwidth,
         avgBandwidth: r.attributes['hq:avgBandwidth'] !== undefined ? positiveInt(r.attributes['hq:avgBandwidth'], `${id}/${rid} hq:avgBandwidth`) : bandwidth,
         pointsPerFrame: boundedPoints(unsignedInt(r.attributes['hq:pointsPerFrame'] ?? '0', `${id}/${rid} hq:pointsPerFrame`), `${id}/${rid}`),
+        ...v3cLevel(r.attributes['hq:v3cLevelIdc'], `${id}/${rid} hq:v3cLevelIdc`),
       };
     });
     if (!representations.length) throw new ManifestError(`${id}: no Representation`);

@@ -172,7 +172,7 @@ export function startObjectTask(
         const signal = task.decodeWithdraw.signal;
         try {
           if (signal.aborted) throw signal.reason;
-          task.decoded = await env.decoder.decode({ objectId: object.id, segment: index, quality, bytes: task.result.bytes, signal });
+          task.decoded = await env.decoder.decode({ objectId: object.id, segment: index, quality, bytes: task.result.bytes, v3cLevelIdc: object.representations[quality].v3cLevelIdc, signal });
           env.decodeCost.observe(object.representations[quality].pointsPerFrame, task.decoded.decodeMs);
         } catch (e) {
           if (signal.aborted) task.decodeLate = true;

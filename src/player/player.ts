@@ -21,6 +21,7 @@ import { realClock } from './clock';
 import { type CurrentFrame, FramesOnScreen } from './framesOnScreen';
 import { fetchManifestText, followGrowingScene, type ManifestWatch } from './manifestWatch';
 import { parseManifest } from './mpd';
+import { keepDecodable } from './decodable';
 import { checkedQualityCap, checkOptions, DEFAULT_MODE, type PlayerOptions } from './options';
 import { passSegments } from './pass';
 import { DEFAULT_BUFFER_TARGET_S, PlayoutSession } from './playout';
@@ -211,7 +212,8 @@ export class Player extends EventTarget {
   private async fetchManifest(url: URL): Promise<{ scene: SceneModel; text: string }> {
     try {
       const text = await fetchManifestText(url);
-      return { scene: parseManifest(text), text };
+      // Representations above the level the decoder takes are left out before anything is fetched.
+      return { scene: keepDecodable(parseManifest(text), this.options.decoder.maxAtlasSamples), text };
     } catch (e) {
       throw new CodedError(e instanceof Error ? e.message : String(e), PLAYER_ERROR.SRC_NOT_SUPPORTED);
     }
@@ -224,7 +226,7 @@ export class Player extends EventTarget {
    */
   private watchManifest(url: URL, text: string, scene: SceneModel): void {
     this.watch = followGrowingScene({
-      url, text, scene,
+      url, text, scene, maxAtlasSamples: this.options.decoder.maxAtlasSamples,
       onGrowth: (growth) => {
         this.session?.sceneGrew();
         this.emit('scenegrow', growth);

@@ -117,6 +117,7 @@ CellResult encodeCell(const ScenePlan& plan, const Source& src, const std::vecto
   r.bytes = bytes.size();
   r.width = st.atlasWidth;
   r.height = st.atlasHeight;
+  for (const CodedSequence& seq : seqs) r.levelIdc = std::max(r.levelIdc, seq.vps.ptl.level);  // as the stream declares it
   r.voxelBox = box;
   double points = 0;
   for (size_t f = 0; f < atlas.size(); ++f) {
@@ -156,6 +157,7 @@ std::vector<ObjectInfo> describeStage(const ScenePlan& plan, const std::vector<S
         r.pointsPerFrame += c.pointsPerFrame / double(stage.segments);
         r.width = std::max(r.width, c.width);
         r.height = std::max(r.height, c.height);
+        r.levelIdc = std::max(r.levelIdc, c.levelIdc);
         for (int i = 0; i < 3; ++i) box[i] = std::min(box[i], c.voxelBox[i]), box[i + 3] = std::max(box[i + 3], c.voxelBox[i + 3]);
       }
       o.representations.push_back(r);

@@ -51,6 +51,7 @@ bool readCell(const std::string& line, size_t objects, size_t rungs, unsigned se
     r.pointsPerFrame = v["points"].number();
     r.width = unsigned(v["width"].number());
     r.height = unsigned(v["height"].number());
+    r.levelIdc = uint8_t(v["level"].number());  // a line of an older log has none: encoded again
     for (size_t i = 0; i < 6; ++i) r.voxelBox[i] = v["box"].at(i).number();
     const JsonValue& q = v["quality"];
     r.measured = {numberOrInfinity(q.at(0)), numberOrInfinity(q.at(1)), numberOrInfinity(q.at(2)),
@@ -152,7 +153,8 @@ void PackLog::append(const Cell& cell, const CellResult& r) {
   const std::string line = "{\"object\": " + std::to_string(cell.object) + ", \"rung\": " + std::to_string(cell.rung) +
                            ", \"segment\": " + std::to_string(cell.segment) + ", \"bytes\": " + std::to_string(r.bytes) +
                            ", \"points\": " + jsonNumber(r.pointsPerFrame) + ", \"width\": " + std::to_string(r.width) +
-                           ", \"height\": " + std::to_string(r.height) + ", \"box\": [" + box + "], \"quality\": [" +
+                           ", \"height\": " + std::to_string(r.height) + ", \"level\": " + std::to_string(r.levelIdc) +
+                           ", \"box\": [" + box + "], \"quality\": [" +
                            jsonNumber(m.d1) + "," + jsonNumber(m.d2) + "," + jsonNumber(m.y) + "," + jsonNumber(m.u) + "," +
                            jsonNumber(m.v) + "," + std::to_string(m.frames) + "]}\n";
   if (std::fwrite(line.data(), 1, line.size(), file_) != line.size() || std::fflush(file_) != 0)

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <array>
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <string>
@@ -40,6 +41,7 @@ struct CellResult {
   size_t bytes = 0;
   double pointsPerFrame = 0;
   unsigned width = 0, height = 0;
+  uint8_t levelIdc = 0;              // the V3C level the encoder declared in the segment (ptl_level_idc)
   std::array<double, 6> voxelBox{};  // min x y z, max x y z (exclusive) of the input frames
   Measured measured;                 // frames == 0 unless this is a measured (first) segment
 };

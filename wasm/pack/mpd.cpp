@@ -102,7 +102,11 @@ std::string writeMpd(const std::string& scene, const std::vector<ObjectInfo>& ob
         << size_t(double(peak * 8) / timing.segmentSeconds() + 0.5) << "\" hq:avgBandwidth=\""
         << size_t(double(avg * 8) / timing.segmentSeconds() + 0.5) << "\"\n"
         << "                      hq:pointsPerFrame=\"" << size_t(r.pointsPerFrame) << "\" hq:geometryBitDepth=\""
-        << r.geometryBits << "\" width=\"" << r.width << "\" height=\"" << r.height << "\" frameRate=\"" << timing.frameRate << "\"/>\n";
+        << r.geometryBits << "\" width=\"" << r.width << "\" height=\"" << r.height << "\" frameRate=\"" << timing.frameRate << "\"";
+      // What the segments' V3C parameter sets declare: a player refuses a Representation above
+      // the level it decodes before fetching it, and holds each segment to it (docs/mpd.md).
+      if (r.levelIdc != 0) x << " hq:v3cLevelIdc=\"" << unsigned(r.levelIdc) << "\"";
+      x << "/>\n";
     }
     x << "    </AdaptationSet>\n";
   }

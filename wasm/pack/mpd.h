@@ -3,6 +3,7 @@
 #pragma once
 
 #include <array>
+#include <cstdint>
 #include <ctime>
 #include <string>
 #include <vector>
@@ -14,6 +15,8 @@ struct RepresentationInfo {
   std::vector<size_t> segmentBytes;  // per distinct segment file
   double pointsPerFrame = 0;
   unsigned width = 0, height = 0, geometryBits = 10;
+  /// The highest V3C level (ptl_level_idc) its segments declare; 0: unknown, not written.
+  uint8_t levelIdc = 0;
 };
 
 struct ObjectInfo {

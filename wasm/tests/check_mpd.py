@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Checks a content directory written by holoquic-pack against docs/mpd.md: the MPD parses, every
 Representation's segment files exist and are valid V3C sample streams (start with a VPS unit),
-bandwidth is the peak segment size × 8 / segment duration, bounding boxes and rotations are sane.
+bandwidth is the peak segment size × 8 / segment duration, hq:v3cLevelIdc the highest level the
+segments' V3C parameter sets declare, bounding boxes and rotations are sane.
 Other checks import it (check(directory, rungs) returns the parsed MPD root).
 
     check_mpd.py CONTENT_DIR [RUNGS]   (RUNGS: Representations per object, default 5)"""
@@ -55,15 +56,19 @@ def check(directory, rungs=5, growing=False):
         previous = 0
         for r in reps:
             sizes = []
+            levels = []
             for k in range(int(template.get("startNumber")), n):
                 media = template.get("media").replace("$RepresentationID$", r.get("id")).replace("$Number%05d$", f"{k:05d}")
                 path = os.path.join(directory, base, media)
                 if not os.path.isfile(path):
                     fail(f"{oid}/{r.get('id')}: missing {path}")
                 with open(path, "rb") as f:
-                    head = f.read(6)
+                    head = f.read(32)
                 if len(head) < 6 or head[5] >> 3 != 0:  # precision byte, unit size, then the unit header
                     fail(f"{path}: does not start with a V3C parameter set unit")
+                # The VPS follows the 4-byte unit header; its profile_tier_level has ptl_level_idc
+                # after 7 bytes (tier + codec group, toolset, reconstruction, 32 reserved bits).
+                levels.append(head[1 + (head[0] >> 5) + 1 + 4 + 7])
                 sizes.append(os.path.getsize(path))
             peak = int(max(sizes) * 8 / seconds + 0.5)
             if int(r.get("bandwidth")) != peak:
@@ -74,6 +79,8 @@ def check(directory, rungs=5, growing=False):
             if avg < previous:
                 fail(f"{oid}/{r.get('id')}: quality ladder is not increasing in rate")
             previous = avg
+            if int(r.get(HQ + "v3cLevelIdc", "0")) != max(levels):
+                fail(f"{oid}/{r.get('id')}: hq:v3cLevelIdc {r.get(HQ + 'v3cLevelIdc')} != the segments' highest level {max(levels)}")
     print(f"check_mpd: {len(sets)} objects OK")
     return root
 

@@ -91,6 +91,35 @@ TEST(atlas_size_follows_the_declared_level) {
   CHECK_EQ(parseSampleStream(declaring(4096, 4096, 0)).size(), size_t(1));
 }
 
+TEST(atlas_size_follows_the_level_the_manifest_declares) {
+  // The stream says level 2.0 (2048² fits), its manifest 1.0: refused, before allocating.
+  const std::vector<uint8_t> bytes = declaring(2048, 2048, 60);
+  DecodeSession session;
+  session.setManifestLevel(30);
+  largestAllocation = 0;
+  tracking = true;
+  std::string message;
+  try {
+    session.load(bytes.data(), bytes.size());
+  } catch (const ParseError& e) {
+    message = e.what();
+  }
+  tracking = false;
+  CHECK(message.find("MaxAtlasSize 2228224 of level 1.0, which the manifest declares") != std::string::npos);
+  CHECK_EQ(session.frameCount(), 0u);
+  CHECK(largestAllocation < (size_t(1) << 20));
+  // The manifest's level 2.0 holds it; without a manifest level the stream's own decides.
+  session.setManifestLevel(60);
+  session.load(bytes.data(), bytes.size());
+  CHECK(session.frameCount() > 0u);
+  session.setManifestLevel(0);
+  session.load(bytes.data(), bytes.size());
+  CHECK(session.frameCount() > 0u);
+  // A manifest level above the stream's own does not lift the stream's.
+  const std::vector<uint8_t> claimsLevel1 = declaring(2048, 2048, 30);
+  CHECK_THROWS(parseSampleStream(claimsLevel1.data(), claimsLevel1.size(), 90), ParseError);
+}
+
 TEST(encoder_declares_the_lowest_level_that_holds_its_atlas) {
   CHECK_EQ(int(lowestLevelFor(320 * 224)), 30);
   CHECK_EQ(int(lowestLevelFor(2228224)), 30);

@@ -66,6 +66,12 @@ void vpcc_destroy(vpcc_decoder* d);
 int vpcc_last_status(const vpcc_decoder* d);
 const char* vpcc_last_error(const vpcc_decoder* d);
 
+/* The V3C level (ptl_level_idc, 30 × the level; 0: none) the manifest declares for the segments
+ * loaded from now on: vpcc_load refuses one whose atlas exceeds that level's MaxAtlasSize
+ * (VPCC_ERR_BITSTREAM), before anything sized by the atlas is allocated. An idc that names no
+ * level is VPCC_ERR_ARGUMENT. */
+int vpcc_set_manifest_level(vpcc_decoder* d, uint32_t level_idc);
+
 uint8_t* vpcc_segment_buffer(vpcc_decoder* d, size_t size);
 int vpcc_load(vpcc_decoder* d, size_t size);
 uint32_t vpcc_frame_count(const vpcc_decoder* d);
@@ -104,6 +110,9 @@ uint32_t vpcc_plane_height(vpcc_decoder* d, uint32_t stream, uint32_t index, uin
 
 /* Bytes of the heap in use (malloc), for memory tests. */
 size_t vpcc_heap_used(void);
+/* The most bytes the allocator has ever taken from wasm memory (its peak footprint): in use plus
+ * free chunks between them; wasm memory grows when it passes the memory's size. */
+size_t vpcc_heap_peak(void);
 
 #ifdef __cplusplus
 }

@@ -86,6 +86,10 @@ class DecodeSession {
  public:
   /// Parses a segment and decodes its atlas; forgets the previous segment. Throws ParseError.
   void load(const uint8_t* data, size_t size);
+  /// The V3C level (ptl_level_idc; 0: none) the manifest declares for the segments loaded from
+  /// now on: `load` refuses one whose atlas exceeds that level's MaxAtlasSize while parsing,
+  /// before anything sized by the atlas is allocated (limits.h).
+  void setManifestLevel(uint8_t levelIdc) { manifestLevel_ = levelIdc; }
 
   const std::vector<VideoStreamInfo>& streams() const { return streams_; }
   uint32_t frameCount() const { return uint32_t(frames_.size()); }
@@ -143,6 +147,7 @@ class DecodeSession {
   std::vector<VideoStreamInfo> streams_;
   std::vector<FrameRef> frames_;
   PointCloudFrame output_;
+  uint8_t manifestLevel_ = 0;
   size_t pictureBudget_ = kDefaultPictureBudgetBytes;
   size_t heldPictureBytes_ = 0;  // samples of every stored picture, in bytes
 };

@@ -13,6 +13,10 @@
 // level 3 stream included: one 16-bit 4:2:0 picture of that size is 48 MiB, and a frame needs
 // up to five (occupancy, two geometry and two attribute maps) inside the wasm module's 2 GiB.
 // A ptl_level_idc that names no level is held to that cap alone.
+//
+// The caller may name a level too: the one the manifest declares for the stream (docs/mpd.md,
+// `hq:v3cLevelIdc`), which the player budgets its memory by. A stream whose atlas exceeds that
+// level's MaxAtlasSize is refused the same way, whatever level the stream itself declares.
 #pragma once
 
 #include <cstddef>
@@ -38,8 +42,9 @@ uint64_t levelMaxAtlasSize(uint8_t levelIdc);
 uint64_t maxAtlasSamples(const ProfileTierLevel& ptl);
 
 /// Throws ParseError when a `what` ("VPS atlas", "ASPS") of width × height exceeds
-/// maxAtlasSamples(ptl). Call before anything is sized by the atlas.
-void checkAtlasSize(const ProfileTierLevel& ptl, uint32_t width, uint32_t height, const char* what);
+/// maxAtlasSamples(ptl), or the MaxAtlasSize of `manifestLevel` (a level idc; 0: the manifest
+/// declares none). Call before anything is sized by the atlas.
+void checkAtlasSize(const ProfileTierLevel& ptl, uint32_t width, uint32_t height, const char* what, uint8_t manifestLevel = 0);
 
 /// The lowest level idc whose MaxAtlasSize holds `samples` (what an encoder declares).
 uint8_t lowestLevelFor(uint64_t samples);

@@ -30,8 +30,10 @@ struct CodedSequence {
   std::vector<uint8_t> aspsRbsp, afpsRbsp;
 };
 
-/// Parses a whole V3C sample stream. Throws ParseError on malformed input.
-std::vector<CodedSequence> parseSampleStream(const uint8_t* data, size_t size);
+/// Parses a whole V3C sample stream. Throws ParseError on malformed input, and on an atlas
+/// larger than the level the stream declares or, when `manifestLevel` is not 0, than the level
+/// its manifest declares (limits.h).
+std::vector<CodedSequence> parseSampleStream(const uint8_t* data, size_t size, uint8_t manifestLevel = 0);
 inline std::vector<CodedSequence> parseSampleStream(const std::vector<uint8_t>& bytes) {
   return parseSampleStream(bytes.data(), bytes.size());
 }

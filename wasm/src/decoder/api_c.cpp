@@ -109,6 +109,16 @@ int vpcc_last_status(const vpcc_decoder* d) { return d ? d->status : VPCC_ERR_AR
 
 const char* vpcc_last_error(const vpcc_decoder* d) { return d ? d->error.c_str() : "no decoder"; }
 
+int vpcc_set_manifest_level(vpcc_decoder* d, uint32_t level_idc) {
+  if (!d) return VPCC_ERR_ARGUMENT;
+  if (level_idc != 0 && (level_idc > 255 || vpcc::levelMaxAtlasSize(uint8_t(level_idc)) == 0))
+    return fail(d, VPCC_ERR_ARGUMENT, "level idc " + std::to_string(level_idc) + " names no V3C level");
+  d->session.setManifestLevel(uint8_t(level_idc));
+  d->status = VPCC_OK;
+  d->error.clear();
+  return VPCC_OK;
+}
+
 uint8_t* vpcc_segment_buffer(vpcc_decoder* d, size_t size) {
   uint8_t* out = nullptr;
   guarded(d, [&] {
@@ -277,5 +287,7 @@ uint32_t vpcc_plane_height(vpcc_decoder* d, uint32_t stream, uint32_t index, uin
 }
 
 size_t vpcc_heap_used(void) { return size_t(mallinfo().uordblks); }
+
+size_t vpcc_heap_peak(void) { return size_t(mallinfo().usmblks); }
 
 }  // extern "C"

@@ -54,7 +54,7 @@ void DecodeSession::load(const uint8_t* data, size_t size) {
   output_ = PointCloudFrame();
   heldPictureBytes_ = 0;
   try {
-    sequences_ = parseSampleStream(data, size);
+    sequences_ = parseSampleStream(data, size, manifestLevel_);
     if (sequences_.empty()) throw ParseError("no V3C parameter set in the segment");
     states_.resize(sequences_.size());
     for (uint32_t s = 0; s < sequences_.size(); ++s) {

@@ -34,7 +34,7 @@ uint64_t maxAtlasSamples(const ProfileTierLevel& ptl) {
   return level != 0 && level < kDecoderMaxAtlasSamples ? level : kDecoderMaxAtlasSamples;
 }
 
-void checkAtlasSize(const ProfileTierLevel& ptl, uint32_t width, uint32_t height, const char* what) {
+void checkAtlasSize(const ProfileTierLevel& ptl, uint32_t width, uint32_t height, const char* what, uint8_t manifestLevel) {
   const uint64_t samples = uint64_t(width) * height;
   const uint64_t level = levelMaxAtlasSize(ptl.level);
   const std::string size = std::string(what) + " of " + std::to_string(width) + "×" + std::to_string(height) + " (" +
@@ -42,6 +42,10 @@ void checkAtlasSize(const ProfileTierLevel& ptl, uint32_t width, uint32_t height
   if (level != 0 && samples > level)
     throw ParseError(size + " exceeds MaxAtlasSize " + std::to_string(level) + " of the declared level " +
                      levelName(ptl.level));
+  const uint64_t declared = levelMaxAtlasSize(manifestLevel);
+  if (declared != 0 && samples > declared)
+    throw ParseError(size + " exceeds MaxAtlasSize " + std::to_string(declared) + " of level " + levelName(manifestLevel) +
+                     ", which the manifest declares for this stream");
   if (samples > kDecoderMaxAtlasSamples)
     throw ParseError(size + " exceeds this decoder's cap of " + std::to_string(kDecoderMaxAtlasSamples) +
                      " samples (4096×4096)");

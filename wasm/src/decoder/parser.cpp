@@ -49,7 +49,7 @@ void parsePtl(BitReader& r, ProfileTierLevel& ptl) {
   }
 }
 
-V3cParameterSet parseVps(BitReader& r) {
+V3cParameterSet parseVps(BitReader& r, uint8_t manifestLevel) {
   V3cParameterSet vps;
   parsePtl(r, vps.ptl);
   vps.id = static_cast<uint8_t>(r.u(4));
@@ -62,7 +62,7 @@ V3cParameterSet parseVps(BitReader& r) {
     a.frameHeight = r.ue();
     if (a.frameWidth == 0 || a.frameHeight == 0 || a.frameWidth > 16384 || a.frameHeight > 16384)
       throw ParseError("VPS frame size out of range");
-    checkAtlasSize(vps.ptl, a.frameWidth, a.frameHeight, "VPS atlas");
+    checkAtlasSize(vps.ptl, a.frameWidth, a.frameHeight, "VPS atlas", manifestLevel);
     a.mapCountMinus1 = static_cast<uint8_t>(r.u(4));
     if (a.mapCountMinus1 > 0) a.multipleMapStreams = r.flag();
     a.mapAbsoluteCoding.assign(a.mapCountMinus1 + 1u, true);
@@ -151,7 +151,7 @@ RefListStruct parseRefList(BitReader& r, const Asps& asps) {
   return list;
 }
 
-Asps parseAsps(BitReader& r, const ProfileTierLevel& ptl) {
+Asps parseAsps(BitReader& r, const ProfileTierLevel& ptl, uint8_t manifestLevel) {
   Asps a;
   a.id = r.ue();
   if (a.id > 15) throw ParseError("ASPS id > 15");
@@ -159,7 +159,7 @@ Asps parseAsps(BitReader& r, const ProfileTierLevel& ptl) {
   a.frameHeight = r.ue();
   if (a.frameWidth == 0 || a.frameHeight == 0 || a.frameWidth > 16384 || a.frameHeight > 16384)
     throw ParseError("ASPS frame size out of range");
-  checkAtlasSize(ptl, a.frameWidth, a.frameHeight, "ASPS atlas");
+  checkAtlasSize(ptl, a.frameWidth, a.frameHeight, "ASPS atlas", manifestLevel);
   a.geometry3dBitDepthMinus1 = static_cast<uint8_t>(r.u(5));
   a.geometry2dBitDepthMinus1 = static_cast<uint8_t>(r.u(5));
   a.log2MaxAfocLsbMinus4 = r.ue();
@@ -694,7 +694,7 @@ std::vector<Sei> parseSeiRbsp(const std::vector<uint8_t>& rbsp, uint8_t nalType)
 
 // ---------------------------------------------------------------- atlas sub-bitstream
 
-void parseAtlasSubBitstream(BitReader& unit, CodedSequence& seq) {
+void parseAtlasSubBitstream(BitReader& unit, CodedSequence& seq, uint8_t manifestLevel) {
   const unsigned precision = static_cast<unsigned>(unit.u(3)) + 1;
   unit.u(5);
   std::vector<Sei> pendingPrefix;
@@ -710,7 +710,7 @@ void parseAtlasSubBitstream(BitReader& unit, CodedSequence& seq) {
     r.u(6);  // layer id
     if (r.u(3) == 0) throw ParseError("nal_temporal_id_plus1 is 0");
     if (type == kNalAsps) {
-      Asps a = parseAsps(r, seq.vps.ptl);
+      Asps a = parseAsps(r, seq.vps.ptl, manifestLevel);
       if (seq.asps.size() <= a.id) seq.asps.resize(a.id + 1);
       seq.asps[a.id] = a;
       seq.aspsRbsp = rbsp;
@@ -807,7 +807,7 @@ uint32_t numRefIdxActive(const AtlasTileHeader& h, const Afps& afps) {
   return std::min<uint32_t>(static_cast<uint32_t>(h.refList.size()), afps.numRefIdxDefaultActiveMinus1 + 1);
 }
 
-std::vector<CodedSequence> parseSampleStream(const uint8_t* data, size_t size) {
+std::vector<CodedSequence> parseSampleStream(const uint8_t* data, size_t size, uint8_t manifestLevel) {
   if (size < 1) throw ParseError("empty V3C sample stream");
   BitReader r(data, size);
   const unsigned precision = static_cast<unsigned>(r.u(3)) + 1;
@@ -822,14 +822,14 @@ std::vector<CodedSequence> parseSampleStream(const uint8_t* data, size_t size) {
     const V3cUnitHeader header = parseUnitHeader(unit);
     if (header.type == V3cUnitType::VPS) {
       sequences.emplace_back();
-      sequences.back().vps = parseVps(unit);
+      sequences.back().vps = parseVps(unit, manifestLevel);
       continue;
     }
     if (sequences.empty()) throw ParseError("V3C unit before the first VPS");
     CodedSequence& seq = sequences.back();
     if (header.vpsId != seq.vps.id) throw ParseError("V3C unit refers to an unknown VPS");
     if (header.type == V3cUnitType::AD) {
-      parseAtlasSubBitstream(unit, seq);
+      parseAtlasSubBitstream(unit, seq, manifestLevel);
     } else if (header.type == V3cUnitType::OVD || header.type == V3cUnitType::GVD ||
                header.type == V3cUnitType::AVD) {
       seq.videos.push_back({header, std::vector<uint8_t>(unitData + 4, unitData + unitSize)});
