@@ -115,7 +115,7 @@ std::vector<uint8_t> encodeSequence(const std::vector<InputFrame>& frames, const
   uint32_t heightBlocks = 1;
   for (size_t f = 0; f < framePatches.size(); ++f) {
     if (f) orderForPrediction(framePatches[f].patches, framePatches[f - 1].patches);
-    heightBlocks = std::max(heightBlocks, packPatches(framePatches[f].patches, f ? &framePatches[f - 1].patches : nullptr, width / kBlock));
+    heightBlocks = std::max(heightBlocks, packPatches(framePatches[f].patches, f ? &framePatches[f - 1].patches : nullptr, width / kBlock, heightBlocks));
   }
   const uint32_t height = heightBlocks * kBlock;
   for (const auto& fp : framePatches) {

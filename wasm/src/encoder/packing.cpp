@@ -1,9 +1,10 @@
 // Patch packing: where each patch of a frame goes in the atlas, in 16×16 blocks. Patches are
-// matched with the previous frame's patches of the same surface and keep their places where
-// they fit, so the videos predict them from the previous picture and the atlas can code them
-// as INTER or SKIP patches; the rest go first-fit.
+// matched with the previous frame's patches of the same surface and keep their places and their
+// depth origin where they fit, so the videos predict them from the previous picture and the
+// atlas can code them as INTER or SKIP patches; the rest go near their old place or first-fit.
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <stdexcept>
 #include <vector>
 
@@ -40,9 +41,130 @@ std::vector<int> matchPatches(const std::vector<EncPatch>& previous, const std::
   return match;
 }
 
+/// Codes `p`'s depths from its reference's depth origin when they still fit the 8-bit geometry
+/// video above it: a surface that moved a little along the projection axis then keeps its
+/// depth values from frame to frame instead of all shifting with the patch's nearest point,
+/// which the geometry video's P pictures predict better (Fox, one GOP: geometry −1.3 % bytes).
+void keepDepthOrigin(EncPatch& p, const EncPatch& reference) {
+  const int32_t shift = p.minDepth - reference.minDepth;
+  if (shift <= 0) return;  // the surface came nearer: its depths would go below the origin
+  int32_t deepest = 0;
+  for (size_t i = 0; i < p.nearDepth.size(); ++i) deepest = std::max<int32_t>({deepest, p.nearDepth[i], p.farDepth[i]});
+  if (deepest + shift > 255) return;
+  for (size_t i = 0; i < p.nearDepth.size(); ++i) {
+    if (p.nearDepth[i] >= 0) p.nearDepth[i] = int16_t(p.nearDepth[i] + shift);
+    if (p.farDepth[i] >= 0) p.farDepth[i] = int16_t(p.farDepth[i] + shift);
+  }
+  p.minDepth = reference.minDepth;
+}
+
+/// The atlas's 16×16 blocks as packing fills them, one row after another as patches need them.
+class BlockGrid {
+ public:
+  explicit BlockGrid(uint32_t widthBlocks) : width_(widthBlocks) {}
+  uint32_t width() const { return width_; }
+  uint32_t usedRows() const { return rows_; }
+  /// Whether a w × h block rectangle at (x, y) is free (rows beyond those used are).
+  bool fits(uint32_t x, uint32_t y, uint32_t w, uint32_t h) const {
+    if (x + w > width_) return false;
+    for (uint32_t j = 0; j < h && y + j < rows_; ++j)
+      for (uint32_t i = 0; i < w; ++i)
+        if (used_[size_t(y + j) * width_ + x + i]) return false;
+    return true;
+  }
+  void take(uint32_t x, uint32_t y, uint32_t w, uint32_t h) {
+    if (y + h > rows_) {
+      rows_ = y + h;
+      used_.resize(size_t(rows_) * width_, 0);
+    }
+    for (uint32_t j = 0; j < h; ++j)
+      for (uint32_t i = 0; i < w; ++i) used_[size_t(y + j) * width_ + x + i] = 1;
+  }
+
+ private:
+  uint32_t width_, rows_ = 0;
+  std::vector<uint8_t> used_;
+};
+
+/// Places `p` at block (x, y), swapped (width and height exchanged) or not.
+void place(EncPatch& p, BlockGrid& grid, uint32_t x, uint32_t y, bool swap) {
+  const uint32_t bw = p.width / kBlock, bh = p.height / kBlock;
+  grid.take(x, y, swap ? bh : bw, swap ? bw : bh);
+  p.placement.u0 = x;
+  p.placement.v0 = y;
+  p.placement.sizeU0 = bw;
+  p.placement.sizeV0 = bh;
+  p.placement.orientation = uint8_t(swap ? kSwap : kDefault);
+}
+
+/// First free place in raster order, in the preferred orientation first.
+void placeFirstFit(EncPatch& p, BlockGrid& grid, bool preferSwap) {
+  const uint32_t bw = p.width / kBlock, bh = p.height / kBlock;
+  for (uint32_t y = 0;; ++y)
+    for (uint32_t x = 0; x < grid.width(); ++x)
+      for (const bool swap : {preferSwap, !preferSwap})
+        if (grid.fits(x, y, swap ? bh : bw, swap ? bw : bh)) return place(p, grid, x, y, swap);
+}
+
+/// A free place within `radius` blocks of (x, y), nearest ring first, inside the rows already
+/// used (a matched patch that grew: nearby, the video still finds most of it by motion search).
+bool placeNear(EncPatch& p, BlockGrid& grid, uint32_t x, uint32_t y, bool swap, int radius) {
+  const uint32_t w = swap ? p.height / kBlock : p.width / kBlock, h = swap ? p.width / kBlock : p.height / kBlock;
+  for (int r = 1; r <= radius; ++r)
+    for (int dy = -r; dy <= r; ++dy)
+      for (int dx = -r; dx <= r; ++dx) {
+        if (std::max(std::abs(dx), std::abs(dy)) != r) continue;
+        const int64_t nx = int64_t(x) + dx, ny = int64_t(y) + dy;
+        if (nx < 0 || ny < 0 || ny + h > grid.usedRows()) continue;
+        if (grid.fits(uint32_t(nx), uint32_t(ny), w, h)) {
+          place(p, grid, uint32_t(nx), uint32_t(ny), swap);
+          return true;
+        }
+      }
+  return false;
+}
+
+/// One packing of a frame (see packPatches); returns the rows used. With `placesFirst`, every
+/// matched patch takes its reference's place before any patch goes elsewhere, and those that no
+/// longer fit there go near it; without, a matched patch that does not fit goes first-fit at
+/// once (and may take a place a later matched patch needed).
+uint32_t packOnce(std::vector<EncPatch>& patches, const std::vector<size_t>& order, const std::vector<EncPatch>* previous,
+                  uint32_t widthBlocks, bool placesFirst) {
+  constexpr int kNearRadius = 2;  // blocks; 2 gained a little more than 8 on Fox
+  BlockGrid grid(widthBlocks);
+  std::vector<size_t> later;
+  for (size_t index : order) {
+    EncPatch& p = patches[index];
+    const uint32_t bw = p.width / kBlock, bh = p.height / kBlock;
+    if (std::min(bw, bh) > widthBlocks) throw std::invalid_argument("patch wider than the atlas");
+    // A matched patch keeps its reference's orientation where it can (an INTER patch must).
+    if (previous && p.reference >= 0) {
+      const Patch& before = (*previous)[size_t(p.reference)].placement;
+      const bool swap = before.orientation == kSwap;
+      if (grid.fits(before.u0, before.v0, swap ? bh : bw, swap ? bw : bh)) {
+        place(p, grid, before.u0, before.v0, swap);
+        continue;
+      }
+      if (placesFirst) {
+        later.push_back(index);
+        continue;
+      }
+    }
+    placeFirstFit(p, grid, false);
+  }
+  for (size_t index : later) {
+    EncPatch& p = patches[index];
+    const Patch& before = (*previous)[size_t(p.reference)].placement;
+    const bool swap = before.orientation == kSwap;
+    if (!placeNear(p, grid, before.u0, before.v0, swap, kNearRadius)) placeFirstFit(p, grid, swap);
+  }
+  return grid.usedRows();
+}
+
 }  // namespace
 
-/// Records each patch's reference (matchPatches) and puts the frame's patches in prediction order:
+/// Records each patch's reference (matchPatches), keeps its depth origin where it can
+/// (keepDepthOrigin) and puts the frame's patches in prediction order:
 /// the matched ones first, in the order of the patches they match, then the new ones in generation
 /// order. INTER patches then code their reference as a step of one from the last (one bit), and a
 /// frame that repeats its predecessor keeps its patch order, which SKIP patches need (they copy the
@@ -50,19 +172,26 @@ std::vector<int> matchPatches(const std::vector<EncPatch>& previous, const std::
 /// decode to the same points.
 void orderForPrediction(std::vector<EncPatch>& patches, const std::vector<EncPatch>& previous) {
   const std::vector<int> match = matchPatches(previous, patches);
-  for (size_t i = 0; i < patches.size(); ++i) patches[i].reference = match[i];
+  for (size_t i = 0; i < patches.size(); ++i) {
+    patches[i].reference = match[i];
+    if (match[i] >= 0) keepDepthOrigin(patches[i], previous[size_t(match[i])]);
+  }
   std::stable_sort(patches.begin(), patches.end(), [](const EncPatch& a, const EncPatch& b) {
     if ((a.reference >= 0) != (b.reference >= 0)) return a.reference >= 0;
     return a.reference < b.reference;
   });
 }
 
-/// Packing of one frame in 16×16 blocks. A patch with a reference in the previous frame first tries
-/// that patch's place and orientation, so the same surface stays at the same atlas position and
-/// the videos predict it from the previous picture; everything else (and what no longer fits
-/// there) goes first-fit in raster order, largest first, default or swapped orientation.
-/// Returns the used height in blocks.
-uint32_t packPatches(std::vector<EncPatch>& patches, const std::vector<EncPatch>* previous, uint32_t widthBlocks) {
+/// Packing of one frame in 16×16 blocks. A patch with a reference in the previous frame keeps
+/// that patch's place and orientation where it fits, so the same surface stays at the same atlas
+/// position and the videos predict it from the previous picture; the patches that grew out of
+/// their place go near it after every matched patch has claimed its own (Fox, one GOP: 64 → 90 %
+/// of the matched patches in place); new patches go first-fit in raster order, largest first,
+/// default or swapped orientation. Keeping places fragments the atlas: when that packing needs
+/// more rows than both `rowsSoFar` (the sequence's height until now) and the plain first-fit of
+/// what does not fit, the plain one is taken instead. Returns the used height in blocks.
+uint32_t packPatches(std::vector<EncPatch>& patches, const std::vector<EncPatch>* previous, uint32_t widthBlocks,
+                     uint32_t rowsSoFar) {
   std::vector<size_t> order(patches.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
   auto bigness = [&](size_t i) { return std::max(patches[i].width, patches[i].height) * 4096 + patches[i].width * patches[i].height; };
@@ -71,57 +200,16 @@ uint32_t packPatches(std::vector<EncPatch>& patches, const std::vector<EncPatch>
     if (matched(a) != matched(b)) return matched(a);  // matched patches claim their places first
     return bigness(a) > bigness(b);
   });
-  std::vector<uint8_t> used;  // widthBlocks × rows
-  uint32_t rows = 0, usedRows = 0;
-  auto fits = [&](uint32_t x, uint32_t y, uint32_t bw, uint32_t bh) {
-    if (x + bw > widthBlocks) return false;
-    for (uint32_t j = 0; j < bh; ++j) {
-      if (y + j >= rows) return true;  // rows beyond the grid are free
-      for (uint32_t i = 0; i < bw; ++i)
-        if (used[size_t(y + j) * widthBlocks + x + i]) return false;
-    }
-    return true;
-  };
-  auto place = [&](EncPatch& p, uint32_t x, uint32_t y, bool swap) {
-    const uint32_t bw = p.width / kBlock, bh = p.height / kBlock;
-    const uint32_t w = swap ? bh : bw, h = swap ? bw : bh;
-    if (y + h > rows) {
-      rows = y + h;
-      used.resize(size_t(rows) * widthBlocks, 0);
-    }
-    for (uint32_t j = 0; j < h; ++j)
-      for (uint32_t i = 0; i < w; ++i) used[size_t(y + j) * widthBlocks + x + i] = 1;
-    p.placement.u0 = x;
-    p.placement.v0 = y;
-    p.placement.sizeU0 = bw;
-    p.placement.sizeV0 = bh;
-    p.placement.orientation = uint8_t(swap ? kSwap : kDefault);
-    usedRows = std::max(usedRows, y + h);
-  };
-  for (size_t index : order) {
-    EncPatch& p = patches[index];
-    const uint32_t bw = p.width / kBlock, bh = p.height / kBlock;
-    if (std::min(bw, bh) > widthBlocks) throw std::invalid_argument("patch wider than the atlas");
-    // A matched patch keeps its reference's orientation where it can (an INTER patch must).
-    bool preferSwap = false;
-    if (matched(index)) {
-      const Patch& before = (*previous)[size_t(p.reference)].placement;
-      preferSwap = before.orientation == kSwap;
-      if (fits(before.u0, before.v0, preferSwap ? bh : bw, preferSwap ? bw : bh)) {
-        place(p, before.u0, before.v0, preferSwap);
-        continue;
-      }
-    }
-    bool placed = false;
-    for (uint32_t y = 0; !placed; ++y)
-      for (uint32_t x = 0; x < widthBlocks && !placed; ++x)
-        for (const bool swap : {preferSwap, !preferSwap})
-          if (!placed && fits(x, y, swap ? bh : bw, swap ? bw : bh)) {
-            place(p, x, y, swap);
-            placed = true;
-          }
+  const uint32_t kept = packOnce(patches, order, previous, widthBlocks, true);
+  if (!previous || kept <= rowsSoFar) return kept;
+  std::vector<Patch> keptPlacements(patches.size());
+  for (size_t i = 0; i < patches.size(); ++i) keptPlacements[i] = patches[i].placement;
+  const uint32_t plain = packOnce(patches, order, previous, widthBlocks, false);
+  if (kept <= std::max(rowsSoFar, plain)) {
+    for (size_t i = 0; i < patches.size(); ++i) patches[i].placement = keptPlacements[i];
+    return kept;
   }
-  return usedRows;
+  return plain;
 }
 
 }  // namespace vpcc::encoding

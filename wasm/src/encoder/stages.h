@@ -61,8 +61,10 @@ FramePatches generatePatches(const InputFrame& frame, const EncoderConfig& cfg);
 
 /// Matches `patches` with `previous` (their `reference`) and orders them for prediction.
 void orderForPrediction(std::vector<EncPatch>& patches, const std::vector<EncPatch>& previous);
-/// Places every patch in an atlas `widthBlocks` wide; returns the height used, in blocks.
-uint32_t packPatches(std::vector<EncPatch>& patches, const std::vector<EncPatch>* previous, uint32_t widthBlocks);
+/// Places every patch in an atlas `widthBlocks` wide, the sequence's atlas `rowsSoFar` blocks high
+/// until now; returns the height used, in blocks.
+uint32_t packPatches(std::vector<EncPatch>& patches, const std::vector<EncPatch>* previous, uint32_t widthBlocks,
+                     uint32_t rowsSoFar);
 
 // ------------------------------------------------------------------ images.cpp
 
