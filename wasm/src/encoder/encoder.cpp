@@ -114,8 +114,9 @@ std::vector<uint8_t> encodeSequence(const std::vector<InputFrame>& frames, const
   if (width % kBlock || width < widest) throw std::invalid_argument("atlas width must be a multiple of 16 and fit the widest patch");
   uint32_t heightBlocks = 1;
   for (size_t f = 0; f < framePatches.size(); ++f) {
-    if (f) orderForPrediction(framePatches[f].patches, framePatches[f - 1].patches);
-    heightBlocks = std::max(heightBlocks, packPatches(framePatches[f].patches, f ? &framePatches[f - 1].patches : nullptr, width / kBlock, heightBlocks));
+    if (f) orderForPrediction(framePatches[f].patches, framePatches[f - 1].patches, !cfg.allIntra);
+    heightBlocks = std::max(heightBlocks, packPatches(framePatches[f].patches, f ? &framePatches[f - 1].patches : nullptr,
+                                                      width / kBlock, heightBlocks, !cfg.allIntra));
   }
   const uint32_t height = heightBlocks * kBlock;
   for (const auto& fp : framePatches) {

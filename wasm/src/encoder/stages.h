@@ -59,12 +59,13 @@ FramePatches generatePatches(const InputFrame& frame, const EncoderConfig& cfg);
 
 // ------------------------------------------------------------------ packing.cpp
 
-/// Matches `patches` with `previous` (their `reference`) and orders them for prediction.
-void orderForPrediction(std::vector<EncPatch>& patches, const std::vector<EncPatch>& previous);
+/// Matches `patches` with `previous` (their `reference`) and orders them for prediction;
+/// `videoAcrossFrames`: the videos predict a frame's pictures from the previous frame's.
+void orderForPrediction(std::vector<EncPatch>& patches, const std::vector<EncPatch>& previous, bool videoAcrossFrames);
 /// Places every patch in an atlas `widthBlocks` wide, the sequence's atlas `rowsSoFar` blocks high
 /// until now; returns the height used, in blocks.
 uint32_t packPatches(std::vector<EncPatch>& patches, const std::vector<EncPatch>* previous, uint32_t widthBlocks,
-                     uint32_t rowsSoFar);
+                     uint32_t rowsSoFar, bool videoAcrossFrames);
 
 // ------------------------------------------------------------------ images.cpp
 
