@@ -20,6 +20,12 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
+# The checks read loss and rates per second of wall time from user-space senders, receivers and
+# the relay: the script and all it starts run in the real-time scheduling class, so that other
+# work on the machine (builds, browsers) cannot delay them and make the emulated link look lossier
+# or slower than it is. The test lasts under a minute, and the kernel's real-time throttling
+# keeps a share of every second for everything else.
+chrt -f -p 20 $$ 2>/dev/null || echo "real-time scheduling not permitted here: the timing checks run in the normal class"
 failures=0
 check() { # check NAME CONDITION-EXPRESSION (awk) VALUES...
     local name=$1; shift
