@@ -249,7 +249,7 @@ export class VpccDecoder {
     return this.module.UTF8ToString(ptr);
   }
 
-  /** Frees the pictures of a frame. */
+  /** Frees the pictures of a frame, and its points when it was the last reconstructed (read them first: `reconstruct`'s views). */
   releaseFrame(frame: number): void {
     this.check(this.module._vpcc_release_frame(this.live(), frame));
   }

@@ -9,7 +9,8 @@
  *      vpcc_picture_buffer(d, bytes), which is reused from call to call);
  *   3. once vpcc_frame_ready(d, f), vpcc_reconstruct(d, f, flags), read vpcc_point_count,
  *      vpcc_positions (int16 xyz) and vpcc_colors (uint8 rgb) — views into wasm memory valid
- *      until the next reconstruct or load — then vpcc_release_frame(d, f) frees its pictures.
+ *      until the next reconstruct, load or release of the frame — then vpcc_release_frame(d, f)
+ *      frees its pictures and its points.
  * Every function returning int returns VPCC_OK or an error code; vpcc_last_error(d) says what
  * was wrong. Functions returning a pointer return 0 on error. No function aborts on bad input.
  */
@@ -91,6 +92,7 @@ const int16_t* vpcc_positions(const vpcc_decoder* d);
 const uint8_t* vpcc_colors(const vpcc_decoder* d);
 /* TMC2's frame checksum of the last reconstructed frame (32 hex digits). */
 const char* vpcc_frame_md5(vpcc_decoder* d);
+/* Frees a reconstructed frame's pictures, and its points (vpcc_positions, vpcc_colors) when it was the last reconstructed. */
 int vpcc_release_frame(vpcc_decoder* d, uint32_t frame);
 
 /* For a GPU reconstruction path. Each returns an array valid until the next call of the same

@@ -107,7 +107,8 @@ class DecodeSession {
   /// `lastFrame()`. Throws ParseError when pictures are missing or the data is inconsistent.
   const PointCloudFrame& reconstruct(uint32_t frame, bool postProcess);
   const PointCloudFrame& lastFrame() const { return output_; }
-  /// Frees the pictures of a frame (reconstruct it first).
+  /// Frees the pictures of a frame (reconstruct it first), and `lastFrame()` when it is this
+  /// frame's: read its points before.
   void releaseFrame(uint32_t frame);
 
   /// Caps the bytes of decoded pictures held at once (16-bit samples, all planes; default
@@ -147,6 +148,7 @@ class DecodeSession {
   std::vector<VideoStreamInfo> streams_;
   std::vector<FrameRef> frames_;
   PointCloudFrame output_;
+  uint32_t outputFrame_ = UINT32_MAX;  // the frame output_ holds (none: UINT32_MAX)
   uint8_t manifestLevel_ = 0;
   size_t pictureBudget_ = kDefaultPictureBudgetBytes;
   size_t heldPictureBytes_ = 0;  // samples of every stored picture, in bytes

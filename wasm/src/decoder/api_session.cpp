@@ -52,6 +52,7 @@ void DecodeSession::load(const uint8_t* data, size_t size) {
   streams_.clear();
   frames_.clear();
   output_ = PointCloudFrame();
+  outputFrame_ = UINT32_MAX;
   heldPictureBytes_ = 0;
   try {
     sequences_ = parseSampleStream(data, size, manifestLevel_);
@@ -230,10 +231,15 @@ const PointCloudFrame& DecodeSession::reconstruct(uint32_t frame, bool postProce
   output_ = PointCloudFrame();  // free the previous frame before building the next
   PointCloudFrame reconstructed = reconstructFrame(seq, atlas, state.video);
   output_ = postProcess ? vpcc::postProcess(seq, atlas, std::move(reconstructed)) : std::move(reconstructed);
+  outputFrame_ = frame;
   return output_;
 }
 
 void DecodeSession::releaseFrame(uint32_t frame) {
+  // The frame's points go too: copied out by now, they would otherwise stay allocated while the
+  // next frame's pictures come in and its reconstruction runs, a block of this frame's size left
+  // among theirs (wasm memory never shrinks, and such holes let a long play's heap creep up).
+  if (frame == outputFrame_) output_ = PointCloudFrame();
   for (const auto& [stream, index] : picturesOf(frame)) {
     Picture& picture = slots(stream)[index];
     heldPictureBytes_ -= pictureBytes(picture);
