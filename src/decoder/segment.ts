@@ -67,12 +67,17 @@ export interface DecodeOptions {
 }
 
 /**
- * The default of `framesInWasm`: the frame being reconstructed and the next. Wasm memory never
- * shrinks, so how far one stream's decoder ran ahead of another's in a segment would otherwise
- * set the worker's heap for good: with WebCodecs that is timing, and a rare lag (a busy core) late
- * in a long play grew it (docs/benchmarks.md, "Decode workers' memory under rung switching").
+ * The default of `framesInWasm`: only the frame to reconstruct next. Wasm memory never shrinks,
+ * so how far one stream's decoder ran ahead of another's in a segment would otherwise set the
+ * worker's heap for good: with WebCodecs that is timing, and a rare lag (a busy core) late in a
+ * long play grew it. With two frames' pictures in, the next frame's sat between the blocks of
+ * the reconstruction running on the first, so the free holes they left differed from frame to
+ * frame, and the allocator's peak still crept up over a long play until the heap grew once more.
+ * With one, the heap between frames holds only the segment: each frame's pictures and its
+ * reconstruction are laid out on the same ground every time (docs/benchmarks.md, "Decode
+ * workers' memory under rung switching"). A picture that waits costs one more copy.
  */
-export const FRAMES_IN_WASM = 2;
+export const FRAMES_IN_WASM = 1;
 
 
 /**
