@@ -26,6 +26,16 @@ wait_origin_ready() {
   die "origin did not start: $(tail -5 "$log")"
 }
 
+# Dies unless each named tool is an executable in the build directory $1 (a benchmark's
+# prerequisites: the native build that scripts/setup.sh makes).
+require_tools() {
+  local dir=$1 tool
+  shift
+  for tool in "$@"; do
+    [ -x "$dir/$tool" ] || die "missing $dir/$tool: build first (scripts/setup.sh)"
+  done
+}
+
 ORIGIN_BIN="$ROOT/server/target/release/holoquic-origin"
 PACK_BIN="$ROOT/wasm/build-native/holoquic-pack"
 export ORIGIN_BIN PACK_BIN

@@ -9,15 +9,12 @@
 #   scripts/bench/cesium-stream.sh OUT.v3c
 #
 # Environment: TOOLS (default wasm/build-native: holoquic-pack and vpcc-encode), MODEL.
-set -euo pipefail
-ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
+source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 TOOLS="${TOOLS:-$ROOT/wasm/build-native}"
 MODEL="${MODEL:-$ROOT/../shared/data/models/CesiumMan.glb}"
 OUT="${1:?usage: cesium-stream.sh OUT.v3c}"
-for tool in holoquic-pack vpcc-encode; do
-  [ -x "$TOOLS/$tool" ] || { echo "missing $TOOLS/$tool: build first (scripts/setup.sh)" >&2; exit 1; }
-done
-[ -f "$MODEL" ] || { echo "missing $MODEL" >&2; exit 1; }
+require_tools "$TOOLS" holoquic-pack vpcc-encode
+[ -f "$MODEL" ] || die "missing $MODEL"
 work="$(mktemp -d "${TMPDIR:-/tmp}/holoquic-cesium.XXXXXX")"
 trap 'rm -rf "$work"' EXIT
 

@@ -12,14 +12,11 @@
 # Environment: OUT (working directory, default a fresh one under the temporary directory),
 # THREADS (packing threads, default 2), SECONDS_PACKED (scene length, default 1), BUILD (the
 # build directory, default wasm/build-native), MODELS (the glTF models folder).
-set -euo pipefail
-ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
+source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 BUILD="${BUILD:-$ROOT/wasm/build-native}"
 MODELS="${MODELS:-$ROOT/../shared/data/models}"
-for tool in holoquic-pack vpcc-encode; do
-  [ -x "$BUILD/$tool" ] || { echo "build first: scripts/setup.sh" >&2; exit 1; }
-done
-[ -f "$MODELS/CesiumMan.glb" ] || { echo "no models at $MODELS (set MODELS)" >&2; exit 1; }
+require_tools "$BUILD" holoquic-pack vpcc-encode
+[ -f "$MODELS/CesiumMan.glb" ] || die "no models at $MODELS (set MODELS)"
 OUT="${OUT:-$(mktemp -d "${TMPDIR:-/tmp}/holoquic-pack-8i.XXXXXX")}"
 mkdir -p "$OUT"
 what="${1:-all}"
