@@ -13,8 +13,9 @@ export type ToWorker =
 
 /**
  * Every answer carries `memoryBytes`, the RaptorQ module's wasm memory in the worker then: wasm
- * memory never shrinks, so it is the most the worker's decoders have held at once (the player's
- * stats report it; the long-play benchmark watches it).
+ * memory never shrinks, and the worker decodes one object at a time (objectDecoder.ts), so it is
+ * what the largest object decoded so far needed (the player's stats report it; the long-play
+ * benchmark watches it).
  */
 export type FromWorker =
   | { type: 'decoded'; id: number; object: Uint8Array; symbolsUsed: number; memoryBytes: number }

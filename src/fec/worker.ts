@@ -1,5 +1,6 @@
 /**
- * RaptorQ decoding off the main thread: one `ObjectFecDecoder` per datagram request.
+ * RaptorQ decoding off the main thread: one `ObjectFecDecoder` per datagram request. Symbols
+ * wait in JavaScript; each object is decoded in wasm memory in one call once it has enough.
  */
 import { loadRaptorq, ObjectFecDecoder, raptorqMemoryBytes } from './objectDecoder';
 import type { FromWorker, ToWorker } from './protocol';
