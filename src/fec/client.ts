@@ -68,6 +68,14 @@ export class FecWorkerClient {
     this.post({ type: 'close', id });
   }
 
+  /**
+   * Lets the worker make room now for decoding objects of up to `objectBytes` (the largest the
+   * manifest lets the player expect), so its memory is set while playback warms up.
+   */
+  reserve(objectBytes: number): void {
+    this.post({ type: 'reserve', objectBytes });
+  }
+
   terminate(): void {
     this.worker.terminate();
   }

@@ -23,12 +23,23 @@
  * Waiting costs no decoding work: RaptorQ cannot finish before that many symbols anyway, and it
  * solves from scratch on every symbol after them.
  */
-import initRaptorq, { Decoder, initSync } from 'raptorq';
+import initRaptorq, { Decoder, type InitOutput, initSync } from 'raptorq';
 import { packetSymbolId } from '../transport/codec';
 import { checkOti, type TransmissionInfo, usefulSymbolsPerBlock } from './oti';
 
 let ready: Promise<void> | null = null;
-let memory: WebAssembly.Memory | null = null;
+let raptorq: InitOutput | null = null;
+
+/**
+ * Wasm memory one object's decoding needs, as a multiple of the object's size: measured 3.4–3.6×
+ * for the demo's 45–520 kB objects on a fresh module (repair path; every source symbol: 3.0×), and
+ * up to 11 % more after larger objects left the allocator's free space laid out differently. A
+ * reservation of 4× kept 300 objects of up to that size, six open at once, within it
+ * (decoderMemory.test.ts).
+ */
+export const DECODE_FOOTPRINT_FACTOR = 4;
+/** Objects reserved for at most: beyond this (64 MiB of wasm memory) memory grows as they come. */
+export const MAX_RESERVED_OBJECT_BYTES = 16 * 2 ** 20;
 
 /**
  * Loads the raptorq wasm once. In the browser (and workers) it is fetched next to the module;
@@ -36,19 +47,32 @@ let memory: WebAssembly.Memory | null = null;
  */
 export function loadRaptorq(wasmBytes?: BufferSource): Promise<void> {
   if (wasmBytes) {
-    memory = initSync(wasmBytes).memory;
+    raptorq = initSync(wasmBytes);
     ready = Promise.resolve();
   }
-  ready ??= initRaptorq().then((exports) => void (memory = exports.memory));
+  ready ??= initRaptorq().then((exports) => void (raptorq = exports));
   return ready;
 }
 
 /**
  * Bytes of the RaptorQ module's wasm memory (0 before it loaded). Wasm memory only grows, so this
- * is the most one object's decoding has needed so far.
+ * is the most one object's decoding has needed so far (or what was reserved).
  */
 export function raptorqMemoryBytes(): number {
-  return memory?.buffer.byteLength ?? 0;
+  return raptorq?.memory.buffer.byteLength ?? 0;
+}
+
+/**
+ * Grows the RaptorQ module's memory at once to what decoding objects of up to `objectBytes`
+ * needs (`DECODE_FOOTPRINT_FACTOR`; at most for `MAX_RESERVED_OBJECT_BYTES`): one block that
+ * large is allocated and freed, and the allocator keeps the space. Called when playback starts
+ * with the largest object the manifest lets the player expect, the worker's memory is then set
+ * during the warm-up instead of whenever the adaptation first reaches the largest segment.
+ */
+export function reserveRaptorqMemory(objectBytes: number): void {
+  const bytes = Math.ceil(DECODE_FOOTPRINT_FACTOR * Math.min(objectBytes, MAX_RESERVED_OBJECT_BYTES));
+  if (!raptorq || !(bytes > 0)) return;
+  raptorq.__wbindgen_free(raptorq.__wbindgen_malloc(bytes), bytes);
 }
 
 /** One source block's symbols while they wait for decoding. */

@@ -9,7 +9,9 @@ export type ToWorker =
   | { type: 'open'; id: number; oti: Uint8Array; maxTransferLength: number }
   /** Serialized EncodingPackets of one request, in arrival order. */
   | { type: 'symbols'; id: number; packets: Uint8Array[] }
-  | { type: 'close'; id: number };
+  | { type: 'close'; id: number }
+  /** Make room for decoding objects of up to `objectBytes` now (`reserveRaptorqMemory`); no answer. */
+  | { type: 'reserve'; objectBytes: number };
 
 /**
  * Every answer carries `memoryBytes`, the RaptorQ module's wasm memory in the worker then: wasm

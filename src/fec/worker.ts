@@ -2,7 +2,7 @@
  * RaptorQ decoding off the main thread: one `ObjectFecDecoder` per datagram request. Symbols
  * wait in JavaScript; each object is decoded in wasm memory in one call once it has enough.
  */
-import { loadRaptorq, ObjectFecDecoder, raptorqMemoryBytes } from './objectDecoder';
+import { loadRaptorq, ObjectFecDecoder, raptorqMemoryBytes, reserveRaptorqMemory } from './objectDecoder';
 import type { FromWorker, ToWorker } from './protocol';
 
 const decoders = new Map<number, ObjectFecDecoder>();
@@ -37,8 +37,13 @@ self.onmessage = async (event: MessageEvent<ToWorker>) => {
         decoders.get(m.id)?.free();
         decoders.delete(m.id);
         break;
+      case 'reserve':
+        reserveRaptorqMemory(m.objectBytes);
+        break;
     }
   } catch (e) {
+    // A reservation the memory cannot have is no error (objects grow it as they come): no answer.
+    if (m.type === 'reserve') return;
     decoders.get(m.id)?.free();
     decoders.delete(m.id);
     post({ type: 'error', id: m.id, message: e instanceof Error ? e.message : String(e), memoryBytes: raptorqMemoryBytes() });
