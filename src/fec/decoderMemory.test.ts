@@ -100,6 +100,7 @@ describe('the RaptorQ module over a long play', () => {
     // one (measured: the largest object needs up to 11 % more after another, 0.3 MB); the old
     // worker, keeping every open object's symbols in wasm memory, needed 50–60 % more.
     const bound = 1.2 * aloneBytes;
+    console.log(`RaptorQ memory after 150 interleaved objects ${mb(raptorqMemoryBytes())}; the largest object alone ${mb(aloneBytes)}`);
     expect(raptorqMemoryBytes(), `${mb(raptorqMemoryBytes())} after 150 objects, ${mb(aloneBytes)} for the largest alone`).toBeLessThanOrEqual(bound);
   });
 
@@ -111,6 +112,7 @@ describe('the RaptorQ module over a long play', () => {
     expect(reserved).toBeGreaterThan(fresh);
     expect(reserved, `${mb(reserved)} reserved, ${mb(aloneBytes)} for the largest alone`).toBeLessThanOrEqual(1.2 * aloneBytes);
     expect(playObjects(150, packets, next)).toBeGreaterThanOrEqual(120);
+    console.log(`RaptorQ memory reserved for ${largest}-byte objects ${mb(reserved)} (fresh ${mb(fresh)}); after 150 objects ${mb(raptorqMemoryBytes())}`);
     expect(raptorqMemoryBytes(), `${mb(raptorqMemoryBytes())} after 150 objects, ${mb(reserved)} reserved`).toBe(reserved);
     // A reservation is bounded: an absurd expected size costs at most MAX_RESERVED_OBJECT_BYTES' room.
     reserveRaptorqMemory(2 ** 40);
