@@ -43,6 +43,8 @@ export interface ConnectOptions {
   manifestEndpoints?: readonly string[];
   /** Replace a WebTransport session stalled this long (ms; default `DEFAULT_STALL_TIMEOUT_MS`, 0 = never). */
   stallTimeoutMs?: number;
+  /** The largest object the manifest lets the player expect: the FEC worker makes room for it (webtransport.ts). */
+  largestObjectBytes?: number;
 }
 
 export async function connectTransports(originBase: string, options: ConnectOptions = {}): Promise<Transports> {
@@ -52,6 +54,7 @@ export async function connectTransports(originBase: string, options: ConnectOpti
   if (typeof WebTransport === 'undefined') return { http2, fallbackReason: 'this browser has no WebTransport' };
   const session = new WebTransportSession({
     originBase, webtransportUrl: options.webtransportUrl, manifestEndpoints: options.manifestEndpoints, stallTimeoutMs: options.stallTimeoutMs,
+    largestObjectBytes: options.largestObjectBytes,
   });
   try {
     await session.connect();

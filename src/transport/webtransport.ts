@@ -44,6 +44,13 @@ export interface WebTransportSessionOptions {
    * (stall.ts; default `DEFAULT_STALL_TIMEOUT_MS`, 0 = never). Needs `reconnect`.
    */
   stallTimeoutMs?: number;
+  /**
+   * The largest object the manifest lets the player expect (its largest representation's peak
+   * bandwidth × the segment duration): the FEC worker makes room to decode one that large as it
+   * starts (`reserveRaptorqMemory`, src/fec/objectDecoder.ts), so its memory is set while playback
+   * warms up, not whenever the adaptation first reaches that segment.
+   */
+  largestObjectBytes?: number;
   fec?: FecWorkerClient;
 }
 
@@ -215,7 +222,10 @@ export class WebTransportSession implements ObjectTransport {
     const timeoutMs = this.options.stallTimeoutMs ?? DEFAULT_STALL_TIMEOUT_MS;
     const watch = timeoutMs <= 0 || this.options.reconnect === false ? null : new StallWatch(timeoutMs);
     this.watch = watch;
-    this.fec ??= new FecWorkerClient();
+    if (!this.fec) {
+      this.fec = new FecWorkerClient();
+      if (this.options.largestObjectBytes) this.fec.reserve(this.options.largestObjectBytes);
+    }
     this.stateCell.set('connected');
     void this.demux.read(wt.datagrams.readable, () => watch?.progress(performance.now()));
     void readPathStreams(wt, (report) => this.transport === wt && this.rtt.addReport(report));
