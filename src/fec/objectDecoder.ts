@@ -34,7 +34,7 @@ let raptorq: InitOutput | null = null;
  * Wasm memory one object's decoding needs, as a multiple of the object's size: measured 3.4–3.6×
  * for the demo's 45–520 kB objects on a fresh module (repair path; every source symbol: 3.0×), and
  * up to 11 % more after larger objects left the allocator's free space laid out differently. A
- * reservation of 4× kept 300 objects of up to that size, six open at once, within it
+ * reservation of 4× kept 150 objects of up to that size, six open at once, within it
  * (decoderMemory.test.ts).
  */
 export const DECODE_FOOTPRINT_FACTOR = 4;
