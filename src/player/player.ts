@@ -183,6 +183,7 @@ export class Player extends EventTarget {
           // Read from the same host, the manifest proved HTTP/2 reaches it; another origin is asked for it.
           http2Probe: new URL(this.originBase).origin === manifestUrl.origin ? undefined : manifestUrl.pathname + manifestUrl.search,
           stallTimeoutMs: this.options.stallTimeoutS === undefined ? undefined : this.options.stallTimeoutS * 1000,
+          largestObjectBytes: largestObjectBytes(scene),
         });
       } catch (e) {
         throw new CodedError(e instanceof Error ? e.message : String(e), PLAYER_ERROR.NETWORK);
@@ -454,4 +455,15 @@ export class Player extends EventTarget {
   private emit(type: string, detail: unknown): void {
     this.dispatchEvent(new CustomEvent(type, { detail }));
   }
+}
+
+/**
+ * The largest object (one segment of one representation) the manifest lets the player expect: a
+ * representation's `bandwidth` is its peak segment rate, so no segment is larger than it over a
+ * segment's duration. The FEC worker reserves room for decoding it when the session opens, so its
+ * memory reaches its high-water mark at the start and not the first time the ABR climbs.
+ */
+function largestObjectBytes(scene: SceneModel): number {
+  const peak = Math.max(0, ...scene.objects.flatMap((o) => o.representations.map((r) => r.bandwidth)));
+  return Math.ceil((peak * scene.segmentDuration) / 8);
 }
