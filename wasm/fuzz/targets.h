@@ -31,10 +31,10 @@ void reconstructInput(const uint8_t* data, size_t size);
 /// smoothing, colour transfer, attribute smoothing and the RGB conversion.
 void postprocessInput(const uint8_t* data, size_t size);
 
-/// The whole segment as the optional HEVC module decodes it: every frame (at
-/// most 8, atlases of at most 512 × 512) with its video sub-bitstreams decoded by libde265,
-/// picture by picture, reconstructed, post-processed and released. Only in builds with
-/// libde265 (VPCC_WITH_DE265).
+/// The whole segment as the optional HEVC module decodes it: every frame (at most 2, atlases
+/// and every HEVC SPS's pictures of at most 128 × 128, checked before libde265 decodes) with
+/// its video sub-bitstreams decoded by libde265, picture by picture, reconstructed,
+/// post-processed and released. Only in builds with libde265 (VPCC_WITH_DE265).
 void streamInput(const uint8_t* data, size_t size);
 
 using Target = void (*)(const uint8_t* data, size_t size);
