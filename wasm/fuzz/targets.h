@@ -22,8 +22,8 @@ void parseInput(const uint8_t* data, size_t size);
 void atlasInput(const uint8_t* data, size_t size);
 
 /// The segment through DecodeSession with pictures made from the input bytes at the sizes it
-/// declares (at most 512 × 512, 2 frames): reconstruction of every tool, post-processing as the
-/// SEI asks, the atlas views.
+/// declares (at most 512 × 512; 2 frames, 1 above 128 × 128; occupancy only in the top-left
+/// 128 × 128): reconstruction of every tool, post-processing as the SEI asks, the atlas views.
 void reconstructInput(const uint8_t* data, size_t size);
 
 /// Post-processing alone on a frame made from the input: up to ~2500 points (positions, 16-bit
