@@ -12,6 +12,12 @@
 //   7: unused
 //   per point: x, y, z (2 bytes each), Y, Cb, Cr (2 bytes each), 1 byte: bits 0–1 boundary
 //   flag, bits 2–7 patch index
+//
+// Fuzzing limit, in this harness only: geometry smoothing runs when its grid has at most 129³
+// cells (the grid of 10-bit geometry with TMC2's 8-voxel cells), or more than the decoder's cap
+// kMaxGeometrySmoothingGridCells (2^25), which it refuses before allocating; grids in between
+// are skipped. Their per-cell bitmap and counts cost one execution ~10 ms under the sanitizers
+// and reach no other code: most of the time of earlier campaigns went there.
 #include <algorithm>
 #include <stdexcept>
 #include <vector>
@@ -24,6 +30,17 @@ namespace vpcc::fuzz {
 namespace {
 
 constexpr size_t kHeaderBytes = 8, kPointBytes = 13, kMaxPoints = 2500;
+constexpr uint64_t kMaxFuzzedSmoothingGridCells = 129ull * 129ull * 129ull;
+
+/// Cells of the grid smoothGeometryGrid sets up for `frame`, as postprocess.cpp sizes it.
+uint64_t smoothingGridCells(const PointCloudFrame& frame, uint32_t gridSize) {
+  if (frame.positions.empty()) return 0;
+  const int16_t largest = *std::max_element(frame.positions.begin(), frame.positions.end());
+  const int64_t cellsPerAxis = (int64_t(largest) + gridSize - 1) / gridSize;
+  if (cellsPerAxis <= 0) return 0;
+  const uint64_t side = uint64_t(cellsPerAxis) + 1;
+  return side * side * side;
+}
 
 uint16_t word(const uint8_t* p) { return uint16_t(p[0] | p[1] << 8); }
 
@@ -60,7 +77,8 @@ void postprocessFrame(const uint8_t* data, size_t size) {
   // As postProcess runs them: geometry smoothing, colour transfer from the unsmoothed frame to
   // the moved points, attribute smoothing of the points left in place, RGB of what changed.
   std::vector<uint8_t> moved, recoloured;
-  if (smoothGeometry) {
+  const uint64_t gridCells = smoothingGridCells(frame, geometry.gridSize);
+  if (smoothGeometry && (gridCells <= kMaxFuzzedSmoothingGridCells || gridCells > kMaxGeometrySmoothingGridCells)) {
     const PointCloudFrame unsmoothed = frame;
     if (smoothGeometryGrid(frame, geometry, moved)) transferColors(unsmoothed, frame, moved);
   }

@@ -36,6 +36,11 @@ struct PostProcessReport {
   bool occupancySynthesisSkipped = false;
 };
 
+/// Most cells a geometry smoothing grid may have (cells of the grid size a side up to the
+/// frame's largest coordinate, plus one per axis): a larger one is refused with a ParseError
+/// before anything is allocated for it. 10-bit geometry with TMC2's 8-voxel cells needs 129³.
+constexpr size_t kMaxGeometrySmoothingGridCells = size_t(1) << 25;
+
 /// Geometry smoothing parameters in effect for a frame (from its SEI and the profile), if any.
 struct GridSmoothingParams {
   uint32_t gridSize = 8;

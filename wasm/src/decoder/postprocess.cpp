@@ -269,9 +269,8 @@ size_t smoothOnGrid(PointCloudFrame& frame, const GridSmoothingParams& params, c
   // before it in the word. No cell-sized table (an 8 MB one for 2^21 cells, touched at random
   // by every lookup): the bitmap and the per-word counts, 1/16 of that, stay in cache. Slots
   // are numbered in cell order; a slot's sums still take its points in point order.
-  constexpr size_t kMaxGridCells = size_t(1) << 25;
   const size_t gridCells = w2 * side;
-  if (gridCells > kMaxGridCells)
+  if (gridCells > kMaxGeometrySmoothingGridCells)
     throw ParseError("geometry smoothing grid of " + std::to_string(gridCells) + " cells is beyond this decoder's limit");
   const size_t words = (gridCells + 31) / 32;
   std::vector<uint32_t> hasSlot(words, 0);
