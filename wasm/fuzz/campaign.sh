@@ -2,7 +2,8 @@
 # A fuzzing campaign of one decoder target, at the lowest CPU priority on one core, resuming from
 # what earlier campaigns found: the working corpus WORK/TARGET (kept between runs) comes first,
 # then the committed corpus and regression inputs. Appends libFuzzer's final line (executions,
-# coverage: cov = edges, ft = features) and statistics to WORK/TARGET.log, and stops at the
+# coverage: cov = edges, ft = features; `last status:` when the run was interrupted, e.g. by
+# SIGINT to the fuzzer process) and statistics to WORK/TARGET.log, and stops at the
 # first crash (the input is in WORK/TARGET-artifacts/). Afterwards, minimise into the committed
 # corpus with `-merge=1` (README.md).
 #
@@ -24,6 +25,8 @@ mkdir -p "$work/$target" "$work/$target-artifacts"
   nice -n 19 "$build/fuzz/vpcc-fuzz-$target" "$work/$target" "$here/corpus/$target" "$here/regressions/$target" \
     -runs="$runs" -max_total_time="$seconds" -max_len="$max_len" -timeout="${VPCC_FUZZ_TIMEOUT:-300}" -rss_limit_mb=2560 -malloc_limit_mb=1024 \
     -print_final_stats=1 -artifact_prefix="$work/$target-artifacts/" 2>&1 |
-    grep -E '^#[0-9]+[[:space:]]+(INITED|DONE)|^stat::|ERROR|SUMMARY|runtime error|Test unit written' || true
+    awk '/^#[0-9]+[[:space:]]/ { last = $0 }
+         /^#[0-9]+[[:space:]]+(INITED|DONE)|^stat::|ERROR|SUMMARY|runtime error|Test unit written/ { print; fflush() }
+         END { if (last !~ /DONE/) print "last status: " last }' || true
 } >> "$work/$target.log"
 tail -n 12 "$work/$target.log"
