@@ -24,8 +24,8 @@
  * solves from scratch on every symbol after them.
  */
 import initRaptorq, { Decoder, type InitOutput, initSync } from 'raptorq';
-import { packetSymbolId } from '../transport/codec';
 import { checkOti, type TransmissionInfo, usefulSymbolsPerBlock } from './oti';
+import { packetSymbolId } from './packet';
 
 let ready: Promise<void> | null = null;
 let raptorq: InitOutput | null = null;

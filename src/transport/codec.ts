@@ -2,6 +2,7 @@
  * The object delivery protocol's messages and datagrams (docs/protocol.md §3), the TypeScript
  * twin of `server/crates/holoquic-proto/src/object.rs`. Pure functions over bytes: no I/O.
  */
+import { packetSourceBlock, packetSymbolId } from '../fec/packet';
 
 /** Thrown for bytes that can never form a valid message. */
 export class ProtocolError extends Error {
@@ -371,12 +372,3 @@ export function decodeObjectDatagram(payload: Uint8Array): ObjectDatagram {
   return { requestId, packet, sourceBlock: packetSourceBlock(packet), symbolId: packetSymbolId(packet) };
 }
 
-/** Source block number (SBN) of a serialized RaptorQ EncodingPacket (sbn u8 | esi u24 | symbol). */
-export function packetSourceBlock(packet: Uint8Array): number {
-  return packet[0];
-}
-
-/** Encoding symbol id (ESI) of a serialized RaptorQ EncodingPacket (sbn u8 | esi u24 | symbol). */
-export function packetSymbolId(packet: Uint8Array): number {
-  return (packet[1] << 16) | (packet[2] << 8) | packet[3];
-}

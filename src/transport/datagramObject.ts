@@ -10,7 +10,8 @@
  */
 import type { FecWorkerClient } from '../fec/client';
 import { checkOti, MAX_SOURCE_BLOCK_SYMBOLS, OtiError, usefulSymbolsPerBlock } from '../fec/oti';
-import { encodeMessage, type Message, packetSourceBlock, packetSymbolId, type ResponseMessage } from './codec';
+import { packetSourceBlock, packetSymbolId } from '../fec/packet';
+import { encodeMessage, type Message, type ResponseMessage } from './codec';
 import type { DatagramDemux } from './datagramDemux';
 import { countLosses, datagramObservation, type LossEstimator, sendingIndex } from './loss';
 import type { DeliveryStats, ObjectRequest, ObjectResult } from './types';
