@@ -1,8 +1,9 @@
 // Image generation: the pictures the three videos code. Occupancy (which pixels hold points),
 // geometry (depths per map) and attribute (colours per map) pictures of one frame, with the
 // padding that makes the pixels no point uses cheap to code: hole filling inside a patch,
-// push-pull padding between patches and, in inter-coded attribute pictures, empty blocks
-// repeated from the picture before; colours go from RGB to BT.709 YUV 4:2:0.
+// push-pull padding between patches, empty blocks of all-intra attribute pictures continuing the
+// samples above them and, in inter-coded attribute pictures, empty blocks repeated from the
+// picture before; colours go from RGB to BT.709 YUV 4:2:0.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -181,6 +182,30 @@ AttributeImages renderAttributes(const PointCloudFrame& decoded, const std::vect
     out.pictures.push_back(rgbToYuv420(rgb[m], width, height));
   }
   return out;
+}
+
+void extendIntoEmptyBlocks(Picture& picture, const std::vector<uint8_t>& emptyBlocks) {
+  const uint32_t blocksWide = (picture.width + kRepeatBlock - 1) / kRepeatBlock;
+  for (int c = 0; c < 3; ++c) {
+    const uint32_t shift = c && !picture.chroma444 ? 1 : 0, side = kRepeatBlock >> shift;
+    Plane& plane = picture.planes[c];
+    uint16_t* samples = plane.samples.data();
+    // Row by row, so a block's row above (or column to its left) is final before it is copied.
+    for (size_t b = 0; b < emptyBlocks.size(); ++b) {
+      if (!emptyBlocks[b]) continue;
+      const uint32_t x0 = uint32_t(b % blocksWide) * side, y0 = uint32_t(b / blocksWide) * side;
+      const uint32_t x1 = std::min(x0 + side, plane.width), y1 = std::min(y0 + side, plane.height);
+      if (y0 > 0) {
+        const uint16_t* above = samples + size_t(y0 - 1) * plane.width;
+        for (uint32_t y = y0; y < y1; ++y) std::copy(above + x0, above + x1, samples + size_t(y) * plane.width + x0);
+      } else if (x0 > 0) {
+        for (uint32_t y = y0; y < y1; ++y) {
+          uint16_t* row = samples + size_t(y) * plane.width;
+          std::fill(row + x0, row + x1, row[x0 - 1]);
+        }
+      }
+    }
+  }
 }
 
 void repeatEmptyBlocks(std::vector<Picture>& pictures, const std::vector<std::vector<uint8_t>>& emptyBlocks, size_t intraPeriod) {
