@@ -5,7 +5,8 @@
  * objects — freezing while they are late (segmentGate.ts) — and shows it at its playout time,
  * re-showing the last frame of a datagram object that could not be recovered in time. While
  * requests are in flight the link watch and the abandonment rule run (inFlightWatch.ts). Link
- * estimates: src/link/estimates.ts.
+ * estimates: src/link/estimates.ts. Its configuration: playoutConfig.ts; showing a segment and
+ * recording its outcomes: segmentShow.ts.
  *
  * Segment k plays at P(k) = start + k·D + (time spent frozen or paused before it). Its requests
  * are issued when the playhead is `ceil(bufferTarget / D)` segments before it, with the deadline
@@ -20,77 +21,32 @@
  */
 import { carriesRequests, type ObjectTransport } from '../transport/types';
 import type { QoeSegment, QoeTotals } from '../model/qoe';
-import { type Clock, raceAbort } from './clock';
+import { raceAbort } from './clock';
 import { BufferTarget, volatileTargetS } from './bufferTarget';
 import { ContentClock } from './contentClock';
 import { DecodeCostModel } from './decodeBudget';
-import type { SegmentDecoder } from '../model/decoder';
 import type { LinkSnapshot } from '../model/link';
-import type { ViewportModel } from '../model/pose';
-import type { SceneModel } from '../model/scene';
 import { FreezeTracker } from './freezes';
 import { LinkEstimates } from '../link/estimates';
-import { type ObjectTask, segmentRecord, SegmentRecords } from './objectTask';
+import { SegmentRecords } from './objectTask';
 import { PassTimeline, passSegments } from './pass';
 import { lateUpgradesApply, type PlanContext, planSegment, transportKind } from './plan';
 import type { DeliveryPolicy } from './policy';
-import type { PlannedObject, PlayoutEvent, ShownObject } from './playoutEvents';
+import { DEFAULT_BUFFER_TARGET_S, type PlayoutConfig } from './playoutConfig';
 import { watchAbandonment, watchLink, type WatchEnv } from './inFlightWatch';
 import { type UpgradeWatchEnv, watchUpgrades } from './upgradeWatch';
 import { type EdgeEnv, LiveEdge, waitAtLiveEdge } from './liveEdge';
 import { type GateEnv, untilSegmentPlays } from './segmentGate';
 import { SegmentRequests } from './segmentRequests';
 import { requestInTurn } from './segmentTurn';
+import { showSegment, type ShowEnv } from './segmentShow';
 
-export interface PlayoutConfig {
-  scene: SceneModel;
-  /** Origin path of the manifest's directory, e.g. `/content/demo/` (segment paths are relative to it). */
-  contentBase: string;
-  /** WebTransport for the QUIC modes; HTTP/2 for `h2` and as the fallback when WebTransport is absent. */
-  transports: { webtransport?: ObjectTransport; http2: ObjectTransport };
-  decoder: SegmentDecoder;
-  viewport: ViewportModel;
-  policy: DeliveryPolicy;
-  clock: Clock;
-  /** Seconds of content requested ahead of the playhead on a steady link (default `DEFAULT_BUFFER_TARGET_S`). */
-  bufferTargetS?: number;
-  /** Seconds requested ahead after the link starved (default twice `bufferTargetS`; equal to it for a fixed target). */
-  volatileBufferTargetS?: number;
-  /** Stop after this many seconds from `run()` (default: never). */
-  durationS?: number;
-  /**
-   * At the end of a pass (pass.ts), go on into the next one (default) or stop there, the last
-   * frame shown, until a seek (`setLoop` changes it while playing).
-   */
-  loop?: boolean;
-  /** The highest quality the viewer allows now (read at each segment's planning; null or absent: any). */
-  maxQuality?: () => number | null;
-  /** A reliable object later than this stalls no longer: it is given up and the segment plays. */
-  maxStallS?: number;
-  /** Called when segment k starts playing, with the frames to show per object (null = keep the last). */
-  onSegment?: (k: number, shown: ReadonlyMap<string, ShownObject | null>) => void;
-  onEvent?: (event: PlayoutEvent) => void;
-  /** Called when the requests of a segment are planned (one entry per object, most visible first). */
-  onPlan?: (plans: ReadonlyArray<PlannedObject>) => void;
-  /** QoE records kept in memory, the most recent (default `QOE_SEGMENTS_KEPT`, src/model/qoe.ts). */
-  qoeSegmentsKept?: number;
-  /**
-   * Called with every QoE record as it is written (on the session's time base, seconds since
-   * play()), the ones the ring will later drop included: how a host keeps a whole long run.
-   */
-  onRecord?: (record: QoeSegment) => void;
-  /**
-   * Request every object's lowest rung a buffer target ahead and decide the upgrades near playout
-   * from a fresh prediction (lateUpgrade.ts; default off).
-   */
-  lateUpgrades?: boolean;
-}
+// The configuration and its default buffer target live in playoutConfig.ts; importers of the
+// session find them here too.
+export { DEFAULT_BUFFER_TARGET_S, type PlayoutConfig } from './playoutConfig';
 
 /** The reason a wait is interrupted by a seek (close() interrupts with its own). */
 const SEEK = new Error('seek');
-
-/** Seconds of content requested ahead of the playhead unless configured (docs/player.md → Playout). */
-export const DEFAULT_BUFFER_TARGET_S = 2;
 
 export class PlayoutSession {
   private readonly freezes = new FreezeTracker();
@@ -116,6 +72,7 @@ export class PlayoutSession {
   /** Where a growing scene's published seconds end (liveEdge.ts). */
   private readonly edge = new LiveEdge();
   private readonly edgeEnv: EdgeEnv;
+  private readonly showEnv: ShowEnv;
   private startupS = NaN;
 
   constructor(private readonly cfg: PlayoutConfig) {
@@ -155,6 +112,10 @@ export class PlayoutSession {
       originS: () => this.origin, onEvent: cfg.onEvent,
       requested: (k) => this.tasks.has(k), request: (k, deadline) => this.request(k, deadline),
       standingDeadlineS: () => this.standingDeadlineS(),
+    };
+    this.showEnv = {
+      cfg, tasks: this.tasks, link: this.link, lastQuality: this.lastQuality, records: this.records, recording: this.recording,
+      originS: () => this.origin, carrier: () => this.carrier(),
     };
     const baseS = cfg.bufferTargetS ?? DEFAULT_BUFFER_TARGET_S;
     this.bufferTarget = new BufferTarget({
@@ -393,7 +354,7 @@ export class PlayoutSession {
         await untilSegmentPlays(this.gate, k, end, true, signal);
       }
       if (this.stop.signal.aborted || clock.now() >= end) return false;
-      this.show(k);
+      showSegment(this.showEnv, k);
       this.tasks.delete(k);
       if (seekTarget) {
         timeline.seekDone();
@@ -458,55 +419,4 @@ export class PlayoutSession {
     })));
   }
 
-  /** Segment k starts playing: hand the renderer what is ready, record outcomes. */
-  private show(k: number): void {
-    const list = this.tasks.of(k);
-    const shown = new Map<string, ShownObject | null>();
-    const qualities: Record<string, number> = {};
-    for (const object of this.cfg.scene.objects) {
-      const ready = list.filter((t) => t.object.id === object.id && !t.abandoned && t.settled && t.decoded);
-      const best = ready.sort((a, b) => b.plan.quality - a.plan.quality)[0];
-      shown.set(object.id, best ? { quality: best.plan.quality, decoded: best.decoded! } : null);
-      if (best) {
-        this.lastQuality.set(object.id, best.plan.quality);
-        qualities[object.id] = best.plan.quality;
-      }
-    }
-    // What each object covers at the pose now, when its segment begins to play: what is seen.
-    const nowMs = this.cfg.clock.now() * 1000;
-    const seen = new Map(this.cfg.scene.objects.map((o) => [o.id, this.cfg.viewport.visibleArea(o.id, nowMs)]));
-    for (const t of list) {
-      t.shown = !!t.decoded && shown.get(t.object.id)?.decoded === t.decoded;
-      t.seenArea = seen.get(t.object.id);
-    }
-    // A late upgrade shown replaces its lower rung: that one is no outcome of its own (model/qoeTotals.ts).
-    for (const t of list) t.superseded = !t.upgrade && !t.shown && list.some((u) => u.upgrade && u.shown && u.object.id === t.object.id);
-    this.link.addSegment(list.filter((t) => t.result?.stats.lastByteAt !== undefined).map((t) => ({
-      receivedBytes: t.result!.stats.receivedBytes, startMs: t.result!.stats.requestedAt, endMs: t.result!.stats.lastByteAt!,
-    })), this.carrier());
-    this.cfg.onSegment?.(k, shown);
-    this.cfg.onEvent?.({ type: 'segment', index: k, qualities });
-    // What has not arrived by now can never be shown: stop its request (the transport then stops
-    // the origin sending it, and a reliable one lost with the session is not asked for again) and
-    // withdraw its decode.
-    for (const t of list) {
-      if (t.settled) continue;
-      t.abort.abort();
-      t.decodeWithdraw.abort();
-    }
-    // Records are written when the tasks are complete (a decode already running still counts).
-    for (const t of list) {
-      const written = t.done.then(() => this.record(t));
-      this.recording.add(written);
-      void written.then(() => this.recording.delete(written));
-    }
-  }
-
-  private record(t: ObjectTask): void {
-    if (t.recorded) return;
-    t.recorded = true;
-    const record = segmentRecord(t, this.origin);
-    this.records.add(record);
-    this.cfg.onRecord?.(record);
-  }
 }

@@ -1,0 +1,80 @@
+/**
+ * Showing a segment at its playout time: which decoded rung of each object the renderer gets,
+ * what the viewer saw of each, the segment's deliveries for the throughput estimate, stopping
+ * what can no longer be shown, and the QoE records written as the segment's tasks settle.
+ */
+import type { QoeSegment } from '../model/qoe';
+import type { LinkEstimates } from '../link/estimates';
+import type { ObjectTransport } from '../transport/types';
+import { type ObjectTask, segmentRecord, type SegmentRecords } from './objectTask';
+import type { PlayoutConfig } from './playoutConfig';
+import type { ShownObject } from './playoutEvents';
+import type { SegmentRequests } from './segmentRequests';
+
+/** What showing a segment reads and writes (the playout session's own state). */
+export interface ShowEnv {
+  cfg: PlayoutConfig;
+  tasks: SegmentRequests;
+  link: LinkEstimates;
+  /** The quality last shown per object (the planner's previous choice). */
+  lastQuality: Map<string, number>;
+  records: SegmentRecords;
+  /** Records of shown segments still waiting for their tasks to settle. */
+  recording: Set<Promise<void>>;
+  /** The session's start on its clock: records count from it. */
+  originS(): number;
+  /** The transport the current mode's requests travel on. */
+  carrier(): ObjectTransport;
+}
+
+/** Segment k starts playing: hand the renderer what is ready, record outcomes. */
+export function showSegment(env: ShowEnv, k: number): void {
+  const list = env.tasks.of(k);
+  const shown = new Map<string, ShownObject | null>();
+  const qualities: Record<string, number> = {};
+  for (const object of env.cfg.scene.objects) {
+    const ready = list.filter((t) => t.object.id === object.id && !t.abandoned && t.settled && t.decoded);
+    const best = ready.sort((a, b) => b.plan.quality - a.plan.quality)[0];
+    shown.set(object.id, best ? { quality: best.plan.quality, decoded: best.decoded! } : null);
+    if (best) {
+      env.lastQuality.set(object.id, best.plan.quality);
+      qualities[object.id] = best.plan.quality;
+    }
+  }
+  // What each object covers at the pose now, when its segment begins to play: what is seen.
+  const nowMs = env.cfg.clock.now() * 1000;
+  const seen = new Map(env.cfg.scene.objects.map((o) => [o.id, env.cfg.viewport.visibleArea(o.id, nowMs)]));
+  for (const t of list) {
+    t.shown = !!t.decoded && shown.get(t.object.id)?.decoded === t.decoded;
+    t.seenArea = seen.get(t.object.id);
+  }
+  // A late upgrade shown replaces its lower rung: that one is no outcome of its own (model/qoeTotals.ts).
+  for (const t of list) t.superseded = !t.upgrade && !t.shown && list.some((u) => u.upgrade && u.shown && u.object.id === t.object.id);
+  env.link.addSegment(list.filter((t) => t.result?.stats.lastByteAt !== undefined).map((t) => ({
+    receivedBytes: t.result!.stats.receivedBytes, startMs: t.result!.stats.requestedAt, endMs: t.result!.stats.lastByteAt!,
+  })), env.carrier());
+  env.cfg.onSegment?.(k, shown);
+  env.cfg.onEvent?.({ type: 'segment', index: k, qualities });
+  // What has not arrived by now can never be shown: stop its request (the transport then stops
+  // the origin sending it, and a reliable one lost with the session is not asked for again) and
+  // withdraw its decode.
+  for (const t of list) {
+    if (t.settled) continue;
+    t.abort.abort();
+    t.decodeWithdraw.abort();
+  }
+  // Records are written when the tasks are complete (a decode already running still counts).
+  for (const t of list) {
+    const written = t.done.then(() => record(env, t));
+    env.recording.add(written);
+    void written.then(() => env.recording.delete(written));
+  }
+}
+
+function record(env: ShowEnv, t: ObjectTask): void {
+  if (t.recorded) return;
+  t.recorded = true;
+  const written: QoeSegment = segmentRecord(t, env.originS());
+  env.records.add(written);
+  env.cfg.onRecord?.(written);
+}
