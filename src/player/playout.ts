@@ -40,6 +40,7 @@ import { type GateEnv, untilSegmentPlays } from './segmentGate';
 import { SegmentRequests } from './segmentRequests';
 import { requestInTurn } from './segmentTurn';
 import { showSegment, type ShowEnv } from './segmentShow';
+import { type PipelineEnv, watchPipeline } from './pipelineAhead';
 
 // The configuration and its default buffer target live in playoutConfig.ts; importers of the
 // session find them here too.
@@ -73,6 +74,9 @@ export class PlayoutSession {
   private readonly edge = new LiveEdge();
   private readonly edgeEnv: EdgeEnv;
   private readonly showEnv: ShowEnv;
+  private readonly pipelineEnv: PipelineEnv;
+  /** The segment whose buffer-target horizon has been requested (the loop's current one); null while none is. */
+  private horizonFrom: number | null = null;
   private startupS = NaN;
 
   constructor(private readonly cfg: PlayoutConfig) {
@@ -117,10 +121,19 @@ export class PlayoutSession {
       cfg, tasks: this.tasks, link: this.link, lastQuality: this.lastQuality, records: this.records, recording: this.recording,
       originS: () => this.origin, carrier: () => this.carrier(),
     };
+    // Bit/s of the whole scene at its lowest rungs.
+    const sceneFloorBps = cfg.scene.objects.reduce((sum, o) => sum + Math.min(...o.representations.map((r) => r.bandwidth)), 0);
+    this.pipelineEnv = {
+      clock: cfg.clock, nextSegment: () => this.pipelinedSegment(), request: (j) => this.request(j, this.content.playoutTime(j)),
+      state: () => ({
+        owedBytes: this.tasks.owedBytes(), rateBps: this.link.throughputBps(), rttS: this.network().rttS,
+        nextBytes: (sceneFloorBps * cfg.scene.segmentDuration) / 8,
+      }),
+    };
     const baseS = cfg.bufferTargetS ?? DEFAULT_BUFFER_TARGET_S;
     this.bufferTarget = new BufferTarget({
       baseS, volatileS: volatileTargetS(baseS, cfg.volatileBufferTargetS),
-      sceneFloorBps: cfg.scene.objects.reduce((sum, o) => sum + Math.min(...o.representations.map((r) => r.bandwidth)), 0),
+      sceneFloorBps,
     });
   }
 
@@ -283,6 +296,7 @@ export class PlayoutSession {
       void watchLink(this.watchEnv, watch.signal);
       void watchAbandonment(this.watchEnv, watch.signal);
       if (this.cfg.lateUpgrades) void watchUpgrades(this.upgradeEnv, watch.signal);
+      void watchPipeline(this.pipelineEnv, watch.signal);
       for (;;) {
         const signal = this.interrupt.signal;
         try {
@@ -321,6 +335,7 @@ export class PlayoutSession {
     const { clock } = this.cfg;
     const seek = this.timeline.seekTarget;
     const first = seek?.segment ?? 0;
+    this.horizonFrom = null;
     const fresh = !this.content.started;
     if (!this.tasks.has(first)) this.request(first, (fresh ? this.origin : clock.now()) + Math.max(4, 2 * this.bufferTargetS));
     await untilSegmentPlays(this.gate, first, end, false, signal);
@@ -349,6 +364,7 @@ export class PlayoutSession {
         if (!timeline.loop && !timeline.samePass(j, k)) break;
         if (!this.tasks.has(j)) this.requestAhead(j);
       }
+      this.horizonFrom = seekTarget ? null : k;
       if (!seekTarget) {
         if (!(await this.untilPlayoutTime(k, end, signal))) return false;
         await untilSegmentPlays(this.gate, k, end, true, signal);
@@ -395,6 +411,20 @@ export class PlayoutSession {
       clock: this.cfg.clock, tasks: this.tasks, segmentDurationS: this.cfg.scene.segmentDuration,
       playoutTime: (i) => this.content.playoutTime(i), request: (i, deadline) => this.request(i, deadline),
     }, j, this.stop.signal);
+  }
+
+  /**
+   * The segment one past the buffer target's horizon when pipelineAhead.ts may ask for it now:
+   * playing (not paused, no seek under way), over a WebTransport session that is up, in the pass being played (or
+   * looping) and published, and not asked for yet.
+   */
+  private pipelinedSegment(): number | null {
+    const k = this.horizonFrom;
+    if (k === null || this.content.paused || this.timeline.seekTarget !== null || this.gate.sessionDown() || this.carrier().kind === 'http2') return null;
+    const j = k + this.aheadSegments + 1;
+    const { timeline } = this;
+    if (this.tasks.has(j) || (!timeline.loop && !timeline.samePass(j, k)) || (timeline.grows && j >= timeline.segments)) return null;
+    return j;
   }
 
   /** What planning segment `k`, due at `deadline` (session clock), reads now. */

@@ -6,7 +6,7 @@
  * decides when; this table only keeps and answers.
  */
 import type { ObjectTransport } from '../transport/types';
-import { inFlight, type ObjectTask, startObjectTask, type TaskEnv } from './objectTask';
+import { inFlight, type ObjectTask, owedBytes, startObjectTask, type TaskEnv } from './objectTask';
 import type { PlannedRequest } from './plan';
 
 export class SegmentRequests {
@@ -105,6 +105,13 @@ export class SegmentRequests {
   /** Some request still owes bytes (decoding is not the link's time). */
   linkBusy(): boolean {
     return [...this.bySegment.values()].some((list) => list.some((t) => inFlight(t)));
+  }
+
+  /** Bytes every request in flight still owes, late upgrades included: what the link has yet to carry. */
+  owedBytes(): number {
+    let bytes = 0;
+    for (const list of this.bySegment.values()) for (const t of list) if (inFlight(t)) bytes += owedBytes(t, this.env.segmentDurationS);
+    return bytes;
   }
 
   /** A segment before `k` is still arriving (its requests are "behind", plan.ts → `requestUrgency`). */
