@@ -7,7 +7,7 @@
  *   npm run qoe -- [--name NAME] [--matrix default|reference|smoke] [--smoke] [--modes qr,qpr-fec]
  *                  [--loss 0,0.5,1,2,5] [--traces NAME|PATH,...] [--poses NAME|PATH,...] [--reps 3]
  *                  [--duration 120] [--delay-ms 10,50] [--buffer 2,1|default] [--trace-scale auto|X] [--abr RULE]
- *                  [--volatile-buffer S] [--stall-timeout S] [--fec-target P] [--late-upgrade 0|1] [--k N] [--manifest PATH]
+ *                  [--volatile-buffer S] [--stall-timeout S] [--fec-target P] [--late-upgrade 0|1] [--pipeline-ahead 0|1] [--k N] [--manifest PATH]
  *                  [--loss-direction down|both] [--loss-bad-ms MS] [--cc cubic|bbr2]
  *                  [--plan FILE] [--plan-out FILE] [--shard I/N] [--dry-run] [--out DIR]
  *                  [--content DIR] [--no-build] [--resume] [--qlog] [--keep-run-dirs]
@@ -50,7 +50,7 @@ const OPTIONS = {
   name: { type: 'string' }, matrix: { type: 'string' }, smoke: { type: 'boolean', default: false }, modes: { type: 'string' }, loss: { type: 'string' },
   traces: { type: 'string' }, poses: { type: 'string' }, reps: { type: 'string' }, duration: { type: 'string' },
   'delay-ms': { type: 'string' }, 'trace-scale': { type: 'string' }, abr: { type: 'string' }, buffer: { type: 'string' }, 'volatile-buffer': { type: 'string' },
-  'stall-timeout': { type: 'string' }, 'fec-target': { type: 'string' }, 'late-upgrade': { type: 'string' },
+  'stall-timeout': { type: 'string' }, 'fec-target': { type: 'string' }, 'late-upgrade': { type: 'string' }, 'pipeline-ahead': { type: 'string' },
   k: { type: 'string' }, content: { type: 'string' }, manifest: { type: 'string' }, 'keep-run-dirs': { type: 'boolean', default: false },
   'loss-direction': { type: 'string' }, 'loss-bad-ms': { type: 'string' }, 'no-build': { type: 'boolean', default: false },
   resume: { type: 'boolean', default: false }, cc: { type: 'string' }, qlog: { type: 'boolean', default: false },
@@ -60,9 +60,9 @@ type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS }>>['values'
 
 /** The flags that define a matrix: a plan file defines it instead. */
 const MATRIX_FLAGS = ['matrix', 'smoke', 'modes', 'loss', 'traces', 'poses', 'reps', 'duration', 'delay-ms', 'trace-scale', 'abr', 'buffer',
-  'volatile-buffer', 'stall-timeout', 'fec-target', 'late-upgrade', 'k', 'manifest', 'loss-direction', 'loss-bad-ms', 'cc'] as const;
+  'volatile-buffer', 'stall-timeout', 'fec-target', 'late-upgrade', 'pipeline-ahead', 'k', 'manifest', 'loss-direction', 'loss-bad-ms', 'cc'] as const;
 /** Player options that are settings of every run (the buffer is a dimension). */
-const PAGE_OPTIONS = ['abr', 'volatile-buffer', 'stall-timeout', 'fec-target', 'late-upgrade', 'k'] as const;
+const PAGE_OPTIONS = ['abr', 'volatile-buffer', 'stall-timeout', 'fec-target', 'late-upgrade', 'pipeline-ahead', 'k'] as const;
 
 function list(value: string | undefined): string[] | undefined {
   return value === undefined ? undefined : value.split(',').map((s) => s.trim()).filter(Boolean);

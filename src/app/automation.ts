@@ -14,7 +14,7 @@ import { TracePoseSource } from '../viewport/traceSource';
 
 /** The player options a page's URL can set (`wt`, `abr`, `k`, `reliability`, `buffer`, …), documented on `PlayerOptions`. */
 type PagePlayerOptions = Pick<PlayerOptions, 'webtransportUrl' | 'abr' | 'reliableCount' | 'reliability' | 'bufferTargetS' |
-  'volatileBufferTargetS' | 'stallTimeoutS' | 'fecTarget' | 'lateUpgrades' | 'durationS' | 'qoeSegmentsKept'>;
+  'volatileBufferTargetS' | 'stallTimeoutS' | 'fecTarget' | 'lateUpgrades' | 'pipelineAhead' | 'durationS' | 'qoeSegmentsKept'>;
 
 export interface PageParams extends PagePlayerOptions {
   /** Origin base URL (its /config.json names the WebTransport endpoint; default the page's). */
@@ -58,6 +58,7 @@ export function readPageParams(search: string, pageOrigin: string): PageParams {
     stallTimeoutS: number('stall-timeout', (v) => v >= 0),
     fecTarget: number('fec-target', (v) => v > 0 && v < 1),
     lateUpgrades: number('late-upgrade', (v) => v === 0 || v === 1) === 1 || undefined,
+    pipelineAhead: number('pipeline-ahead', (v) => v === 0 || v === 1) === 1 || undefined,
     pose: q.get('pose') ?? undefined,
     poseConvention: convention,
     durationS: number('duration', (v) => v > 0),
@@ -80,7 +81,7 @@ export function playerOptionsFrom(params: PageParams): Omit<PlayerOptions, 'deco
     manifestUrl: params.manifestUrl, origin: params.origin, webtransportUrl: params.webtransportUrl, mode: params.mode, abr: params.abr,
     reliableCount: params.reliableCount, reliability: params.reliability, bufferTargetS: params.bufferTargetS,
     volatileBufferTargetS: params.volatileBufferTargetS, stallTimeoutS: params.stallTimeoutS, fecTarget: params.fecTarget,
-    lateUpgrades: params.lateUpgrades, durationS: params.durationS, qoeSegmentsKept: params.qoeSegmentsKept,
+    lateUpgrades: params.lateUpgrades, pipelineAhead: params.pipelineAhead, durationS: params.durationS, qoeSegmentsKept: params.qoeSegmentsKept,
   };
 }
 

@@ -48,6 +48,12 @@ export interface PlayerOptions {
    * from a fresh prediction. Default off. Acts on WebTransport in `qr`, `qpr`, `qpr-fec`, `q100-fec`.
    */
   lateUpgrades?: boolean;
+  /**
+   * Ask for the segment after the buffer target while the one before it still arrives, so that
+   * busy periods overlap on a long round trip (docs/player.md → "Requests pipelined across
+   * segments"). Default off: one sitting on a loaded machine showed no gain yet. WebTransport only.
+   */
+  pipelineAhead?: boolean;
   /** Stop after this many seconds of wall time from play() (default: never). */
   durationS?: number;
   /** At the end of a pass go on into the next (default true) or end there (`loop` below). */

@@ -62,7 +62,7 @@ describe('PlayoutSession with requests pipelined across segments', () => {
   it('asks for the segment after the buffer target while the one before it still arrives, never further', async () => {
     const clock = new VirtualClock();
     const link = new TimedLink(clock, () => 10e6);
-    const session = await playOn(clock, link, 12);
+    const session = await playOn(clock, link, 12, { pipelineAhead: true });
     const startedAt = session.originS + session.startup;
     // Segment j plays at startedAt + j (no freezes on this link); the loop's turn for segment k
     // begins when k - 1 is shown and asks for k + 1 … k + 2 (the 2-s buffer target), so j's usual

@@ -376,6 +376,7 @@ export class Player extends EventTarget {
       bufferTargetS: this.options.bufferTargetS,
       volatileBufferTargetS: this.options.volatileBufferTargetS,
       lateUpgrades: this.options.lateUpgrades,
+      pipelineAhead: this.options.pipelineAhead,
       durationS: this.options.durationS,
       loop: this.looping,
       maxQuality: () => this.qualityCap,

@@ -143,11 +143,9 @@ describe('PlayoutSession', () => {
     expect(targets(steady.session, 0, 16)).toEqual(new Set([DEFAULT_BUFFER_TARGET_S]));
     expect(targets(dip.session, 0, 6)).toEqual(new Set([DEFAULT_BUFFER_TARGET_S]));
     expect(targets(dip.session, 10, 16)).toEqual(new Set([2 * DEFAULT_BUFFER_TARGET_S]));
-    // The longer target is real lookahead: every request after the dip is made further ahead of
-    // its deadline than any at the base target, those pipelineAhead.ts asked for a segment sooner
-    // included (they gain at most one segment: 2 + 1 s of lead against 4 + 1).
-    const leads = (session: PlayoutSession) => session.segmentRecords().filter((r) => r.requestedAtS >= 10).map((r) => r.deadlineS - r.requestedAtS);
-    expect(Math.min(...leads(dip.session))).toBeGreaterThan(Math.max(...leads(steady.session)) + 0.5);
+    // The longer target is real lookahead: requests are made 2 s earlier before their deadline.
+    const lead = (session: PlayoutSession) => Math.max(...session.segmentRecords().filter((r) => r.requestedAtS >= 10).map((r) => r.deadlineS - r.requestedAtS));
+    expect(lead(dip.session) - lead(steady.session)).toBeCloseTo(DEFAULT_BUFFER_TARGET_S, 1);
   });
 
   it('keeps a fixed target when the volatile target equals the base', async () => {
@@ -164,9 +162,8 @@ describe('PlayoutSession', () => {
     const session = await playOn(clock, link, 12);
     const { freezes } = session.freezeSummary();
     expect(freezes.map((f) => f.cause)).toEqual(['outage']);
-    // Roughly the outage (4.3 s) minus the buffer that was already in (3–4 s: pipelineAhead.ts may
-    // have asked for one segment more).
-    expect(freezes[0].durationMs).toBeGreaterThan(250);
+    // Roughly the outage minus the buffer that was already in.
+    expect(freezes[0].durationMs).toBeGreaterThan(1000);
     expect(freezes[0].durationMs).toBeLessThan(3500);
     const records = session.segmentRecords();
     // Every segment that played had its reliable objects: nothing was skipped during the outage.
@@ -363,7 +360,7 @@ describe('PlayoutSession', () => {
     const clock = new VirtualClock();
     // Fast enough to climb the ladder, then a sudden drop to 2 Mbit/s.
     const link = new ScriptedLink(clock, (t) => (t < 5 ? 60e6 : 2e6));
-    const session = await playOn(clock, link, 11, { scene: scene(1), onEvent: (e) => events.push(e.type) });
+    const session = await playOn(clock, link, 9, { scene: scene(1), onEvent: (e) => events.push(e.type) });
     expect(events).toContain('abandoned');
     const abandoned = session.segmentRecords().filter((r) => r.abandoned);
     expect(abandoned.length).toBeGreaterThan(0);

@@ -296,7 +296,7 @@ export class PlayoutSession {
       void watchLink(this.watchEnv, watch.signal);
       void watchAbandonment(this.watchEnv, watch.signal);
       if (this.cfg.lateUpgrades) void watchUpgrades(this.upgradeEnv, watch.signal);
-      void watchPipeline(this.pipelineEnv, watch.signal);
+      if (this.cfg.pipelineAhead) void watchPipeline(this.pipelineEnv, watch.signal);
       for (;;) {
         const signal = this.interrupt.signal;
         try {

@@ -53,6 +53,8 @@ export interface PlayoutConfig {
    * from a fresh prediction (lateUpgrade.ts; default off).
    */
   lateUpgrades?: boolean;
+  /** Ask for one segment past the buffer target when the bytes still owed drain within a round trip (pipelineAhead.ts; default off). */
+  pipelineAhead?: boolean;
 }
 
 
