@@ -127,11 +127,21 @@ std::vector<uint8_t> encodeSequence(const std::vector<InputFrame>& frames, const
 
   // Occupancy and geometry: pictures per frame (geometry per frame and map, maps interleaved).
   std::vector<Picture> occupancy(frames.size()), geometry(frames.size() * cfg.mapCount);
+  std::vector<std::vector<uint8_t>> geometryEmptyBlocks(geometry.size());
   parallelFor(frames.size(), cfg.threads, [&](size_t f) {
     GeometryImages img = renderGeometry(framePatches[f].patches, width, height, cfg);
     occupancy[f] = std::move(img.occupancy);
-    for (unsigned m = 0; m < cfg.mapCount; ++m) geometry[f * cfg.mapCount + m] = std::move(img.geometry[m]);
+    for (unsigned m = 0; m < cfg.mapCount; ++m) {
+      geometry[f * cfg.mapCount + m] = std::move(img.geometry[m]);
+      geometryEmptyBlocks[f * cfg.mapCount + m] = img.emptyBlocks;
+    }
   });
+  // The video's intra period in pictures, as the video encoder sets it: one GOP, or each frame's maps.
+  const size_t intraPeriod = cfg.allIntra ? cfg.mapCount : geometry.size();
+  // Depths no point reads repeat the picture before (HEVC, whose curves measured it:
+  // docs/benchmarks.md, step 8). Not AVC: unmeasured there, and its streams moved by a few
+  // per cent in decoded points (map-1 duplicates), enough to fail the packager's checks.
+  if (cfg.codec == VideoCodec::Hevc) repeatEmptyBlocks(geometry, geometryEmptyBlocks, intraPeriod);
   CodedSequence seq = describeSequence(framePatches, cfg, width, height, st);
   framePatches.clear();
   st.segmentationMs = msSince(t0);
@@ -184,8 +194,7 @@ std::vector<uint8_t> encodeSequence(const std::vector<InputFrame>& frames, const
   // moving into the padding worse — Fox lost 0.1 dB of luma.)
   if (cfg.allIntra)
     for (size_t f = 0; f < frames.size(); ++f) extendIntoEmptyBlocks(attribute[f * cfg.mapCount], emptyBlocks[f * cfg.mapCount]);
-  // The video's intra period in pictures, as the video encoder sets it: one GOP, or each frame's maps.
-  repeatEmptyBlocks(attribute, emptyBlocks, cfg.allIntra ? cfg.mapCount : attribute.size());
+  repeatEmptyBlocks(attribute, emptyBlocks, intraPeriod);
   st.transferMs = msSince(t2);
 
   const auto t3 = Clock::now();

@@ -23,6 +23,14 @@ uint32_t occupancyThreshold(const EncoderConfig& cfg) { return losslessOccupancy
 
 namespace {
 
+/// Side of the aligned regions whose depths an inter-coded geometry picture repeats from the
+/// picture before when no occupied block lies in them (repeatEmptyBlocks): 16, a coding unit
+/// x265 may code whole. Repeating every empty 8×8 block put the copied samples into the same
+/// coding units as a patch's edge, whose depths then cost more and lost D1 (Fox one GOP, two
+/// points: D1 +0.2 % against −4.2 % with 16; 32 repeats too little: +0.5 %).
+constexpr uint32_t kGeometryRepeatRegion = 16;
+static_assert(kGeometryRepeatRegion % kRepeatBlock == 0, "regions are whole repeat blocks");
+
 uint16_t occupiedSample(const EncoderConfig& cfg) { return losslessOccupancy(cfg) ? 1 : 255; }
 
 /// Push-pull padding: pixels outside `mask` get values interpolated from a pyramid of averages
@@ -136,6 +144,19 @@ GeometryImages renderGeometry(const std::vector<EncPatch>& patches, uint32_t wid
           out.occupancy.planes[0].samples[size_t(y / prec) * (width / prec) + x / prec] = occupiedSample(cfg);
       }
   }
+  // The kRepeatBlock² blocks of the kGeometryRepeatRegion² regions holding no occupied occupancy
+  // block: the decoder reads no depth there.
+  const uint32_t blocksWide = (width + kRepeatBlock - 1) / kRepeatBlock, blocksHigh = (height + kRepeatBlock - 1) / kRepeatBlock;
+  out.emptyBlocks.assign(size_t(blocksWide) * blocksHigh, 1);
+  const Plane& occupancy = out.occupancy.planes[0];
+  for (uint32_t y = 0; y < occupancy.height; ++y)
+    for (uint32_t x = 0; x < occupancy.width; ++x)
+      if (occupancy.samples[size_t(y) * occupancy.width + x]) {
+        const uint32_t g = kGeometryRepeatRegion / kRepeatBlock;
+        const uint32_t by = y * prec / kGeometryRepeatRegion * g, bx = x * prec / kGeometryRepeatRegion * g;
+        for (uint32_t yy = by; yy < std::min(by + g, blocksHigh); ++yy)
+          for (uint32_t xx = bx; xx < std::min(bx + g, blocksWide); ++xx) out.emptyBlocks[size_t(yy) * blocksWide + xx] = 0;
+      }
   std::vector<float> weight(size_t(width) * height);
   for (size_t i = 0; i < weight.size(); ++i) weight[i] = inPatch[i] ? 1.f : 0.f;
   for (unsigned m = 0; m < cfg.mapCount; ++m) {

@@ -85,6 +85,7 @@ uint32_t occupancyThreshold(const EncoderConfig& cfg);
 struct GeometryImages {
   Picture occupancy;
   std::vector<Picture> geometry;  // per map
+  std::vector<uint8_t> emptyBlocks;  // per kRepeatBlock² block (row by row): no depth there is read
 };
 
 /// The occupancy picture and a geometry picture per map of one frame's placed patches.

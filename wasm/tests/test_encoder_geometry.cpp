@@ -1,0 +1,88 @@
+// The encoder's geometry pictures as the video codec sees them: in inter-coded pictures the
+// depths of regions no point reads are repeated from the picture before, so the decoded pictures
+// carry the same samples there (the codec skips them) even while the surface moves in depth.
+#include <cmath>
+#include <set>
+
+#include "harness.h"
+#include "vpcc/encoder.h"
+#include "vpcc/parser.h"
+#include "vpcc/reconstruct.h"
+
+using namespace vpcc;
+
+/// A voxelized sphere moving 5 voxels along each axis per frame, so the depths of every patch
+/// change.
+static InputFrame movingSphere(int frame) {
+  InputFrame f;
+  std::set<uint64_t> seen;
+  const double cx = 300 + 5 * frame, cy = 300 + 5 * frame, cz = 300 + 5 * frame, r = 120;
+  for (int i = 0; i < 800; ++i)
+    for (int j = 0; j < 400; ++j) {
+      const double theta = 2 * M_PI * i / 800, phi = M_PI * j / 400;
+      const double x = cx + r * std::sin(phi) * std::cos(theta), y = cy + r * std::cos(phi), z = cz + r * std::sin(phi) * std::sin(theta);
+      const uint16_t p[3] = {uint16_t(std::lround(x)), uint16_t(std::lround(y)), uint16_t(std::lround(z))};
+      if (!seen.insert(uint64_t(p[0]) | uint64_t(p[1]) << 16 | uint64_t(p[2]) << 32).second) continue;
+      f.positions.insert(f.positions.end(), p, p + 3);
+      f.colors.insert(f.colors.end(), {128, 128, 128});
+    }
+  return f;
+}
+
+/// Whether the 16×16 luma region at (rx, ry) of two pictures holds the same samples.
+static bool sameRegion(const Picture& a, const Picture& b, uint32_t rx, uint32_t ry) {
+  const uint32_t w = a.planes[0].width;
+  for (uint32_t y = ry; y < ry + 16; ++y)
+    for (uint32_t x = rx; x < rx + 16; ++x)
+      if (a.planes[0].samples[size_t(y) * w + x] != b.planes[0].samples[size_t(y) * w + x]) return false;
+  return true;
+}
+
+TEST(empty_geometry_regions_repeat_the_previous_picture_while_depths_change) {
+  std::vector<InputFrame> frames;
+  for (int f = 0; f < 3; ++f) frames.push_back(movingSphere(f));
+  auto encoder = makeLibavEncoder();
+  EncoderConfig cfg;
+  cfg.codec = VideoCodec::Hevc;
+  cfg.geometryQp = 22;
+  cfg.attributeQp = 30;
+  const auto bytes = encodeSequence(frames, cfg, *encoder);
+  const auto seqs = parseSampleStream(bytes);
+  CHECK_EQ(seqs.size(), size_t(1));
+  const DecodedVideo video = decodeVideo(seqs.at(0), *makeLibavDecoder());
+  CHECK(video.mapsInterleaved);
+  const std::vector<Picture>& pictures = video.geometry[0];  // maps interleaved: all of them
+  CHECK_EQ(pictures.size(), frames.size() * cfg.mapCount);
+  CHECK_EQ(video.occupancy.size(), frames.size());
+  if (pictures.size() != frames.size() * cfg.mapCount || video.occupancy.size() != frames.size()) return;
+
+  // Map 0 of frames 1 and 2 against the picture before each (map 1 of the frame before), per
+  // aligned 16×16 region with no occupied block, and per region with one.
+  size_t emptyRegions = 0, repeated = 0, occupiedRegions = 0, occupiedRepeated = 0;
+  for (size_t f = 1; f < frames.size(); ++f) {
+    const Picture& occupancy = video.occupancy[f];
+    const Picture& picture = pictures[f * cfg.mapCount];
+    const Picture& previous = pictures[f * cfg.mapCount - 1];
+    const uint32_t precision = picture.width / occupancy.width;
+    for (uint32_t ry = 0; ry + 16 <= picture.height; ry += 16)
+      for (uint32_t rx = 0; rx + 16 <= picture.width; rx += 16) {
+        bool occupied = false;
+        for (uint32_t y = ry / precision; y < (ry + 16) / precision; ++y)
+          for (uint32_t x = rx / precision; x < (rx + 16) / precision; ++x)
+            occupied |= occupancy.planes[0].samples[size_t(y) * occupancy.width + x] != 0;
+        const bool same = sameRegion(picture, previous, rx, ry);
+        (occupied ? occupiedRegions : emptyRegions) += 1;
+        (occupied ? occupiedRepeated : repeated) += same;
+      }
+  }
+  std::printf("  empty regions decoded as in the picture before: %zu of %zu (occupied: %zu of %zu)\n", repeated, emptyRegions,
+              occupiedRepeated, occupiedRegions);
+  CHECK(emptyRegions > 50 && occupiedRegions > 50);
+  // Measured: 71 %, and 32 % with each picture's own push-pull padding, which follows the moved
+  // depths (beside a patch the deblocking filter and the neighbouring coding units' residuals
+  // still change edge samples).
+  CHECK(repeated >= emptyRegions / 2);
+  CHECK(occupiedRepeated < occupiedRegions / 10);
+}
+
+TEST_MAIN
