@@ -1,58 +1,60 @@
 /**
- * `adaptive` delivery: per object, quality, reliability and FEC overhead chosen jointly for the
- * next segment, to maximise the expected displayed quality without freezes (the reference paper's
- * future work).
+ * `adaptive` delivery: per object, the delivery from a few stated signals, then the qualities of
+ * all objects together, to maximise the expected displayed quality without freezes (the
+ * reference paper's future work).
  *
- * Model, per object o and option (quality q, delivery d):
- *  - value = visibility(o) × [u(q) · P(shown) + u_stale · (1 − P(shown))], u = BOLA's log utility
- *    and u_stale the worth of re-showing the previous frame (half the utility of what was shown).
- *  - an object predicted out of view gets the lowest quality as datagrams only (as the utility
- *    allocation of the fixed modes gives it the lowest quality): spending spare capacity on what
- *    is not seen only adds bytes the origin may have to purge at the deadline when the link dips.
- *  - reliable: P(shown) = 1 (the transport retransmits), cost = bytes / (1 − loss), inflated by the
- *    freeze margin: a late reliable object freezes everyone, so it gets headroom. When there is
- *    loss the segment's reliable objects also wait, together, for the last retransmission: one
- *    round trip of capacity per segment, not per object — the origin sends the objects one after
- *    another on one connection, so an early object's retransmission overlaps the later objects'
- *    bytes and only the last one's shows. Charged per object it took 4 × 13 % of the capacity at
- *    a 100-ms round trip (docs/results.md, "Goodput at 50 ms one way", second pass).
- *  - datagram with R repair symbols: P(shown) = P(≥ K + 2 of K + R arrive) under the measured
- *    Gilbert–Elliott loss (fecModel.ts, the origin's own planning model), cost = (K + R) symbols.
- *    R is chosen among a few overheads (plan at 90 %, 99 %, 99.9 %); a datagram object is never
- *    waited for, so it never freezes playback.
- *  - every object is fetched, at least at its cheapest option (as every fixed mode fetches every
- *    object): when even the cheapest options do not fit, the cheapest are sent and the origin's
- *    urgency order (most visible first) and deadlines decide what the link carries. There is no
- *    skip: it was judged against the throughput estimate, which at a 100-ms round trip with loss
- *    undershoots the link (each segment's last retransmission is in it), and a skipped object is
- *    demand the congestion controller never sees — an application-limited sender whose BBR2
- *    lower bounds were cut by a lossy round cannot probe back up, so skips fed themselves (in a
- *    probe at 50 ms and 5 % `adaptive` skipped 78 of 159 objects while the origin's rate
- *    estimate sank to 0.2–5 Mbit/s, where `qr`, fetching everything, kept 7–28; docs/results.md,
- *    "Goodput at 50 ms one way", second pass).
- * The capacity is what the path carries in one segment duration, or until the deadline when that
- * is sooner: segments are requested once per segment duration, so planning with the whole time to
- * a deadline a full buffer pushes further out would commit the same seconds of the link to two
- * segments at once (the first QoE runs froze exactly that way). The options are solved as one
- * multiple-choice knapsack (mck.ts). Without a throughput measurement
- * yet, every object starts at the lowest quality, the most visible half reliably.
+ * The delivery of each object has one reason (docs/player.md, "How `adaptive` decides"):
+ *  - out of view (`inView`): the lowest quality as FEC datagrams. Nothing the viewer cannot see is
+ *    worth a freeze (a late reliable object holds the whole scene) or more than the lowest rung.
+ *  - in view and a retransmission fits before the deadline (`retransmissionFits`:
+ *    RETRANSMIT_ROUND_TRIPS × RTT within the time the deadline leaves after the segment's
+ *    transfer window): reliable. The transport then repairs every loss in time, so the object
+ *    is shown whole, and it pays no repair up front — only the bytes, which the throughput
+ *    estimate (goodput, retransmissions already netted out) was measured in.
+ *  - in view but no retransmission fits: FEC datagrams (a late reliable object would freeze).
+ *  - in view, a retransmission fits, but the link cannot carry even the lowest rungs of every
+ *    in-view object (`carriedReliably`, in rank order): the ones it cannot carry go as FEC
+ *    datagrams, which are never waited for — in a trough a reliable object that cannot arrive
+ *    is a freeze (`qr` froze exactly there).
+ * The repair sent up front (`repairTarget`) is planned for the measured loss and burst length
+ * (fecModel.ts's planning range): for 70 % when a round trip fits — repair on demand makes up
+ * the rest, so up-front repair only saves that round trip — else for 99 %.
+ *
+ * Qualities: one multiple-choice knapsack (mck.ts) over every object's rungs in its delivery,
+ * value = visibility × [u(q) · P(shown) + u_stale · (1 − P(shown))] (u = BOLA's log utility,
+ * u_stale half the utility of the quality shown last; P(shown) = 1 when reliable, else the
+ * recovery probability of its planned symbols), cost = its bits (datagrams: source and repair
+ * symbols and their framing). The capacity is `SAFETY` × throughput × one segment duration, or
+ * less when the deadline is nearer: segments are requested once per segment duration, so
+ * planning with the whole time to a deadline would commit the same seconds to two segments.
+ * Every object is fetched, at least at its lowest rung, as every fixed mode fetches every object:
+ * a skipped object is demand the congestion controller never sees (docs/results.md, "Goodput at
+ * 50 ms one way", second pass). Without a throughput measurement yet, every object starts at the
+ * lowest quality, the most visible half reliably.
+ *
+ * Until 2026-11-27 the rule charged a reliable object 1.3 × its bits / (1 − loss) plus one round
+ * trip of capacity per segment, and let datagram options compete with it: FEC datagrams won for
+ * objects in view even without loss, and the budget went to repair instead of quality
+ * (docs/results.md, "`adaptive` by stated signals").
  */
 import { logUtility } from './knapsack';
-import { planningLoss, recoveryProbability } from './fecModel';
+import { planningLoss, recoveryProbability, TARGET_SUCCESS } from './fecModel';
 import { type LossModel } from '../model/link';
 import { solveMultipleChoice } from './mck';
-import { type DeliveryPolicy, type ObjectPlan, type PlanInput, SYMBOL_BYTES } from './policy';
+import { type DeliveryPolicy, type ObjectPlan, type PlanInput, type PlanObject, QPR_FEC_TARGET, SYMBOL_BYTES } from './policy';
 import { SAFETY } from './rules';
 
-/** Headroom a reliable object needs over its transfer time. */
-export const FREEZE_MARGIN = 1.3;
 /**
- * Weight of an object predicted out of view: small, only so that among its datagram options the
+ * Round trips the last lost packet of a reliable object needs before its retransmission has
+ * arrived: about one to notice the loss (QUIC's packet or time threshold, or a probe timeout
+ * for a lost tail), one for the resent packet, and one more in case a burst takes that too.
+ */
+export const RETRANSMIT_ROUND_TRIPS = 3;
+/**
+ * Weight of an object predicted out of view: small, only so that among its options the
  * better-protected one wins when the capacity allows (the prediction may be wrong).
  */
 const OUT_OF_VIEW_WEIGHT = 1e-3;
-/** Success probabilities the repair options aim for. */
-const REPAIR_TARGETS = [0.9, 0.99, 0.999];
 /** Datagram bytes on the wire per symbol byte (QUIC + datagram headers). */
 const DATAGRAM_FRAMING = 1.04;
 
@@ -60,6 +62,43 @@ export interface Candidate {
   cost: number;
   value: number;
   plan: ObjectPlan;
+}
+
+/** Signal: the object is predicted to cover some of the screen at the segment's playout. */
+export function inView(object: PlanObject): boolean {
+  return object.visibleArea > 0;
+}
+
+/**
+ * Signal: a lost packet sent at the end of the segment's transfer window is retransmitted and
+ * arrives before the deadline — RETRANSMIT_ROUND_TRIPS × RTT ≤ time to deadline − window.
+ */
+export function retransmissionFits(rttS: number, timeToDeadlineS: number, windowS: number): boolean {
+  return RETRANSMIT_ROUND_TRIPS * Math.max(0, rttS) <= timeToDeadlineS - windowS;
+}
+
+/**
+ * Signal: the in-view objects (most visible first) whose lowest rungs the capacity carries
+ * reliably, counting the lowest rungs of those before them (reliable objects are served first).
+ */
+export function carriedReliably(objects: readonly PlanObject[], capacityBits: number, segmentDurationS: number): Set<string> {
+  const carried = new Set<string>();
+  let used = 0;
+  for (const o of [...objects].filter(inView).sort((a, b) => a.rank - b.rank)) {
+    used += o.bitrates[0] * segmentDurationS;
+    if (used > capacityBits) break;
+    carried.add(o.objectId);
+  }
+  return carried;
+}
+
+/**
+ * Signal: the probability the repair sent up front aims for. When a round trip fits, repair on
+ * demand makes up a shortfall in time, so up-front repair only saves that round trip and is
+ * planned as `qpr-fec` plans it; otherwise it has to do the whole job, as the origin plans it.
+ */
+export function repairTarget(roundTripFits: boolean): number {
+  return roundTripFits ? QPR_FEC_TARGET : TARGET_SUCCESS;
 }
 
 /** Smallest repair count whose recovery probability reaches `target` (≤ 2K). */
@@ -79,11 +118,9 @@ export class AdaptivePolicy implements DeliveryPolicy {
   readonly mode = 'adaptive' as const;
 
   plan(input: PlanInput): ObjectPlan[] {
-    const { objects, rttS } = input;
-    // Datagram options are planned for at least the loss floor (fecModel.ts); the reliable
-    // option's cost uses what was measured.
-    const measured = input.loss;
-    const loss = planningLoss(measured);
+    const { objects } = input;
+    // Repair is planned for the measured loss and burst length within fecModel.ts's range.
+    const loss = planningLoss(input.loss);
     if (input.throughputBps === null || input.segment === 0) {
       const half = Math.ceil(objects.length / 2);
       return objects.map((o) => ({
@@ -92,54 +129,39 @@ export class AdaptivePolicy implements DeliveryPolicy {
         fec: o.rank < half ? { kind: 'none' } : { kind: 'planned', lossRate: loss.rate, meanBurstLength: loss.meanBurst },
       }));
     }
-    const groups: Candidate[][] = objects.map((o) => {
-      const urgency = Math.min(7, o.rank);
-      const stale = o.previousQuality >= 0 ? 0.5 * logUtility(o.bitrates, o.previousQuality) : 0;
-      const inView = o.visibleArea > 0;
-      const weight = inView ? o.visibleArea : OUT_OF_VIEW_WEIGHT;
-      const candidates: Candidate[] = [];
-      o.bitrates.forEach((bitrate, q) => {
-        // Out of view: the lowest quality, and never reliably — a late reliable object freezes the
-        // whole scene, which nothing the viewer cannot see is worth.
-        if (!inView && q > 0) return;
-        const bits = bitrate * input.segmentDurationS;
-        const u = logUtility(o.bitrates, q);
-        if (inView) candidates.push({
-          cost: FREEZE_MARGIN * bits / (1 - Math.min(measured.rate, 0.5)),
-          value: weight * u,
-          plan: { objectId: o.objectId, quality: q, delivery: 'reliable', fec: { kind: 'none' }, urgency },
-        });
-        const k = Math.max(1, Math.ceil(bits / 8 / SYMBOL_BYTES));
-        const repairs = new Set(REPAIR_TARGETS.map((t) => repairFor(k, loss, t)));
-        for (const r of repairs) {
-          const shown = recoveryProbability(k, r, loss);
-          candidates.push({
-            cost: (k + r) * SYMBOL_BYTES * 8 * DATAGRAM_FRAMING,
-            value: weight * (u * shown + stale * (1 - shown)),
-            plan: { objectId: o.objectId, quality: q, delivery: 'datagram', fec: r === 0 ? { kind: 'none' } : { kind: 'fixed', overhead: r / k }, urgency },
-          });
-        }
-      });
-      return candidates;
-    });
-    const window = Math.max(0, Math.min(input.timeToDeadlineS, input.segmentDurationS));
-    const capacity = SAFETY * input.throughputBps * window;
-    const retransmitTail = measured.rate > 0 ? FREEZE_MARGIN * input.throughputBps * rttS : 0;
-    return pickWithTail(groups, capacity, retransmitTail).map((c) => c.plan);
+    const windowS = Math.max(0, Math.min(input.timeToDeadlineS, input.segmentDurationS));
+    const capacity = SAFETY * input.throughputBps * windowS;
+    const roundTripFits = retransmissionFits(input.rttS, input.timeToDeadlineS, windowS);
+    const reliable = roundTripFits ? carriedReliably(objects, capacity, input.segmentDurationS) : new Set<string>();
+    const target = repairTarget(roundTripFits);
+    const groups = objects.map((o) => options(o, reliable.has(o.objectId), input.segmentDurationS, loss, target));
+    return solveMultipleChoice(groups, capacity).map((pick, i) => groups[i][pick].plan);
   }
 }
 
-/**
- * The best option per group within `capacity` when choosing any reliable option costs `tail` once
- * (the segment's wait for its last retransmission): the better of the plan with the tail reserved
- * and the plan without reliable options.
- */
-export function pickWithTail(groups: readonly Candidate[][], capacity: number, tail: number): Candidate[] {
-  const solve = (options: readonly Candidate[][], room: number) =>
-    solveMultipleChoice(options, Math.max(0, room)).map((pick, i) => options[i][pick]);
-  const withReliable = solve(groups, capacity - tail);
-  if (tail <= 0) return withReliable;
-  const datagramOnly = solve(groups.map((g) => g.filter((c) => c.plan.delivery !== 'reliable')), capacity);
-  const value = (picks: readonly Candidate[]) => picks.reduce((sum, c) => sum + c.value, 0);
-  return value(datagramOnly) >= value(withReliable) ? datagramOnly : withReliable;
+/** One object's options: its rungs (only the lowest when out of view) in the delivery chosen for it. */
+function options(o: PlanObject, reliable: boolean, segmentDurationS: number, loss: LossModel, target: number): Candidate[] {
+  const urgency = Math.min(7, o.rank);
+  const stale = o.previousQuality >= 0 ? 0.5 * logUtility(o.bitrates, o.previousQuality) : 0;
+  const visible = inView(o);
+  const weight = visible ? o.visibleArea : OUT_OF_VIEW_WEIGHT;
+  const rungs = visible ? o.bitrates.length : 1;
+  const candidates: Candidate[] = [];
+  for (let q = 0; q < rungs; q++) {
+    const bits = o.bitrates[q] * segmentDurationS;
+    const u = logUtility(o.bitrates, q);
+    if (reliable) {
+      candidates.push({ cost: bits, value: weight * u, plan: { objectId: o.objectId, quality: q, delivery: 'reliable', fec: { kind: 'none' }, urgency } });
+      continue;
+    }
+    const k = Math.max(1, Math.ceil(bits / 8 / SYMBOL_BYTES));
+    const r = repairFor(k, loss, target);
+    const shown = recoveryProbability(k, r, loss);
+    candidates.push({
+      cost: (k + r) * SYMBOL_BYTES * 8 * DATAGRAM_FRAMING,
+      value: weight * (u * shown + stale * (1 - shown)),
+      plan: { objectId: o.objectId, quality: q, delivery: 'datagram', fec: r === 0 ? { kind: 'none' } : { kind: 'fixed', overhead: r / k }, urgency },
+    });
+  }
+  return candidates;
 }

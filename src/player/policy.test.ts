@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { AdaptivePolicy, FREEZE_MARGIN, repairFor } from './adaptive';
-import { PLANNING_BURST_CAP, PLANNING_LOSS_CAP, PLANNING_LOSS_FLOOR, recoveryProbability } from './fecModel';
+import { AdaptivePolicy, carriedReliably, inView, repairFor, repairTarget, RETRANSMIT_ROUND_TRIPS, retransmissionFits } from './adaptive';
+import { PLANNING_BURST_CAP, PLANNING_LOSS_CAP, PLANNING_LOSS_FLOOR, planningLoss, recoveryProbability } from './fecModel';
 import { fecTargetFor, FixedModePolicy, type PlanInput, QPR_FEC_TARGET, reliableCountFromDegree, SYMBOL_BYTES } from './policy';
 import { abrRule, hybridRule, knapsackRule, priorityGreedyRule, SAFETY } from './rules';
 
@@ -97,26 +97,88 @@ describe('ABR rules', () => {
 });
 
 describe('adaptive', () => {
-  it('under bursty loss sends datagram objects with enough repair to be shown almost surely', () => {
-    const loss = { rate: 0.05, meanBurst: 2.6 };
-    const plans = new AdaptivePolicy().plan(input({ loss, rttS: 0.05 }));
-    const datagrams = plans.filter((x) => x.delivery === 'datagram');
-    expect(datagrams.length).toBeGreaterThan(0);
-    for (const p of datagrams) {
-      expect(p.fec.kind).toBe('fixed');
-      if (p.fec.kind !== 'fixed') continue;
-      // The object in symbols as the policy counts them; its repair meets the least of adaptive's
-      // targets (90 %) under the loss it was planned for.
-      const k = Math.max(1, Math.ceil(LADDER[p.quality] / 8 / SYMBOL_BYTES));
-      expect(recoveryProbability(k, Math.round(p.fec.overhead * k), loss)).toBeGreaterThanOrEqual(0.9);
+  /** A segment as the playout loop requests it with the 2-s buffer: about 2.5 s before it plays. */
+  const requested = (over: Partial<PlanInput> = {}) => input({ timeToDeadlineS: 2.5, bufferS: 2, bufferTargetS: 2, ...over });
+  const DEMO = [509000, 691664, 1814648, 2619168, 4127072];
+  const demoObjects = (areas: number[]) => input().objects.map((o, i) => ({ ...o, bitrates: DEMO, visibleArea: areas[i] }));
+
+  it('signal inView: some predicted visible area', () => {
+    const [a] = input().objects;
+    expect(inView(a)).toBe(true);
+    expect(inView({ ...a, visibleArea: 0 })).toBe(false);
+  });
+
+  it('signal retransmissionFits: RETRANSMIT_ROUND_TRIPS round trips within the time the deadline leaves after the transfer window', () => {
+    expect(RETRANSMIT_ROUND_TRIPS).toBe(3);
+    expect(retransmissionFits(0.02, 2.5, 1)).toBe(true);
+    expect(retransmissionFits(0.5, 2.5, 1)).toBe(true);
+    expect(retransmissionFits(0.51, 2.5, 1)).toBe(false);
+    expect(retransmissionFits(0.02, 1, 1)).toBe(false);
+  });
+
+  it('signal carriedReliably: in-view objects in rank order while their lowest rungs fit the capacity', () => {
+    const objects = demoObjects([0.25, 0.15, 0.05, 0]);
+    expect([...carriedReliably(objects, 2e6, 1)]).toEqual(['a', 'b', 'c']);
+    expect([...carriedReliably(objects, 1.2e6, 1)]).toEqual(['a', 'b']);
+    expect([...carriedReliably(objects, 0.4e6, 1)]).toEqual([]);
+  });
+
+  it('signal repairTarget: qpr-fec\'s target when repair on demand can follow, else the origin\'s', () => {
+    expect(repairTarget(true)).toBe(QPR_FEC_TARGET);
+    expect(repairTarget(false)).toBe(0.99);
+  });
+
+  it('sends objects in view reliably, without repair, when a retransmission fits — with or without loss', () => {
+    for (const loss of [{ rate: 0, meanBurst: 1 }, { rate: 0.05, meanBurst: 2.6 }]) {
+      const plans = new AdaptivePolicy().plan(requested({ objects: demoObjects([0.25, 0.15, 0.05, 0]), throughputBps: 10e6, loss, rttS: 0.1 }));
+      expect(plans.map((p) => p.delivery), String(loss.rate)).toEqual(['reliable', 'reliable', 'reliable', 'datagram']);
+      expect(plans.slice(0, 3).every((p) => p.fec.kind === 'none')).toBe(true);
     }
-    // The most visible object gets at least the quality of the least visible one.
-    expect(plans[0].quality).toBeGreaterThanOrEqual(plans[3].quality);
+  });
+
+  it('gives the objects in view the qualities qr gives them: a reliable object costs its bits, as in qr', () => {
+    // qr spends the same SAFETY × throughput, on bits alone; adaptive's only extra is the object out
+    // of view (its lowest rung plus repair), so at these rates it matches qr object for object.
+    const objects = demoObjects([0.25, 0.15, 0.05, 0]);
+    for (const throughputBps of [7e6, 10e6, 14e6]) {
+      const a = new AdaptivePolicy().plan(requested({ objects, throughputBps }));
+      const qr = new FixedModePolicy('qr', knapsackRule).plan(requested({ objects, throughputBps }));
+      expect(a.slice(0, 3).map((p) => p.quality), String(throughputBps)).toEqual(qr.slice(0, 3).map((p) => p.quality));
+    }
+  });
+
+  it('sends objects in view as datagrams with repair for 99 % when no retransmission fits before the deadline', () => {
+    const loss = { rate: 0.05, meanBurst: 2 };
+    const plans = new AdaptivePolicy().plan(requested({ objects: demoObjects([0.25, 0.15, 0.05, 0]), throughputBps: 10e6, loss, rttS: 0.6 }));
+    expect(plans.every((p) => p.delivery === 'datagram')).toBe(true);
+    const planned = planningLoss(loss);
+    for (const p of plans) {
+      if (p.fec.kind !== 'fixed') throw new Error('expected fixed FEC');
+      const k = Math.max(1, Math.ceil(DEMO[p.quality] / 8 / SYMBOL_BYTES));
+      expect(p.fec.overhead * k).toBe(repairFor(k, planned, 0.99));
+    }
+  });
+
+  it('plans the repair of objects out of view for 70 % when repair on demand can follow', () => {
+    const loss = { rate: 0.05, meanBurst: 2 };
+    const plans = new AdaptivePolicy().plan(requested({ objects: demoObjects([0.25, 0.15, 0.05, 0]), throughputBps: 1e9, loss }));
+    const out = plans[3];
+    expect(out.delivery).toBe('datagram');
+    expect(out.quality).toBe(0);
+    const k = Math.ceil(DEMO[0] / 8 / SYMBOL_BYTES);
+    expect(out.fec).toEqual({ kind: 'fixed', overhead: repairFor(k, planningLoss(loss), QPR_FEC_TARGET) / k });
+  });
+
+  it('in a trough sends reliably only the in-view objects whose lowest rungs the link carries; the rest as datagrams', () => {
+    // 1.5 Mbit/s: 85 % of it carries the lowest rungs of the two most visible objects, not a third.
+    const plans = new AdaptivePolicy().plan(requested({ objects: demoObjects([0.25, 0.15, 0.05, 0.02]), throughputBps: 1.5e6, loss: { rate: 0.05, meanBurst: 2 } }));
+    expect(plans.map((p) => p.delivery)).toEqual(['reliable', 'reliable', 'datagram', 'datagram']);
+    expect(plans.every((p) => p.quality === 0)).toBe(true);
   });
 
   it('objects out of view get the lowest quality as datagrams, however much capacity there is', () => {
     const objects = input().objects.map((o, i) => ({ ...o, visibleArea: i === 0 ? 0.5 : 0 }));
-    const plans = new AdaptivePolicy().plan(input({ objects, throughputBps: 1e9, loss: { rate: 0.02, meanBurst: 2 } }));
+    const plans = new AdaptivePolicy().plan(requested({ objects, throughputBps: 1e9, loss: { rate: 0.02, meanBurst: 2 } }));
     expect(plans[0].quality).toBe(LADDER.length - 1);
     for (const p of plans.slice(1)) {
       expect(p.quality).toBe(0);
@@ -127,52 +189,23 @@ describe('adaptive', () => {
 
   it('stays within the capacity the deadline leaves', () => {
     const plans = new AdaptivePolicy().plan(input({ throughputBps: 8e6 }));
-    const bits = plans.filter((p) => p.delivery !== 'skip').reduce((s, p) => s + LADDER[p.quality], 0);
+    const bits = plans.reduce((s, p) => s + LADDER[p.quality], 0);
     expect(bits).toBeLessThanOrEqual(8e6);
   });
 
   it('a deadline beyond one segment does not let a segment use more than a segment of throughput', () => {
-    const plans = new AdaptivePolicy().plan(input({ throughputBps: 8e6, timeToDeadlineS: 2, bufferS: 1 }));
-    const bits = plans.filter((p) => p.delivery !== 'skip').reduce((s, p) => s + LADDER[p.quality], 0);
-    expect(bits).toBeLessThanOrEqual(8e6);
+    const plans = new AdaptivePolicy().plan(requested({ throughputBps: 8e6 }));
+    const bits = plans.reduce((s, p) => s + LADDER[p.quality], 0);
+    expect(bits).toBeLessThanOrEqual(SAFETY * 8e6);
   });
 
-  it('skips nothing when the lowest qualities fit', () => {
-    // Four lowest rungs: 4 × (1 Mbit + ~5 % repair + framing) ≈ 4.4 Mbit, within 85 % of 6 Mbit/s.
-    for (const throughputBps of [6e6, 30e6, 1e9]) {
-      const plans = new AdaptivePolicy().plan(input({ throughputBps }));
-      expect(plans.every((p) => p.delivery !== 'skip'), String(throughputBps)).toBe(true);
-    }
-  });
-
-  it('fetches every object, at its cheapest option, when even the lowest qualities do not fit', () => {
+  it('fetches every object, at its lowest quality, when even the lowest qualities do not fit', () => {
     // Four objects of 1 Mbit/s at the lowest quality, 3 Mbit/s of link: every fixed mode still
     // fetches all four, and so does adaptive (the origin sends the most visible first).
-    const plans = new AdaptivePolicy().plan(input({ throughputBps: 3e6, loss: { rate: 0.05, meanBurst: 2 }, rttS: 0.1 }));
-    expect(plans.map((p) => p.delivery)).toEqual(['datagram', 'datagram', 'datagram', 'datagram']);
+    const plans = new AdaptivePolicy().plan(requested({ throughputBps: 3e6, loss: { rate: 0.05, meanBurst: 2 }, rttS: 0.1 }));
+    expect(plans.map((p) => p.delivery)).toEqual(['reliable', 'reliable', 'datagram', 'datagram']);
     expect(plans.every((p) => p.quality === 0)).toBe(true);
     expect(plans.map((p) => p.urgency)).toEqual([0, 1, 2, 3]);
-  });
-
-  it('charges the wait for the last retransmission once per segment, not once per reliable object', () => {
-    // The demo scene's ladder at 1 % loss and 4 Mbit/s: one round trip of capacity (1.3 × 4 Mbit/s
-    // × 20 ms) is reserved for the segment's last retransmission, and then the two most visible
-    // objects go reliably; charged per object, the second could not.
-    const demo = [509000, 691664, 1814648, 2619168, 4127072];
-    const objects = input().objects.map((o, i) => ({ ...o, bitrates: demo, visibleArea: [0.25, 0.15, 0.05, 0][i] }));
-    const plans = new AdaptivePolicy().plan(input({ objects, throughputBps: 4e6, rttS: 0.02, loss: { rate: 0.01, meanBurst: 2 } }));
-    expect(plans.map((p) => p.delivery)).toEqual(['reliable', 'reliable', 'datagram', 'datagram']);
-    const reliableBits = plans.filter((p) => p.delivery === 'reliable').reduce((s, p) => s + demo[p.quality], 0);
-    expect(FREEZE_MARGIN * (reliableBits / 0.99 + 4e6 * 0.02)).toBeLessThanOrEqual(SAFETY * 4e6);
-  });
-
-  it('sends nothing reliably when the retransmission wait leaves datagrams the better plan', () => {
-    // The same scene at a 200-ms round trip: the wait would take 1 Mbit of the 3.4 the segment has.
-    const demo = [509000, 691664, 1814648, 2619168, 4127072];
-    const objects = input().objects.map((o, i) => ({ ...o, bitrates: demo, visibleArea: [0.25, 0.15, 0.05, 0][i] }));
-    const plans = new AdaptivePolicy().plan(input({ objects, throughputBps: 4e6, rttS: 0.2, loss: { rate: 0.01, meanBurst: 2 } }));
-    expect(plans.some((p) => p.delivery === 'reliable')).toBe(false);
-    expect(plans.every((p) => p.delivery !== 'skip')).toBe(true);
   });
 
   it('repairFor reaches its target probability with the fewest symbols', () => {
