@@ -163,6 +163,9 @@ describe('receiveDatagramObject', () => {
     expect(t.stats.repairRequests).toBe(0);
     expect(t.stream.written).toEqual([{ type: 'cancel' }]);
     expect(t.fec.closed).toEqual([REQUEST_ID]);
+    // The link's work ended with the last symbol, not with the wait for the deadline: that time
+    // is what the throughput estimate counts.
+    expect(t.stats.lastByteAt! - t.stats.requestedAt).toBe(0);
   });
 
   it('stops when the request is cancelled: status 0, CANCEL sent', async () => {

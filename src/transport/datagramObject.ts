@@ -97,10 +97,15 @@ export async function receiveDatagramObject(
   const arrivedBlock0 = new Set<number>();
   const streamBlock0: number[] = [];
   let lastDatagram = -1;
+  // When the last symbol arrived: the end of the link's work for this object. An object that
+  // could not be recovered settles only at its deadline, seconds later; counting that wait as
+  // link time made the throughput estimate of every datagram mode read a fraction of the link.
+  let lastPacketAt: number | undefined;
   const decoded = fec.open(requestId, response.oti, maxObjectBytes);
   decoded.catch(() => undefined);
   const onPacket = (packet: Uint8Array, block: number, esi: number, byStream = false) => {
     stats.symbolsReceived!++;
+    lastPacketAt = performance.now();
     if (byStream) stats.symbolsOnStream!++;
     stats.receivedBytes += packet.length;
     const index = block === 0 ? sendingIndex(esi, response.sourceSymbols, response.firstRepairEsi) : null;
@@ -168,7 +173,7 @@ export async function receiveDatagramObject(
   });
   await settle;
   if (repairTimer) clearTimeout(repairTimer);
-  stats.lastByteAt = performance.now();
+  stats.lastByteAt = lastPacketAt ?? performance.now();
   if (outcome === 'decoded') {
     // Our FIN tells the origin to stop and purge; it answers END.
     writer.close().catch(() => undefined);
