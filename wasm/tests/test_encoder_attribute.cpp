@@ -4,33 +4,24 @@
 // in the intra pictures of all-intra coding an empty block continues the samples above it, which
 // intra prediction reproduces.
 #include <cmath>
-#include <set>
 
 #include "harness.h"
+#include "sphere_pictures.h"
 #include "vpcc/atlas.h"
 #include "vpcc/encoder.h"
 #include "vpcc/parser.h"
 #include "vpcc/reconstruct.h"
 
 using namespace vpcc;
+using namespace vpcc::testpictures;
 
 /// A voxelized sphere that stays in place while its colours brighten by 20 per frame.
 static InputFrame brighteningSphere(int frame) {
-  InputFrame f;
-  std::set<uint64_t> seen;
-  const double cx = 300, cy = 300, cz = 300, r = 120;
-  for (int i = 0; i < 800; ++i)
-    for (int j = 0; j < 400; ++j) {
-      const double theta = 2 * M_PI * i / 800, phi = M_PI * j / 400;
-      const double x = cx + r * std::sin(phi) * std::cos(theta), y = cy + r * std::cos(phi), z = cz + r * std::sin(phi) * std::sin(theta);
-      const uint16_t p[3] = {uint16_t(std::lround(x)), uint16_t(std::lround(y)), uint16_t(std::lround(z))};
-      if (!seen.insert(uint64_t(p[0]) | uint64_t(p[1]) << 16 | uint64_t(p[2]) << 32).second) continue;
-      f.positions.insert(f.positions.end(), p, p + 3);
-      f.colors.push_back(uint8_t(30 + 120 * j / 400 + 20 * frame));
-      f.colors.push_back(uint8_t(160 - 100 * std::fabs(std::cos(theta)) + 20 * frame));
-      f.colors.push_back(uint8_t(60 + 20 * frame));
-    }
-  return f;
+  return voxelSphere(300, [frame](double theta, int j, uint8_t* rgb) {
+    rgb[0] = uint8_t(30 + 120 * j / 400 + 20 * frame);
+    rgb[1] = uint8_t(160 - 100 * std::fabs(std::cos(theta)) + 20 * frame);
+    rgb[2] = uint8_t(60 + 20 * frame);
+  });
 }
 
 /// Whether the 8×8 block at (bx, by) of two pictures holds the same samples in all three planes.
@@ -44,14 +35,9 @@ static bool sameBlock(const Picture& a, const Picture& b, uint32_t bx, uint32_t 
   return true;
 }
 
-/// Whether the 8×8 block of `occupancy` (a map at `precision`) at picture position (bx, by) holds
-/// any occupied sample.
+/// Whether the 8×8 block at picture position (bx, by) covers an occupied sample.
 static bool blockOccupied(const Picture& occupancy, uint32_t precision, uint32_t bx, uint32_t by) {
-  bool occupied = false;
-  for (uint32_t y = by / precision; y < (by + 8) / precision; ++y)
-    for (uint32_t x = bx / precision; x < (bx + 8) / precision; ++x)
-      occupied |= occupancy.planes[0].samples[size_t(y) * occupancy.width + x] != 0;
-  return occupied;
+  return regionOccupied(occupancy, precision, bx, by, 8);
 }
 
 TEST(empty_attribute_blocks_repeat_the_previous_picture_while_patch_colours_change) {

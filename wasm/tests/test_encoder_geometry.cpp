@@ -1,32 +1,19 @@
 // The encoder's geometry pictures as the video codec sees them: in inter-coded pictures the
 // depths of regions no point reads are repeated from the picture before, so the decoded pictures
 // carry the same samples there (the codec skips them) even while the surface moves in depth.
-#include <cmath>
-#include <set>
-
 #include "harness.h"
+#include "sphere_pictures.h"
 #include "vpcc/encoder.h"
 #include "vpcc/parser.h"
 #include "vpcc/reconstruct.h"
 
 using namespace vpcc;
+using namespace vpcc::testpictures;
 
 /// A voxelized sphere moving 5 voxels along each axis per frame, so the depths of every patch
 /// change.
 static InputFrame movingSphere(int frame) {
-  InputFrame f;
-  std::set<uint64_t> seen;
-  const double cx = 300 + 5 * frame, cy = 300 + 5 * frame, cz = 300 + 5 * frame, r = 120;
-  for (int i = 0; i < 800; ++i)
-    for (int j = 0; j < 400; ++j) {
-      const double theta = 2 * M_PI * i / 800, phi = M_PI * j / 400;
-      const double x = cx + r * std::sin(phi) * std::cos(theta), y = cy + r * std::cos(phi), z = cz + r * std::sin(phi) * std::sin(theta);
-      const uint16_t p[3] = {uint16_t(std::lround(x)), uint16_t(std::lround(y)), uint16_t(std::lround(z))};
-      if (!seen.insert(uint64_t(p[0]) | uint64_t(p[1]) << 16 | uint64_t(p[2]) << 32).second) continue;
-      f.positions.insert(f.positions.end(), p, p + 3);
-      f.colors.insert(f.colors.end(), {128, 128, 128});
-    }
-  return f;
+  return voxelSphere(300 + 5 * frame, [](double, int, uint8_t* rgb) { rgb[0] = rgb[1] = rgb[2] = 128; });
 }
 
 /// Whether the 16×16 luma region at (rx, ry) of two pictures holds the same samples.
@@ -66,10 +53,7 @@ TEST(empty_geometry_regions_repeat_the_previous_picture_while_depths_change) {
     const uint32_t precision = picture.width / occupancy.width;
     for (uint32_t ry = 0; ry + 16 <= picture.height; ry += 16)
       for (uint32_t rx = 0; rx + 16 <= picture.width; rx += 16) {
-        bool occupied = false;
-        for (uint32_t y = ry / precision; y < (ry + 16) / precision; ++y)
-          for (uint32_t x = rx / precision; x < (rx + 16) / precision; ++x)
-            occupied |= occupancy.planes[0].samples[size_t(y) * occupancy.width + x] != 0;
+        const bool occupied = regionOccupied(occupancy, precision, rx, ry, 16);
         const bool same = sameRegion(picture, previous, rx, ry);
         (occupied ? occupiedRegions : emptyRegions) += 1;
         (occupied ? occupiedRepeated : repeated) += same;

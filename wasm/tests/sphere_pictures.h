@@ -1,0 +1,43 @@
+// What the encoder picture tests (test_encoder_geometry.cpp, test_encoder_attribute.cpp) share:
+// a voxelized sphere as input, and whether a region of a decoded picture is occupied.
+#pragma once
+#include <cmath>
+#include <cstdint>
+#include <set>
+
+#include "vpcc/encoder.h"
+#include "vpcc/reconstruct.h"
+
+namespace vpcc::testpictures {
+
+/// A voxelized sphere of radius 120 around (c, c, c): the grid points of 800 × 400 steps of
+/// (θ, φ), rounded, the duplicates dropped; `colour(θ, j, rgb)` colours the point of φ step j.
+template <class Colour>
+InputFrame voxelSphere(double c, Colour colour) {
+  InputFrame f;
+  std::set<uint64_t> seen;
+  const double r = 120;
+  for (int i = 0; i < 800; ++i)
+    for (int j = 0; j < 400; ++j) {
+      const double theta = 2 * M_PI * i / 800, phi = M_PI * j / 400;
+      const double x = c + r * std::sin(phi) * std::cos(theta), y = c + r * std::cos(phi), z = c + r * std::sin(phi) * std::sin(theta);
+      const uint16_t p[3] = {uint16_t(std::lround(x)), uint16_t(std::lround(y)), uint16_t(std::lround(z))};
+      if (!seen.insert(uint64_t(p[0]) | uint64_t(p[1]) << 16 | uint64_t(p[2]) << 32).second) continue;
+      f.positions.insert(f.positions.end(), p, p + 3);
+      uint8_t rgb[3];
+      colour(theta, j, rgb);
+      f.colors.insert(f.colors.end(), rgb, rgb + 3);
+    }
+  return f;
+}
+
+/// Whether the size × size region at picture position (x0, y0) covers an occupied sample of
+/// `occupancy`, a map at `precision` picture samples per occupancy sample.
+inline bool regionOccupied(const Picture& occupancy, uint32_t precision, uint32_t x0, uint32_t y0, uint32_t size) {
+  for (uint32_t y = y0 / precision; y < (y0 + size) / precision; ++y)
+    for (uint32_t x = x0 / precision; x < (x0 + size) / precision; ++x)
+      if (occupancy.planes[0].samples[size_t(y) * occupancy.width + x] != 0) return true;
+  return false;
+}
+
+}  // namespace vpcc::testpictures
