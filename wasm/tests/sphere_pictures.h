@@ -6,7 +6,10 @@
 #include <set>
 
 #include "vpcc/encoder.h"
+#include "vpcc/parser.h"
 #include "vpcc/reconstruct.h"
+#include "vpcc/video.h"
+#include "vpcc/video_encoder.h"
 
 namespace vpcc::testpictures {
 
@@ -29,6 +32,16 @@ InputFrame voxelSphere(double c, Colour colour) {
       f.colors.insert(f.colors.end(), rgb, rgb + 3);
     }
   return f;
+}
+
+/// `frames` encoded with `cfg` (x265 / libav) and the stream's video sub-bitstreams decoded back;
+/// `sequences` is how many V3C sequences the stream held (the tests expect one; with none the
+/// video is empty).
+inline DecodedVideo encodeAndDecodeVideo(const std::vector<InputFrame>& frames, const EncoderConfig& cfg, size_t& sequences) {
+  auto encoder = makeLibavEncoder();
+  const auto seqs = parseSampleStream(encodeSequence(frames, cfg, *encoder));
+  sequences = seqs.size();
+  return seqs.empty() ? DecodedVideo{} : decodeVideo(seqs[0], *makeLibavDecoder());
 }
 
 /// Whether the size × size region at picture position (x0, y0) covers an occupied sample of
