@@ -53,4 +53,36 @@ inline bool regionOccupied(const Picture& occupancy, uint32_t precision, uint32_
   return false;
 }
 
+/// How often a region of map 0 decoded exactly as in the picture before it (map 1 of the frame
+/// before), counted apart for regions with and without an occupied sample.
+struct RepeatCounts {
+  size_t empty = 0, emptyRepeated = 0, occupied = 0, occupiedRepeated = 0;
+};
+
+/// Counts, over frames 1 … n − 1 of maps-interleaved `pictures` (`mapCount` a frame) and their
+/// `occupancy`, the aligned size × size regions of map 0 for which `same(picture, previous, x, y)`.
+template <class Same>
+RepeatCounts countRepeatedRegions(const std::vector<Picture>& occupancyMaps, const std::vector<Picture>& pictures, size_t mapCount,
+                                  uint32_t size, Same same) {
+  RepeatCounts n;
+  for (size_t f = 1; f < occupancyMaps.size(); ++f) {
+    const Picture& occupancy = occupancyMaps[f];
+    const Picture& picture = pictures[f * mapCount];
+    const Picture& previous = pictures[f * mapCount - 1];
+    const uint32_t precision = picture.width / occupancy.width;
+    for (uint32_t y = 0; y + size <= picture.height; y += size)
+      for (uint32_t x = 0; x + size <= picture.width; x += size) {
+        const bool repeated = same(picture, previous, x, y);
+        if (regionOccupied(occupancy, precision, x, y, size)) {
+          ++n.occupied;
+          n.occupiedRepeated += repeated;
+        } else {
+          ++n.empty;
+          n.emptyRepeated += repeated;
+        }
+      }
+  }
+  return n;
+}
+
 }  // namespace vpcc::testpictures

@@ -58,20 +58,8 @@ TEST(empty_attribute_blocks_repeat_the_previous_picture_while_patch_colours_chan
 
   // Map 0 of frames 1 and 2 against the picture before each (map 1 of the frame before): every
   // patch colour is 20 brighter, so only repeated padding can decode identically.
-  size_t emptyBlocks = 0, repeated = 0, occupiedBlocks = 0, occupiedRepeated = 0;
-  for (size_t f = 1; f < frames.size(); ++f) {
-    const Picture& occupancy = video.occupancy[f];
-    const Picture& picture = pictures[f * cfg.mapCount];
-    const Picture& previous = pictures[f * cfg.mapCount - 1];
-    const uint32_t precision = picture.width / occupancy.width;
-    for (uint32_t by = 0; by + 8 <= picture.height; by += 8)
-      for (uint32_t bx = 0; bx + 8 <= picture.width; bx += 8) {
-        const bool occupied = blockOccupied(occupancy, precision, bx, by);
-        const bool same = sameBlock(picture, previous, bx, by);
-        (occupied ? occupiedBlocks : emptyBlocks) += 1;
-        (occupied ? occupiedRepeated : repeated) += same;
-      }
-  }
+  const RepeatCounts n = countRepeatedRegions(video.occupancy, pictures, cfg.mapCount, 8, sameBlock);
+  const size_t emptyBlocks = n.empty, repeated = n.emptyRepeated, occupiedBlocks = n.occupied, occupiedRepeated = n.occupiedRepeated;
   std::printf("  empty blocks decoded as in the picture before: %zu of %zu (occupied: %zu of %zu)\n", repeated, emptyBlocks,
               occupiedRepeated, occupiedBlocks);
   CHECK(emptyBlocks > 100 && occupiedBlocks > 100);

@@ -43,20 +43,8 @@ TEST(empty_geometry_regions_repeat_the_previous_picture_while_depths_change) {
 
   // Map 0 of frames 1 and 2 against the picture before each (map 1 of the frame before), per
   // aligned 16×16 region with no occupied block, and per region with one.
-  size_t emptyRegions = 0, repeated = 0, occupiedRegions = 0, occupiedRepeated = 0;
-  for (size_t f = 1; f < frames.size(); ++f) {
-    const Picture& occupancy = video.occupancy[f];
-    const Picture& picture = pictures[f * cfg.mapCount];
-    const Picture& previous = pictures[f * cfg.mapCount - 1];
-    const uint32_t precision = picture.width / occupancy.width;
-    for (uint32_t ry = 0; ry + 16 <= picture.height; ry += 16)
-      for (uint32_t rx = 0; rx + 16 <= picture.width; rx += 16) {
-        const bool occupied = regionOccupied(occupancy, precision, rx, ry, 16);
-        const bool same = sameRegion(picture, previous, rx, ry);
-        (occupied ? occupiedRegions : emptyRegions) += 1;
-        (occupied ? occupiedRepeated : repeated) += same;
-      }
-  }
+  const RepeatCounts n = countRepeatedRegions(video.occupancy, pictures, cfg.mapCount, 16, sameRegion);
+  const size_t emptyRegions = n.empty, repeated = n.emptyRepeated, occupiedRegions = n.occupied, occupiedRepeated = n.occupiedRepeated;
   std::printf("  empty regions decoded as in the picture before: %zu of %zu (occupied: %zu of %zu)\n", repeated, emptyRegions,
               occupiedRepeated, occupiedRegions);
   CHECK(emptyRegions > 50 && occupiedRegions > 50);
