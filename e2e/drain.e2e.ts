@@ -119,70 +119,95 @@ afterAll(async () => {
 });
 
 describe('drain', () => {
-  // Chromium 156 resolves a session's `draining` promise only with experimental web platform
-  // features on; without them the player learns of the drain from the origin (drain.ts).
+  // Chromium 156 resolves a session's `draining` promise only with its Blink feature
+  // `WebTransportDraining` on; without it the player learns of the drain from the origin
+  // (drain.ts).
   it.each([
     { mode: 'qr', draining: false },
     { mode: 'qpr-fec', draining: false },
     { mode: 'qr', draining: true },
   ])('mode $mode, draining promise $draining: SIGTERM to the origin in use moves playback to the other with no freeze and no object lost', async ({ mode, draining }) => {
-    const [originA, originB] = await twoOrigins();
-    const args = draining ? ['--enable-experimental-web-platform-features'] : [];
-    browser = await launch({ spki: await spkiHash('127.0.0.1', originA.quicPort), args });
-    const b = browser;
-    await b.page.addInitScript(watchSessions);
-    const query = new URLSearchParams({ origin: originA.httpsBase, manifest: MANIFEST, autoplay: '1', render: '0', mode, duration: '60' });
-    await b.page.goto(`${originA.httpBase}/?${query}`);
-    const before = await until(b, 'three seconds played', async () => {
-      const s = await stats(b);
-      return s && s.playedS > 3 && s.endpoint ? s : null;
-    }, 60_000);
-    const [victim, survivor] = before.endpoint === wtUrl(originA) ? [originA, originB] : [originB, originA];
-    // SIGTERM as a segment's requests go out, so that some are in flight on the draining session
-    // and others reach it after the drain began (refused, asked again on the other origin).
-    const drainAtS = await nextRequest(b);
-    victim.process.kill('SIGTERM');
-    const moved = await until(b, 'the session on the other origin', async () => {
-      const s = await stats(b);
-      return s?.endpoint === wtUrl(survivor) ? s : null;
-    }, 20_000);
-    // The drained origin finishes and exits by itself, well within its 10-s grace period.
-    expect(await exited(victim, 15_000), victim.output().slice(-2000)).toBe(0);
-    await until(b, 'five more seconds played', async () => ((await stats(b))?.playedS ?? 0) > moved.playedS + 5, 30_000);
-    const log = await qoe(b);
-    // What happened, before any check: the access log's refusals and the origin's warnings.
-    const refused = (victim.output().match(/status=503/g) ?? []).length;
-    const warnings = victim.output().split('\n').filter((l) => /WARN|ERROR/.test(l)).slice(-10);
-    console.log(`drain (${mode}${draining ? ', draining promise' : ''}): SIGTERM at ${drainAtS.toFixed(2)} s; ` +
-      `switches ${JSON.stringify(log.switches)}; ${refused} requests refused by the draining origin (asked again on the other)${warnings.length ? `; origin: ${warnings.join(' | ')}` : ''}`);
-    const after = (log.switches ?? []).filter((s) => s.atS >= drainAtS);
-    // With the draining promise the player always learns of the drain in time. Without it, it
-    // learns from a refusal or the clean close — but Chromium 156 reports about one drained
-    // session in six as `Connection lost.` (closed rejects) before either reaches the page, which
-    // reads as a loss: the move is the same, its reason is not (docs/player.md → Drain).
-    const reasons = draining ? ['drain'] : ['drain', 'session lost'];
-    expect(after, JSON.stringify(log.switches)).toEqual([expect.objectContaining({ from: wtUrl(victim), to: wtUrl(survivor) })]);
-    expect(reasons, JSON.stringify(log.switches)).toContain(after[0].reason);
-    const freezes = log.freezes.filter((f) => f.atS + f.durationS >= drainAtS);
-    expect(freezes, JSON.stringify(freezes)).toEqual([]);
-    // Every object asked for from a buffer before the drain on (those in flight on the draining
-    // session, those refused by it and asked again, those from the other origin) arrived.
-    const around = log.segments.filter((s) => s.delivery !== 'skip' && s.requestedAtS >= drainAtS - 2.5);
-    const lost = around.filter((s) => !s.recovered);
-    expect(lost.map((s) => `${s.object}#${s.index} q${s.quality} ${s.delivery} at ${s.requestedAtS.toFixed(2)} s`)).toEqual([]);
-    expect(around.some((s) => s.requestedAtS < drainAtS), 'objects requested before the drain').toBe(true);
-    const fromSurvivor = around.filter((s) => s.requestedAtS > after[0].atS && s.decoded && s.transport === 'webtransport');
-    expect(fromSurvivor.length, 'objects decoded from the other origin').toBeGreaterThan(0);
-    const drainingResolved = await b.page.evaluate(() => window.drainingResolved ?? 0);
-    if (draining) expect(drainingResolved, 'the draining promise resolved').toBeGreaterThan(0);
-    const final = (await stats(b))!;
-    expect(final.lastSwitchReason).toBe(after[0].reason);
-    expect(final.transport).toBe('webtransport');
-    const inFlight = around.filter((s) => s.requestedAtS < drainAtS && (s.completedAtS ?? 0) > drainAtS).length;
-    console.log(`drain (${mode}): switched (${after[0].reason}) ${((after[0].atS - drainAtS) * 1000).toFixed(0)} ms after the SIGTERM; ${around.length} objects around it ` +
-      `(${inFlight} in flight at the SIGTERM; draining promises resolved: ${drainingResolved}), none lost, no freeze`);
-    await b.close();
-    browser = null;
-    await survivor.stop();
-  }, 150_000);
+    // Chromium 156's renderer sometimes crashes as the origin drains (a null dereference on the
+    // page's main thread, in one drain in five to ten here; docs/player.md → Drain, "Known
+    // browser defect"). Web content must not be able to crash a renderer, so that is Chromium's
+    // defect: a crashed attempt is logged and run again in a fresh browser with fresh origins,
+    // up to three attempts; a third crash, or any other failure, fails the test.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await drainScenario(mode, draining);
+        return;
+      } catch (error) {
+        const crashed = browser?.crashed() ?? false;
+        await browser?.close();
+        browser = null;
+        if (!crashed || attempt === 3) throw error;
+        console.log(`drain (${mode}): Chromium's renderer crashed (attempt ${attempt}); once more in a fresh browser`);
+      }
+    }
+  }, 300_000);
 });
+
+/**
+ * One drain: two fresh origins, a fresh browser playing from the first, SIGTERM to the one in
+ * use as a segment's requests go out, and every check of the move.
+ */
+async function drainScenario(mode: string, draining: boolean): Promise<void> {
+  const [originA, originB] = await twoOrigins();
+  const args = draining ? ['--enable-blink-features=WebTransportDraining'] : [];
+  browser = await launch({ spki: await spkiHash('127.0.0.1', originA.quicPort), args });
+  const b = browser;
+  await b.page.addInitScript(watchSessions);
+  const query = new URLSearchParams({ origin: originA.httpsBase, manifest: MANIFEST, autoplay: '1', render: '0', mode, duration: '60' });
+  await b.page.goto(`${originA.httpBase}/?${query}`);
+  const before = await until(b, 'three seconds played', async () => {
+    const s = await stats(b);
+    return s && s.playedS > 3 && s.endpoint ? s : null;
+  }, 60_000);
+  const [victim, survivor] = before.endpoint === wtUrl(originA) ? [originA, originB] : [originB, originA];
+  // SIGTERM as a segment's requests go out, so that some are in flight on the draining session
+  // and others reach it after the drain began (refused, asked again on the other origin).
+  const drainAtS = await nextRequest(b);
+  victim.process.kill('SIGTERM');
+  const moved = await until(b, 'the session on the other origin', async () => {
+    const s = await stats(b);
+    return s?.endpoint === wtUrl(survivor) ? s : null;
+  }, 20_000);
+  // The drained origin finishes and exits by itself, well within its 10-s grace period.
+  expect(await exited(victim, 15_000), victim.output().slice(-2000)).toBe(0);
+  await until(b, 'five more seconds played', async () => ((await stats(b))?.playedS ?? 0) > moved.playedS + 5, 30_000);
+  const log = await qoe(b);
+  // What happened, before any check: the access log's refusals and the origin's warnings.
+  const refused = (victim.output().match(/status=503/g) ?? []).length;
+  const warnings = victim.output().split('\n').filter((l) => /WARN|ERROR/.test(l)).slice(-10);
+  console.log(`drain (${mode}${draining ? ', draining promise' : ''}): SIGTERM at ${drainAtS.toFixed(2)} s; ` +
+    `switches ${JSON.stringify(log.switches)}; ${refused} requests refused by the draining origin (asked again on the other)${warnings.length ? `; origin: ${warnings.join(' | ')}` : ''}`);
+  const after = (log.switches ?? []).filter((s) => s.atS >= drainAtS);
+  // With the draining promise the player always learns of the drain in time. Without it, it
+  // learns from a refusal or the clean close — but Chromium 156 reports about one drained
+  // session in six as `Connection lost.` (closed rejects) before either reaches the page, which
+  // reads as a loss: the move is the same, its reason is not (docs/player.md → Drain).
+  const reasons = draining ? ['drain'] : ['drain', 'session lost'];
+  expect(after, JSON.stringify(log.switches)).toEqual([expect.objectContaining({ from: wtUrl(victim), to: wtUrl(survivor) })]);
+  expect(reasons, JSON.stringify(log.switches)).toContain(after[0].reason);
+  const freezes = log.freezes.filter((f) => f.atS + f.durationS >= drainAtS);
+  expect(freezes, JSON.stringify(freezes)).toEqual([]);
+  // Every object asked for from a buffer before the drain on (those in flight on the draining
+  // session, those refused by it and asked again, those from the other origin) arrived.
+  const around = log.segments.filter((s) => s.delivery !== 'skip' && s.requestedAtS >= drainAtS - 2.5);
+  const lost = around.filter((s) => !s.recovered);
+  expect(lost.map((s) => `${s.object}#${s.index} q${s.quality} ${s.delivery} at ${s.requestedAtS.toFixed(2)} s`)).toEqual([]);
+  expect(around.some((s) => s.requestedAtS < drainAtS), 'objects requested before the drain').toBe(true);
+  const fromSurvivor = around.filter((s) => s.requestedAtS > after[0].atS && s.decoded && s.transport === 'webtransport');
+  expect(fromSurvivor.length, 'objects decoded from the other origin').toBeGreaterThan(0);
+  const drainingResolved = await b.page.evaluate(() => window.drainingResolved ?? 0);
+  if (draining) expect(drainingResolved, 'the draining promise resolved').toBeGreaterThan(0);
+  const final = (await stats(b))!;
+  expect(final.lastSwitchReason).toBe(after[0].reason);
+  expect(final.transport).toBe('webtransport');
+  const inFlight = around.filter((s) => s.requestedAtS < drainAtS && (s.completedAtS ?? 0) > drainAtS).length;
+  console.log(`drain (${mode}): switched (${after[0].reason}) ${((after[0].atS - drainAtS) * 1000).toFixed(0)} ms after the SIGTERM; ${around.length} objects around it ` +
+    `(${inFlight} in flight at the SIGTERM; draining promises resolved: ${drainingResolved}), none lost, no freeze`);
+  await b.close();
+  browser = null;
+  await survivor.stop();
+}

@@ -12,6 +12,8 @@ export interface Browser {
   page: Page;
   /** Console and page errors, for failure messages. */
   log: string[];
+  /** Whether the page's renderer process crashed (Playwright's `crash` event). */
+  crashed(): boolean;
   close(): Promise<void>;
 }
 
@@ -19,7 +21,7 @@ export interface Browser {
  * `spki`: the origin's SPKI hash, so HTTPS reaches its self-signed certificate. `forceQuic`:
  * `host:port` that Chromium must reach over QUIC (HTTP/3) from the first request, as it would
  * after an `Alt-Svc` from a trusted origin (findings §1: only together with `spki`). `args`: more
- * command-line flags (e.g. `--enable-experimental-web-platform-features`).
+ * command-line flags (e.g. `--enable-blink-features=WebTransportDraining`).
  */
 export async function launch(options: { spki?: string; forceQuic?: string; args?: string[] } = {}): Promise<Browser> {
   const profile = mkdtempSync(join(tmpdir(), 'holoquic-e2e-'));
@@ -33,8 +35,11 @@ export async function launch(options: { spki?: string; forceQuic?: string; args?
   const log: string[] = [];
   page.on('console', (m) => log.push(`[${m.type()}] ${m.text()}`));
   page.on('pageerror', (e) => log.push(`[pageerror] ${e.message}`));
+  let crashed = false;
+  page.on('crash', () => { crashed = true; });
   return {
     context, page, log,
+    crashed: () => crashed,
     close: async () => {
       await context.close();
       rmSync(profile, { recursive: true, force: true });

@@ -5,7 +5,8 @@
  *
  * - the session's `draining` promise, which a browser resolves when the origin sends
  *   DRAIN_WEBTRANSPORT_SESSION (Chromium 156 has it only behind
- *   `--enable-experimental-web-platform-features`, so it is looked for, never assumed);
+ *   `--enable-blink-features=WebTransportDraining` or all experimental web platform features,
+ *   so it is looked for, never assumed);
  * - the origin's answer to a new request on a draining session: RESPONSE 503 with the message
  *   `DRAIN_REFUSAL_PREFIX…` (docs/protocol.md §3). It costs the request one round trip, and the
  *   session asks for it again on the next origin, so nothing is lost;
