@@ -128,10 +128,13 @@ describe('drain', () => {
     { mode: 'qr', draining: true },
   ])('mode $mode, draining promise $draining: SIGTERM to the origin in use moves playback to the other with no freeze and no object lost', async ({ mode, draining }) => {
     // Chromium 156's renderer sometimes crashes as the origin drains (a null dereference on the
-    // page's main thread, in one drain in five to ten here; docs/player.md → Drain, "Known
-    // browser defect"). Web content must not be able to crash a renderer, so that is Chromium's
-    // defect: a crashed attempt is logged and run again in a fresh browser with fresh origins,
-    // up to three attempts; a third crash, or any other failure, fails the test.
+    // page's main thread; docs/player.md → Drain, "Known browser defect": one drain in five to
+    // ten here while this test polled the page through the drain, about one in 70 when nothing
+    // asks the page anything, which is why it waits for the origin's exit before asking; no
+    // change of ours was shown to avoid it; e2e/bench/drain-crash.ts measures the rate). Web
+    // content must not be able to crash a renderer, so that is Chromium's defect: a crashed
+    // attempt is logged and run again in a fresh browser with fresh origins, up to three
+    // attempts; a third crash, or any other failure, fails the test.
     for (let attempt = 1; ; attempt++) {
       try {
         await drainScenario(mode, draining);
@@ -168,12 +171,15 @@ async function drainScenario(mode: string, draining: boolean): Promise<void> {
   // and others reach it after the drain began (refused, asked again on the other origin).
   const drainAtS = await nextRequest(b);
   victim.process.kill('SIGTERM');
+  // The drained origin finishes and exits by itself, well within its 10-s grace period. Nothing
+  // is asked of the page until then: Chromium's renderer crash (see the retry above) comes in
+  // that moment, and far more often while the test runs script on the page
+  // (e2e/bench/drain-crash.ts --poll).
+  expect(await exited(victim, 15_000), victim.output().slice(-2000)).toBe(0);
   const moved = await until(b, 'the session on the other origin', async () => {
     const s = await stats(b);
     return s?.endpoint === wtUrl(survivor) ? s : null;
   }, 20_000);
-  // The drained origin finishes and exits by itself, well within its 10-s grace period.
-  expect(await exited(victim, 15_000), victim.output().slice(-2000)).toBe(0);
   await until(b, 'five more seconds played', async () => ((await stats(b))?.playedS ?? 0) > moved.playedS + 5, 30_000);
   // A segment's records are written when it is shown, and the first objects asked of the other
   // origin are for a segment a buffer target ahead (4 s once the link counted as volatile): five
