@@ -33,14 +33,17 @@ using vpcc::libav::Owned;
 /// TMC2's encoder).
 constexpr const char* kAttributeAnalysis = ":rd=6:rskip=0:tu-intra-depth=2:tu-inter-depth=2:deblock=-1,-1";
 
-/// x265's I/P QP ratio for the geometry video coded as one GOP (issue 37): the IDR picture 4.6 QP
-/// below the P pictures instead of x265's 2.9 (ipratio 1.4). D1's loss is nearly all one-voxel
-/// offsets from the quantisation of depths, and every later depth picture of the GOP predicts
-/// from that first one, as MPEG's random-access hierarchy codes its intra picture finer than
-/// the pictures that refer to it. Under all-intra (a GOP of two: map 0 intra, map 1 P) x265's
-/// ratio stays. Costs no encoding time; Fox, 8 frames, one GOP: D1 BD-rate −4.4 %, Y +0.7 %
-/// (docs/benchmarks.md, "Encoder rate-distortion: geometry", step 6).
-constexpr const char* kGeometryOneGop = ":ipratio=1.7";
+/// x265 options for the geometry video coded as one GOP (issue 37; docs/benchmarks.md, "Encoder
+/// rate-distortion: geometry"). D1's loss is nearly all one-voxel offsets from the quantisation
+/// of depths, and every later depth picture of the GOP predicts from the first one:
+///  - ipratio=1.7: the IDR picture 4.6 QP below the P pictures instead of x265's 2.9 (1.4), as
+///    MPEG's random-access hierarchy codes its intra picture finer than the pictures that refer
+///    to it (step 6: Fox D1 BD-rate −4.4 %, Y +0.7 %; no encoding time);
+///  - rd=6: full rate-distortion mode and split decisions, as the attribute video has (step 9:
+///    D1 −7.8 % CesiumMan, −4.0 % Fox, Y −2.5 / −1.3 %, for ~12 % more encoding CPU).
+/// Under all-intra (a GOP of two: map 0 intra, map 1 P) neither pays: x265's ratio stays, and
+/// rd=6 measured neutral there (−0.1 %), so it is not spent.
+constexpr const char* kGeometryOneGop = ":ipratio=1.7:rd=6";
 
 /// The x265 options a video gets on top of its preset; none when a preset is named (it is taken
 /// as it is).
