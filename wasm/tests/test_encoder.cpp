@@ -172,6 +172,32 @@ TEST(components_too_small_for_a_patch_are_dropped_within_a_bound) {
   CHECK(onlySquares.coveredPoints >= squares.size() * 97 / 100);
 }
 
+/// A square sheet of side `side` at depth z, facing along z, from corner (x0, y0).
+static void addSheet(InputFrame& f, int x0, int y0, int side, int z) {
+  for (int y = y0; y < y0 + side; ++y)
+    for (int x = x0; x < x0 + side; ++x) {
+      const uint16_t p[3] = {uint16_t(x), uint16_t(y), uint16_t(z)};
+      f.positions.insert(f.positions.end(), p, p + 3);
+      f.colors.insert(f.colors.end(), {uint8_t(x), uint8_t(y), 90});
+    }
+}
+
+// A small sheet in front of a large one, both seen by the same projection plane (and a third
+// sheet behind them all, facing the other way so the slab centroids orient the first two
+// alike): each sheet is one surface and becomes one patch. Projected together, the small sheet
+// would hide the large one's middle and leave it for a second patch behind a hole.
+TEST(a_surface_behind_a_nearer_one_stays_one_patch) {
+  auto video = makeLibavEncoder();
+  InputFrame frame;
+  addSheet(frame, 100, 100, 120, 300);
+  addSheet(frame, 140, 140, 40, 200);
+  addSheet(frame, 100, 100, 120, 800);
+  EncodeStats stats;
+  encodeSequence({frame}, EncoderConfig{}, *video, &stats);
+  CHECK_EQ(stats.patches, size_t(3));
+  CHECK_EQ(stats.coveredPoints, frame.size());
+}
+
 TEST(level_of_detail_two_keeps_about_a_quarter_of_the_points) {
   const std::vector<InputFrame> frames = {sphereFrame(0)};
   auto video = makeLibavEncoder();
