@@ -6,40 +6,30 @@
  * <holoquic-player src="https://origin.example:4433/content/demo/manifest.mpd" mode="qpr-fec" autoplay></holoquic-player>
  * ```
  *
- * Attributes (attributes.ts: which act on the running player, which build a new one): `src`
- * (manifest URL), `origin`, `mode`, `abr`, `k`, `reliability` (`Q0` … `Q100`), `buffer`,
- * `volatile-buffer`, `stall-timeout`, `duration` (stop after so many seconds), `loop` (a boolean
- * attribute, as `<video>`'s), `autoplay`, `render="off"` (decode without drawing: experiments), `splat`,
- * `max-quality` (a cap on the quality fetched), `controls` (the built-in control bar, controls.ts;
- * absent: only Enter VR/AR buttons; `"off"`: none), `when-hidden="play"` (keep playing while unseen; by
- * default the element pauses while the page — or, in WebXR, the headset's session — is hidden),
- * `reconstruction` (`cpu`: reconstruct points in the decode workers; `gpu`: in the vertex shader;
- * absent or `auto`: the workers on a software rasteriser, the shader on a GPU — rasterizer.ts),
- * `qoe-kept` (QoE records `qoe()` keeps, the most recent; every one is also a `qoesegment` event).
+ * Attributes: attributes.ts (which act on the running player, which build a new one); the
+ * control bar: controls.ts (`controls`); pausing while unseen: hiddenPause.ts (`when-hidden`);
+ * how the player and the renderer are built: elementSetup.ts (`render`, `splat`, `reconstruction`).
  *
  * Media API: `currentTime` (setting it seeks), `duration` (one pass of the scene; a growing
- * scene's grows, with `durationchange`), `seekable`, `paused`,
- * `ended`, `loop`, `seeking`, `buffered`, `readyState`, `error` (`MediaError`-like), `play()`
- * returning a promise, `pause()`; media events and the player's own (mediaEvents.ts), typed by
- * `HoloquicPlayerEventMap` (mediaTypes.ts). Also `load`, `setMode`, `setPoseSource`,
- * `getStats`, `qoe`, `xrModes`, `enterXR`, `close`, `maxQuality`.
+ * scene's grows, with `durationchange`), `seekable`, `paused`, `ended`, `loop`, `seeking`,
+ * `buffered`, `readyState`, `error` (`MediaError`-like), `play()` returning a promise, `pause()`;
+ * media events and the player's own (mediaEvents.ts), typed by `HoloquicPlayerEventMap`
+ * (mediaTypes.ts). Also `load`, `setMode`, `setPoseSource`, `getStats`, `qoe`, `xrModes`,
+ * `enterXR`, `close`, `maxQuality`.
  */
-import { createDecoderPool, type DecoderPoolStats } from '../decoder';
 import type { SceneModel } from '../model/scene';
-import { Player } from '../player/player';
-import { PLAYER_ERROR, type PlayerStats, type PlayerState } from '../player/report';
-import { type PlayerOptions } from '../player/options';
+import type { Player } from '../player/player';
+import { PLAYER_ERROR, type PlayerState } from '../player/report';
 import { PLAYER_MODES, type PlayerMode } from '../model/modes';
 import type { QoeLog } from '../model/qoe';
-import { SPLAT_SHAPES, type SplatShape } from '../render/pointMaterial';
-import { probeRenderer, type ReconstructionPath, reconstructionChoice, reconstructionFor } from '../render/rasterizer';
-import { type RenderStats, SceneRenderer } from '../render/sceneRenderer';
+import type { SceneRenderer } from '../render/sceneRenderer';
 import type { XRMode } from '../render/xr';
 import type { PoseSource } from '../model/pose';
-import { createViewportModel } from '../viewport/visibility';
-import { applyLiveAttribute, AttributeError, LIVE_ATTRIBUTES, loopAttribute, maxQualityAttribute, optionsFromAttributes, RELOAD_ATTRIBUTES } from './attributes';
+import { applyLiveAttribute, LIVE_ATTRIBUTES, loopAttribute, maxQualityAttribute, RELOAD_ATTRIBUTES } from './attributes';
 import { PlayerControls } from './controls';
 import { controlsShown } from './controlsLogic';
+import { type BuiltPlayer, buildPlayer, connectView, type HoloquicPlayerOptions, type HoloquicStats, openView } from './elementSetup';
+import { HiddenPause } from './hiddenPause';
 import { MediaEvents } from './mediaEvents';
 import { bufferedRanges, HoloquicTimeRanges, type MediaSnapshot, readyStateOf } from './mediaState';
 import { HoloquicMediaError, type HoloquicPlayerEventMap, type ReadyState } from './mediaTypes';
@@ -47,21 +37,7 @@ import { HoloquicMediaError, type HoloquicPlayerEventMap, type ReadyState } from
 export { PLAYER_EVENTS } from './mediaEvents';
 export { HoloquicMediaError, READY_STATE, type HoloquicPlayerEventMap, type ReadyState } from './mediaTypes';
 export type { HoloquicTimeRanges } from './mediaState';
-
-/** Player options an embedding page may set in code (attributes cover the common ones). */
-export type HoloquicPlayerOptions = Partial<Omit<PlayerOptions, 'manifestUrl'>>;
-
-export interface HoloquicStats extends PlayerStats {
-  /** Null when the element does not draw (`render="off"`) or has not loaded. */
-  render: RenderStats | null;
-  /** The element's decode worker pool (null when the page supplied its own decoder). */
-  decoder: DecoderPoolStats | null;
-  /**
-   * Where frames are reconstructed and why: the path, and the WebGL renderer it was chosen for
-   * (src/render/rasterizer.ts; null when not drawing).
-   */
-  reconstruction: { path: ReconstructionPath; renderer: string | null } | null;
-}
+export type { HoloquicPlayerOptions, HoloquicStats } from './elementSetup';
 
 export class HoloquicPlayerElement extends HTMLElement {
   static readonly observedAttributes = [...LIVE_ATTRIBUTES, ...RELOAD_ATTRIBUTES];
@@ -72,8 +48,8 @@ export class HoloquicPlayerElement extends HTMLElement {
   /** Counts close() calls: a load that began before the last one draws nothing. */
   private closings = 0;
   private view: SceneRenderer | null = null;
-  private decoder: ReturnType<typeof createDecoderPool> | null = null;
-  private reconstruction: HoloquicStats['reconstruction'] = null;
+  private decoder: BuiltPlayer['decoder'] = null;
+  private reconstruction: BuiltPlayer['reconstruction'] = null;
   private poseOverride: PoseSource | null = null;
   private loading: Promise<SceneModel> | null = null;
   /** Why the element could not even create its player (bad attributes, no src). */
@@ -85,30 +61,12 @@ export class HoloquicPlayerElement extends HTMLElement {
   private readonly media = new MediaEvents(this, () => this.currentTime, () => this.onPassEnded());
   private readonly viewHost: HTMLDivElement;
   private readonly controls: PlayerControls;
-  /** The element paused itself because it could not be seen: being seen again resumes it. */
-  private pausedWhileHidden = false;
-  /**
-   * A hidden page gets no animation frames and its timers are throttled (to once a second, then
-   * once a minute): playing on would request late and freeze unseen, and the QoE log would count
-   * those freezes. So the element pauses while nobody can see it — the page hidden, or, while a
-   * headset presents, the headset's session hidden (taken off; the headset, not the tab, decides
-   * what is seen then) — and resumes when it is seen again. `paused` does not change: the viewer did not pause.
-   */
-  private readonly onVisibilityChange = (): void => {
-    const player = this.playerInstance;
-    if (!player) return;
-    const xr = this.view?.xrVisibility ?? null;
-    const unseen = this.getAttribute('when-hidden') !== 'play' && (xr !== null ? xr === 'hidden' : document.visibilityState === 'hidden');
-    if (unseen) {
-      if (player.state === 'playing') {
-        player.pause();
-        this.pausedWhileHidden = true;
-      }
-    } else if (this.pausedWhileHidden) {
-      this.pausedWhileHidden = false;
-      if (player.state === 'paused') player.play();
-    }
-  };
+  /** Pauses while nobody can see the element, resumes when seen again (hiddenPause.ts). */
+  private readonly hiddenPause = new HiddenPause({
+    player: () => this.playerInstance,
+    xrVisibility: () => this.view?.xrVisibility ?? null,
+    playsWhenHidden: () => this.getAttribute('when-hidden') === 'play',
+  });
 
   constructor() {
     super();
@@ -223,13 +181,13 @@ export class HoloquicPlayerElement extends HTMLElement {
   }
 
   connectedCallback(): void {
-    document.addEventListener('visibilitychange', this.onVisibilityChange);
+    document.addEventListener('visibilitychange', this.hiddenPause.update);
     this.controls.setShown(controlsShown(this.getAttribute('controls')));
     if (this.autoplays()) void this.play().catch(() => undefined);
   }
 
   disconnectedCallback(): void {
-    document.removeEventListener('visibilitychange', this.onVisibilityChange);
+    document.removeEventListener('visibilitychange', this.hiddenPause.update);
     this.close();
     this.controls.stop();
   }
@@ -244,7 +202,7 @@ export class HoloquicPlayerElement extends HTMLElement {
     applyLiveAttribute(name, (n) => this.getAttribute(n), this.options, player, this.view);
     if (name === 'controls' && this.isConnected) this.controls.setShown(controlsShown(value));
     if (name === 'autoplay' && this.isConnected && this.autoplays() && !player && !this.loading) void this.play().catch(() => undefined);
-    if (name === 'when-hidden') this.onVisibilityChange();
+    if (name === 'when-hidden') this.hiddenPause.update();
   }
 
   /** Creates the player from the attributes and options, loads the scene and sets up the view. */
@@ -260,7 +218,7 @@ export class HoloquicPlayerElement extends HTMLElement {
    * cannot be loaded, a `NetworkError` when the origin cannot be reached.
    */
   play(): Promise<void> {
-    this.pausedWhileHidden = false;
+    this.hiddenPause.viewerActed();
     const failure = this.error;
     if (failure) return Promise.reject(new DOMException(failure.message, failure.code === PLAYER_ERROR.NETWORK ? 'NetworkError' : 'NotSupportedError'));
     if (!this.wantsPlay) {
@@ -276,7 +234,7 @@ export class HoloquicPlayerElement extends HTMLElement {
 
   pause(): void {
     // The viewer's own pause: showing the page again does not undo it.
-    this.pausedWhileHidden = false;
+    this.hiddenPause.viewerActed();
     this.playerInstance?.pause();
     if (!this.wantsPlay) return;
     this.wantsPlay = false;
@@ -379,24 +337,15 @@ export class HoloquicPlayerElement extends HTMLElement {
     const closings = this.closings;
     const src = this.getAttribute('src');
     if (!src) throw this.failEarly('the src attribute (manifest URL) is missing');
-    let player: Player;
+    let built: BuiltPlayer;
     try {
-      // Options set in code win over attributes, but an option left undefined does not erase one.
-      const options = { ...optionsFromAttributes((name) => this.getAttribute(name)), ...definedOnly(this.options) };
-      // Drawn frames the GPU can reconstruct exactly stay pictures + atlas ('auto') on a GPU;
-      // on a software rasteriser, without drawing (experiments) or on request the workers
-      // reconstruct points (src/render/rasterizer.ts).
-      const drawing = this.getAttribute('render') !== 'off';
-      const renderer = drawing ? probeRenderer() : null;
-      const path = drawing ? reconstructionFor(reconstructionChoice(this.getAttribute('reconstruction')), renderer) : 'cpu';
-      this.reconstruction = drawing ? { path, renderer } : null;
-      this.decoder = options.decoder ? null : createDecoderPool({ output: path === 'gpu' ? 'auto' : 'points' });
-      player = new Player({ viewport: defaultViewport, ...options, manifestUrl: src, decoder: options.decoder ?? this.decoder! });
+      built = buildPlayer(src, (name) => this.getAttribute(name), this.options);
     } catch (e) {
-      this.decoder?.close();
-      this.decoder = null;
-      throw this.failEarly(e instanceof AttributeError || e instanceof Error ? e.message : String(e));
+      throw this.failEarly((e as Error).message);
     }
+    const { player } = built;
+    this.decoder = built.decoder;
+    this.reconstruction = built.reconstruction;
     this.playerInstance = player;
     this.media.follow(player);
     if (this.pendingPosition !== null) player.seek(this.pendingPosition);
@@ -406,18 +355,13 @@ export class HoloquicPlayerElement extends HTMLElement {
     if (this.closings !== closings) throw new Error('<holoquic-player>: closed while loading');
     this.media.loaded(player);
     if (this.getAttribute('render') !== 'off') {
-      const splat = this.getAttribute('splat');
       try {
-        this.view = new SceneRenderer(this.viewHost, { splat: SPLAT_SHAPES.includes(splat as SplatShape) ? (splat as SplatShape) : undefined });
+        this.view = openView(this.viewHost, this.getAttribute('splat'));
       } catch (e) {
         player.close();
-        throw this.failEarly(`cannot draw (WebGL2 unavailable?): ${e instanceof Error ? e.message : String(e)}`);
+        throw this.failEarly((e as Error).message);
       }
-      this.view.setScene(scene);
-      this.view.setFrameSource(() => player.currentFrames());
-      this.view.onProjectionChange((p) => player.setViewport(p));
-      this.view.onXRVisibilityChange(this.onVisibilityChange);
-      this.view.start();
+      connectView(this.view, player, scene, this.hiddenPause.update);
       this.controls.setView(this.view);
     }
     this.applyPoseSource();
@@ -446,18 +390,6 @@ export interface HoloquicPlayerElement {
   removeEventListener<K extends keyof HoloquicPlayerEventMap>(type: K, listener: (this: HoloquicPlayerElement, ev: HoloquicPlayerEventMap[K]) => unknown, options?: boolean | EventListenerOptions): void;
   removeEventListener<K extends keyof HTMLElementEventMap>(type: K, listener: (this: HoloquicPlayerElement, ev: HTMLElementEventMap[K]) => unknown, options?: boolean | EventListenerOptions): void;
   removeEventListener(type: string, listener: EventListenerOrEventListenerObject, options?: boolean | EventListenerOptions): void;
-}
-
-function definedOnly<T extends object>(options: T): Partial<T> {
-  return Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)) as Partial<T>;
-}
-
-/**
- * The viewport model the element gives its player: predicted head pose → ray-cast visible screen
- * fraction per object (src/viewport/visibility.ts), so the ranking follows the viewer.
- */
-function defaultViewport(scene: SceneModel) {
-  return Object.assign(createViewportModel(scene), { predictorName: 'default' });
 }
 
 /** Registers `<holoquic-player>` (once; a second copy of the library does not throw). */
