@@ -1,9 +1,10 @@
 /**
- * `Player`: the one object an application talks to. It loads a scene (origin configuration, MPD),
- * connects the transports, and runs the playout loop (playout.ts) with the delivery policy of the
- * chosen mode, the viewport model fed by a pose source, and a segment decoder. It answers the
- * renderer's one question — which frame of each object to draw now (framesOnScreen.ts) — and
- * reports its state, stats and QoE log (report.ts). Its options and their checks: options.ts.
+ * `Player`: the one object an application talks to. It loads a scene (origin configuration, MPD)
+ * and connects the transports (sceneLoad.ts), and runs the playout loop (playout.ts) with the
+ * delivery policy of the chosen mode, the viewport model fed by a pose source (poseFeed.ts), and a
+ * segment decoder. It answers the renderer's one question — which frame of each object to draw
+ * now (framesOnScreen.ts) — and reports its state, stats and QoE log (report.ts) and the loop's
+ * events (playerEvents.ts). Its options and their checks: options.ts.
  *
  * Media time: `currentTime` is the position within one pass of the scene (`duration`, the MPD's
  * `mediaPresentationDuration`, src/player/pass.ts); setting it seeks. At the end of a pass the
@@ -11,31 +12,24 @@
  * play() from the end starts the pass again.
  */
 import { PLAYER_MODES, type PlanDelivery, type PlayerMode } from '../model/modes';
-import type { PoseDrivenViewport, PoseSource, ViewportModel } from '../model/pose';
-import type { QoeLog, QoeSegment } from '../model/qoe';
+import type { PoseSource, ViewportModel } from '../model/pose';
+import type { QoeLog } from '../model/qoe';
 import type { SceneModel } from '../model/scene';
-import { connectTransports, type Transports } from '../transport/connect';
+import type { Transports } from '../transport/connect';
 import type { TransportState } from '../transport/types';
 import { AdaptivePolicy } from './adaptive';
 import { realClock } from './clock';
 import { type CurrentFrame, FramesOnScreen } from './framesOnScreen';
-import { fetchManifestText, followGrowingScene, type ManifestWatch } from './manifestWatch';
-import { parseManifest } from './mpd';
-import { keepDecodable } from './decodable';
+import { followGrowingScene, type ManifestWatch } from './manifestWatch';
 import { checkedQualityCap, checkOptions, DEFAULT_MODE, type PlayerOptions } from './options';
 import { passSegments } from './pass';
 import { DEFAULT_BUFFER_TARGET_S, PlayoutSession } from './playout';
-import { type PlayoutEvent } from './playoutEvents';
+import { type PlayerEventTarget, publishQoeRecord, relayPlayoutEvent } from './playerEvents';
 import { type DeliveryPolicy, FixedModePolicy, reliableCountFromDegree } from './policy';
 import { PLAYER_ERROR, playerStats, type PlayerErrorCode, type PlayerState, type PlayerStats, qoeLog, recordOnLogTimeBase } from './report';
 import { abrRule, knapsackRule } from './rules';
-
-/** An error with the code it is reported under. */
-class CodedError extends Error {
-  constructor(message: string, readonly code: PlayerErrorCode) {
-    super(message);
-  }
-}
+import { CodedError, connectScene, readManifest } from './sceneLoad';
+import { PoseFeed, type Projection } from './poseFeed';
 
 export class Player extends EventTarget {
   private currentState: PlayerState = 'idle';
@@ -50,10 +44,8 @@ export class Player extends EventTarget {
   private sceneModel: SceneModel | null = null;
   private transports: Transports | null = null;
   private session: PlayoutSession | null = null;
-  private viewport: PoseDrivenViewport | null = null;
-  private stopPoses: (() => void) | null = null;
-  private poseSource: PoseSource | null = null;
-  private projection = { fovYDeg: 60, aspect: 16 / 9 };
+  /** The viewer's poses and projection, into the scene's viewport model (poseFeed.ts). */
+  private readonly poses = new PoseFeed();
   private mode: PlayerMode;
   private loadedAt = NaN;
   private startedAtIso = '';
@@ -61,11 +53,19 @@ export class Player extends EventTarget {
   private readonly frames = new FramesOnScreen();
   private readonly lastPlan = new Map<string, { rank: number; visibleArea: number; delivery: PlanDelivery }>();
   private contentBase = '/';
-  private originBase = '';
   /** close() was called: nothing may start after it, even a load() still under way. */
   private closed = false;
   /** Re-reads a growing scene's manifest (manifestWatch.ts); null for a final one. */
   private watch: ManifestWatch | null = null;
+  /** Where the playout loop's events land (playerEvents.ts). */
+  private readonly events: PlayerEventTarget = {
+    emit: (type, detail) => this.emit(type, detail),
+    passEnded: () => {
+      this.session?.pause();
+      this.setState('ended');
+    },
+    failed: (e) => this.fail(e),
+  };
 
   constructor(private options: PlayerOptions) {
     super();
@@ -164,30 +164,18 @@ export class Player extends EventTarget {
     return this.sceneModel;
   }
 
-  /** Reads the origin configuration and the manifest and connects the transports. */
+  /** Reads the origin configuration and the manifest and connects the transports (sceneLoad.ts). */
   async load(): Promise<SceneModel> {
     if (this.sceneModel) return this.sceneModel;
     this.setState('loading');
     this.loadedAt = realClock.now();
     this.startedAtIso = new Date().toISOString();
     try {
-      const manifestUrl = new URL(this.options.manifestUrl, globalThis.location?.href);
-      this.originBase = this.options.origin ?? manifestUrl.origin;
-      this.contentBase = new URL('.', manifestUrl).pathname;
-      const { scene, text } = await this.fetchManifest(manifestUrl);
+      const manifest = await readManifest(this.options);
+      const { scene } = manifest;
+      this.contentBase = manifest.contentBase;
       if (this.closed) throw new CodedError('the player was closed while loading', PLAYER_ERROR.ABORTED);
-      try {
-        this.transports = await connectTransports(this.originBase, {
-          webtransportUrl: this.options.webtransportUrl,
-          manifestEndpoints: scene.webtransportEndpoints,
-          // Read from the same host, the manifest proved HTTP/2 reaches it; another origin is asked for it.
-          http2Probe: new URL(this.originBase).origin === manifestUrl.origin ? undefined : manifestUrl.pathname + manifestUrl.search,
-          stallTimeoutMs: this.options.stallTimeoutS === undefined ? undefined : this.options.stallTimeoutS * 1000,
-          largestObjectBytes: largestObjectBytes(scene),
-        });
-      } catch (e) {
-        throw new CodedError(e instanceof Error ? e.message : String(e), PLAYER_ERROR.NETWORK);
-      }
+      this.transports = await connectScene(this.options, manifest);
       if (this.closed) {
         this.transports.webtransport?.close();
         this.transports.http2.close();
@@ -195,28 +183,13 @@ export class Player extends EventTarget {
       }
       this.transports.webtransport?.onStateChange((s: TransportState) => this.emit('transportstate', { state: s }));
       this.sceneModel = scene;
-      if (this.options.viewport) {
-        this.viewport = this.options.viewport(scene);
-        this.viewport.setProjection(this.projection);
-        if (this.poseSource) this.setPoseSource(this.poseSource);
-      }
-      this.watchManifest(manifestUrl, text, scene);
+      if (this.options.viewport) this.poses.attach(this.options.viewport(scene));
+      this.watchManifest(manifest.url, manifest.text, scene);
       this.setState('ready');
       return scene;
     } catch (e) {
       if (!this.closed) this.fail(e, PLAYER_ERROR.SRC_NOT_SUPPORTED);
       throw e;
-    }
-  }
-
-  /** The manifest, read into the scene model; any failure is the source's (`SRC_NOT_SUPPORTED`). */
-  private async fetchManifest(url: URL): Promise<{ scene: SceneModel; text: string }> {
-    try {
-      const text = await fetchManifestText(url);
-      // Representations above the level the decoder takes are left out before anything is fetched.
-      return { scene: keepDecodable(parseManifest(text), this.options.decoder.maxAtlasSamples), text };
-    } catch (e) {
-      throw new CodedError(e instanceof Error ? e.message : String(e), PLAYER_ERROR.SRC_NOT_SUPPORTED);
     }
   }
 
@@ -285,8 +258,7 @@ export class Player extends EventTarget {
     this.closed = true;
     this.watch?.stop();
     this.session?.close();
-    this.stopPoses?.();
-    this.stopPoses = null;
+    this.poses.stop();
     this.transports?.webtransport?.close();
     this.transports?.http2.close();
     if (this.currentState !== 'failed' && this.currentState !== 'ended') this.finish();
@@ -312,17 +284,12 @@ export class Player extends EventTarget {
   }
 
   setPoseSource(source: PoseSource | null): void {
-    this.stopPoses?.();
-    this.stopPoses = null;
-    this.poseSource = source;
-    const viewport = this.viewport;
-    if (source && viewport) this.stopPoses = source.start((pose) => viewport.observe(pose));
+    this.poses.setSource(source);
   }
 
   /** The camera's projection, used to predict on-screen areas. */
-  setViewport(projection: { fovYDeg: number; aspect: number }): void {
-    this.projection = projection;
-    this.viewport?.setProjection(projection);
+  setViewport(projection: Projection): void {
+    this.poses.setProjection(projection);
   }
 
   /**
@@ -347,7 +314,7 @@ export class Player extends EventTarget {
       options: this.options, mode: this.mode, session: this.session, transports: this.transports,
       loadedAt: this.loadedAt, endedAt: Number.isFinite(this.endedAtS) ? this.endedAtS : realClock.now(),
       startedAtIso: this.startedAtIso, reliableCount: this.reliableCount(),
-      predictor: this.viewport?.predictorName ?? 'none', segmentDurationS: this.sceneModel?.segmentDuration ?? 1,
+      predictor: this.poses.model?.predictorName ?? 'none', segmentDurationS: this.sceneModel?.segmentDuration ?? 1,
     });
   }
 
@@ -370,7 +337,7 @@ export class Player extends EventTarget {
       scene, contentBase: this.contentBase,
       transports: { webtransport: transports.webtransport, http2: transports.http2 },
       decoder: this.options.decoder,
-      viewport: this.viewport ?? equal,
+      viewport: this.poses.model ?? equal,
       policy: this.policy(),
       clock: realClock,
       bufferTargetS: this.options.bufferTargetS,
@@ -384,9 +351,10 @@ export class Player extends EventTarget {
       onPlan: (plans) => {
         for (const p of plans) this.lastPlan.set(p.objectId, { rank: p.rank, visibleArea: p.visibleArea, delivery: p.delivery });
       },
-      onEvent: (event) => this.onPlayoutEvent(event),
+      onEvent: (event) => relayPlayoutEvent(event, this.events),
       qoeSegmentsKept: this.options.qoeSegmentsKept,
-      onRecord: (record) => this.publishRecord(record, session),
+      // Streamed out on the QoE log's time base (seconds since load()).
+      onRecord: (record) => publishQoeRecord(recordOnLogTimeBase(record, session.originS - this.loadedAt), this.options.onQoeSegment, this.events),
     });
     this.session = session;
     // currentTime set before play(): playback begins there (a seek the loop reports as seeked).
@@ -399,44 +367,10 @@ export class Player extends EventTarget {
     });
   }
 
-  private onPlayoutEvent(event: PlayoutEvent): void {
-    if (event.type === 'segment') this.emit('segment', { index: event.index, qualities: event.qualities });
-    else if (event.type === 'seeked') this.emit('seeked', { positionS: event.positionS, index: event.index });
-    else if (event.type === 'looped') this.emit('looped', { index: event.index });
-    else if (event.type === 'ended') {
-      // The end of a pass: paused at the last frame, as a media element is; play() starts the pass again.
-      this.session?.pause();
-      this.setState('ended');
-    } else if (event.type === 'freeze-start' || event.type === 'freeze-end') this.emit('freeze', event);
-    // The playout loop ended on an error of its own (not network or decode trouble, which it
-    // survives): playback is over, and a log cut short must not read as a finished run.
-    else if (event.type === 'error') this.fail(new Error(`playback stopped: ${event.message}`));
-    else if (event.type === 'started') this.emit('started', event);
-    else if (event.type === 'abandoned') this.emit('abandoned', event);
-    else if (event.type === 'live-edge') this.emit('liveedge', { waiting: event.waiting });
-  }
-
-  /**
-   * A QoE record just written, streamed out on the log's time base: to the `onQoeSegment` sink
-   * and as a `qoesegment` event, so a host can keep every record of a long run while the
-   * player keeps only the most recent (`qoeSegmentsKept`).
-   */
-  private publishRecord(record: QoeSegment, session: PlayoutSession): void {
-    const onLogTimeBase = recordOnLogTimeBase(record, session.originS - this.loadedAt);
-    try {
-      this.options.onQoeSegment?.(onLogTimeBase);
-    } catch (e) {
-      // The host's sink failing must not stop playback (as a throwing event listener does not).
-      console.error('onQoeSegment threw', e);
-    }
-    this.emit('qoesegment', onLogTimeBase);
-  }
-
   private finish(): void {
     if (this.currentState === 'ended' || this.currentState === 'failed') return;
     this.endedAtS = realClock.now();
-    this.stopPoses?.();
-    this.stopPoses = null;
+    this.poses.stop();
     this.setState('ended');
   }
 
@@ -456,15 +390,4 @@ export class Player extends EventTarget {
   private emit(type: string, detail: unknown): void {
     this.dispatchEvent(new CustomEvent(type, { detail }));
   }
-}
-
-/**
- * The largest object (one segment of one representation) the manifest lets the player expect: a
- * representation's `bandwidth` is its peak segment rate, so no segment is larger than it over a
- * segment's duration. The FEC worker reserves room for decoding it when the session opens, so its
- * memory reaches its high-water mark at the start and not the first time the ABR climbs.
- */
-function largestObjectBytes(scene: SceneModel): number {
-  const peak = Math.max(0, ...scene.objects.flatMap((o) => o.representations.map((r) => r.bandwidth)));
-  return Math.ceil((peak * scene.segmentDuration) / 8);
 }
