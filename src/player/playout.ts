@@ -5,7 +5,8 @@
  * objects — freezing while they are late (segmentGate.ts) — and shows it at its playout time,
  * re-showing the last frame of a datagram object that could not be recovered in time. While
  * requests are in flight the link watch and the abandonment rule run (inFlightWatch.ts). Link
- * estimates: src/link/estimates.ts. Its configuration: playoutConfig.ts; showing a segment and
+ * estimates: src/link/estimates.ts. Its configuration: playoutConfig.ts; planning and issuing a
+ * segment's requests, on which transport and when: segmentIssuer.ts; showing a segment and
  * recording its outcomes: segmentShow.ts.
  *
  * Segment k plays at P(k) = start + k·D + (time spent frozen or paused before it). Its requests
@@ -19,7 +20,6 @@
  * the segment is shown from the target's frame on. At the end of a pass (pass.ts) playback goes on into the
  * next pass when looping, or stands at the end until a seek.
  */
-import { carriesRequests, type ObjectTransport } from '../transport/types';
 import type { QoeSegment, QoeTotals } from '../model/qoe';
 import { raceAbort } from './clock';
 import { BufferTarget, volatileTargetS } from './bufferTarget';
@@ -30,7 +30,7 @@ import { FreezeTracker } from './freezes';
 import { LinkEstimates } from '../link/estimates';
 import { SegmentRecords } from './objectTask';
 import { PassTimeline, passSegments } from './pass';
-import { lateUpgradesApply, type PlanContext, planSegment, transportKind } from './plan';
+import { lateUpgradesApply } from './plan';
 import type { DeliveryPolicy } from './policy';
 import { DEFAULT_BUFFER_TARGET_S, type PlayoutConfig } from './playoutConfig';
 import { watchAbandonment, watchLink, type WatchEnv } from './inFlightWatch';
@@ -38,7 +38,7 @@ import { type UpgradeWatchEnv, watchUpgrades } from './upgradeWatch';
 import { type EdgeEnv, LiveEdge, waitAtLiveEdge } from './liveEdge';
 import { type GateEnv, untilSegmentPlays } from './segmentGate';
 import { SegmentRequests } from './segmentRequests';
-import { requestInTurn } from './segmentTurn';
+import { SegmentIssuer } from './segmentIssuer';
 import { showSegment, type ShowEnv } from './segmentShow';
 import { type PipelineEnv, watchPipeline } from './pipelineAhead';
 
@@ -59,7 +59,8 @@ export class PlayoutSession {
   private readonly records: SegmentRecords;
   /** Records of shown segments still waiting for their tasks to settle. */
   private readonly recording = new Set<Promise<void>>();
-  private policy: DeliveryPolicy;
+  /** Plans and issues segments' requests, with the delivery policy in force (segmentIssuer.ts). */
+  private readonly issuer: SegmentIssuer;
   private origin = 0;
   private readonly content: ContentClock;
   private readonly stop = new AbortController();
@@ -75,12 +76,9 @@ export class PlayoutSession {
   private readonly edgeEnv: EdgeEnv;
   private readonly showEnv: ShowEnv;
   private readonly pipelineEnv: PipelineEnv;
-  /** The segment whose buffer-target horizon has been requested (the loop's current one); null while none is. */
-  private horizonFrom: number | null = null;
   private startupS = NaN;
 
   constructor(private readonly cfg: PlayoutConfig) {
-    this.policy = cfg.policy;
     this.records = new SegmentRecords(cfg.qoeSegmentsKept, cfg.bufferTargetS ?? DEFAULT_BUFFER_TARGET_S);
     this.timeline = new PassTimeline(passSegments(cfg.scene), cfg.scene.segmentDuration, cfg.loop ?? true);
     this.timeline.grow(passSegments(cfg.scene), cfg.scene.updatePeriodS !== undefined);
@@ -88,13 +86,18 @@ export class PlayoutSession {
     this.tasks = new SegmentRequests({
       clock: cfg.clock, decoder: cfg.decoder, decodeCost: this.decodeCost, link: this.link,
       contentBase: cfg.contentBase, segmentDurationS: cfg.scene.segmentDuration, stopped: this.stop.signal, fallback: cfg.transports.http2,
-      carrier: () => this.carrier(),
+      carrier: () => this.issuer.carrier(),
     }, cfg.transports);
     this.gate = {
       clock: cfg.clock, tasks: this.tasks, freezes: this.freezes, content: this.content, stopped: this.stop.signal,
       maxStallS: cfg.maxStallS ?? 10, sessionDown: () => cfg.transports.webtransport?.state === 'reconnecting',
       originS: () => this.origin, onEvent: cfg.onEvent,
     };
+    this.issuer = new SegmentIssuer({
+      cfg, tasks: this.tasks, link: this.link, content: this.content, timeline: this.timeline, decodeCost: this.decodeCost,
+      lastQuality: this.lastQuality, stopped: this.stop.signal, sessionDown: this.gate.sessionDown,
+      bufferedS: () => this.bufferedS(), bufferTargetS: () => this.bufferTargetS,
+    });
     this.watchEnv = {
       clock: cfg.clock, scene: cfg.scene, tasks: this.tasks, link: this.link, content: this.content,
       decodeCost: this.decodeCost, sessionDown: this.gate.sessionDown,
@@ -107,24 +110,24 @@ export class PlayoutSession {
     this.upgradeEnv = {
       clock: cfg.clock, scene: cfg.scene, viewport: cfg.viewport, tasks: this.tasks, link: this.link, content: this.content,
       decodeCost: this.decodeCost, sessionDown: this.gate.sessionDown,
-      active: () => !!cfg.lateUpgrades && lateUpgradesApply(this.policy.mode, this.webTransportUsable()),
-      planContext: (k, deadlineS) => this.planContext(k, deadlineS),
+      active: () => !!cfg.lateUpgrades && lateUpgradesApply(this.issuer.policy.mode, this.issuer.webTransportUsable()),
+      planContext: (k, deadlineS) => this.issuer.planContext(k, deadlineS),
       upgrade: (k, requests) => this.tasks.addUpgrades(k, requests, this.bufferTargetS),
     };
     this.edgeEnv = {
       clock: cfg.clock, content: this.content, timeline: this.timeline, gate: this.gate, edge: this.edge,
       originS: () => this.origin, onEvent: cfg.onEvent,
-      requested: (k) => this.tasks.has(k), request: (k, deadline) => this.request(k, deadline),
+      requested: (k) => this.tasks.has(k), request: (k, deadline) => this.issuer.request(k, deadline),
       standingDeadlineS: () => this.standingDeadlineS(),
     };
     this.showEnv = {
       cfg, tasks: this.tasks, link: this.link, lastQuality: this.lastQuality, records: this.records, recording: this.recording,
-      originS: () => this.origin, carrier: () => this.carrier(),
+      originS: () => this.origin, carrier: () => this.issuer.carrier(),
     };
     // Bit/s of the whole scene at its lowest rungs.
     const sceneFloorBps = cfg.scene.objects.reduce((sum, o) => sum + Math.min(...o.representations.map((r) => r.bandwidth)), 0);
     this.pipelineEnv = {
-      clock: cfg.clock, nextSegment: () => this.pipelinedSegment(), request: (j) => this.request(j, this.content.playoutTime(j)),
+      clock: cfg.clock, nextSegment: () => this.issuer.pipelinedSegment(), request: (j) => this.issuer.request(j, this.content.playoutTime(j)),
       state: () => ({
         owedBytes: this.tasks.owedBytes(), rateBps: this.link.throughputBps(), rttS: this.network().rttS,
         nextBytes: (sceneFloorBps * cfg.scene.segmentDuration) / 8,
@@ -155,7 +158,7 @@ export class PlayoutSession {
 
   /** Switches the delivery policy (mode) from the next segment requested. */
   setPolicy(policy: DeliveryPolicy): void {
-    this.policy = policy;
+    this.issuer.policy = policy;
   }
 
   pause(): void {
@@ -182,7 +185,7 @@ export class PlayoutSession {
   seek(mediaS: number): void {
     if (this.stop.signal.aborted) return;
     const landing = this.timeline.seek(mediaS, this.playedS());
-    this.tasks.keepOnly(landing.segment, this.aheadSegments);
+    this.tasks.keepOnly(landing.segment, this.issuer.aheadSegments);
     if (this.content.started) this.content.seek(landing.timelineS);
     const interrupted = this.interrupt;
     this.interrupt = new AbortController();
@@ -267,23 +270,7 @@ export class PlayoutSession {
 
   /** Current throughput estimate (bit/s) and loss/RTT measurements. */
   network(): LinkSnapshot {
-    return this.link.snapshot(this.carrier());
-  }
-
-  /** The transport the current mode's requests travel on (plan.ts → `transportKind`). */
-  private carrier(): ObjectTransport {
-    const { webtransport, http2 } = this.cfg.transports;
-    return transportKind(this.policy.mode, this.webTransportUsable()) === 'webtransport' ? webtransport! : http2;
-  }
-
-  /** A WebTransport session carries requests now (it may have fallen back to HTTP/2: transport/types.ts). */
-  private webTransportUsable(): boolean {
-    const { webtransport } = this.cfg.transports;
-    return webtransport !== undefined && carriesRequests(webtransport.state);
-  }
-
-  private get aheadSegments(): number {
-    return Math.max(1, Math.ceil(this.bufferTargetS / this.cfg.scene.segmentDuration));
+    return this.link.snapshot(this.issuer.carrier());
   }
 
   /** Plays until the duration ends or close() is called. Never rejects for network or decode trouble. */
@@ -335,9 +322,10 @@ export class PlayoutSession {
     const { clock } = this.cfg;
     const seek = this.timeline.seekTarget;
     const first = seek?.segment ?? 0;
-    this.horizonFrom = null;
+    const { issuer } = this;
+    issuer.horizonFrom = null;
     const fresh = !this.content.started;
-    if (!this.tasks.has(first)) this.request(first, (fresh ? this.origin : clock.now()) + Math.max(4, 2 * this.bufferTargetS));
+    if (!this.tasks.has(first)) issuer.request(first, (fresh ? this.origin : clock.now()) + Math.max(4, 2 * this.bufferTargetS));
     await untilSegmentPlays(this.gate, first, end, false, signal);
     if (this.stop.signal.aborted || clock.now() >= end) return false;
     if (fresh) {
@@ -359,12 +347,12 @@ export class PlayoutSession {
       // The target of a seek is shown at once, paused or not: it is what the seek waits for.
       const seekTarget = seek !== null && k === first;
       if (!seekTarget) await raceAbort(this.content.whilePaused(), signal);
-      for (let ahead = 1; ahead <= this.aheadSegments; ahead++) {
+      for (let ahead = 1; ahead <= issuer.aheadSegments; ahead++) {
         const j = k + ahead;
         if (!timeline.loop && !timeline.samePass(j, k)) break;
-        if (!this.tasks.has(j)) this.requestAhead(j);
+        if (!this.tasks.has(j)) issuer.requestAhead(j);
       }
-      this.horizonFrom = seekTarget ? null : k;
+      issuer.horizonFrom = seekTarget ? null : k;
       if (!seekTarget) {
         if (!(await this.untilPlayoutTime(k, end, signal))) return false;
         await untilSegmentPlays(this.gate, k, end, true, signal);
@@ -399,54 +387,6 @@ export class PlayoutSession {
   /** The deadline of a segment fetched while the clock stands (at startup, after a seek or at the live edge). */
   private standingDeadlineS(): number {
     return this.cfg.clock.now() + Math.max(4, 2 * this.bufferTargetS);
-  }
-
-  /**
-   * Requests segment j ahead of the playhead: at once, or over HTTP/2 once the segments before it
-   * have arrived (segmentTurn.ts).
-   */
-  private requestAhead(j: number): void {
-    if (this.carrier().kind !== 'http2') return this.request(j, this.content.playoutTime(j));
-    void requestInTurn({
-      clock: this.cfg.clock, tasks: this.tasks, segmentDurationS: this.cfg.scene.segmentDuration,
-      playoutTime: (i) => this.content.playoutTime(i), request: (i, deadline) => this.request(i, deadline),
-    }, j, this.stop.signal);
-  }
-
-  /**
-   * The segment one past the buffer target's horizon when pipelineAhead.ts may ask for it now:
-   * playing (not paused, no seek under way), over a WebTransport session that is up, in the pass being played (or
-   * looping) and published, and not asked for yet.
-   */
-  private pipelinedSegment(): number | null {
-    const k = this.horizonFrom;
-    if (k === null || this.content.paused || this.timeline.seekTarget !== null || this.gate.sessionDown() || this.carrier().kind === 'http2') return null;
-    const j = k + this.aheadSegments + 1;
-    const { timeline } = this;
-    if (this.tasks.has(j) || (!timeline.loop && !timeline.samePass(j, k)) || (timeline.grows && j >= timeline.segments)) return null;
-    return j;
-  }
-
-  /** What planning segment `k`, due at `deadline` (session clock), reads now. */
-  private planContext(k: number, deadline: number): PlanContext {
-    const { scene, viewport, clock, decoder } = this.cfg;
-    return {
-      scene, viewport, policy: this.policy, segment: k, deadlineS: deadline, nowS: clock.now(),
-      link: this.link.snapshot(this.carrier()), bufferS: this.bufferedS(), bufferTargetS: this.bufferTargetS,
-      previousQuality: this.lastQuality,
-      behind: this.tasks.behind(k),
-      decodeParallelism: decoder.parallelism ?? 1, decodeCost: this.decodeCost, maxQuality: this.cfg.maxQuality?.() ?? null,
-      hasWebTransport: this.webTransportUsable(), lateUpgrades: this.cfg.lateUpgrades,
-    };
-  }
-
-  /** Plans and issues the requests of segment `k`, due at `deadline` (session clock). */
-  private request(k: number, deadline: number): void {
-    const requests = planSegment(this.planContext(k, deadline));
-    const list = this.tasks.start(k, requests, deadline, this.bufferTargetS);
-    this.cfg.onPlan?.(list.map((t) => ({
-      segment: k, objectId: t.object.id, quality: t.plan.quality, delivery: t.plan.delivery, rank: t.rank, visibleArea: t.visibleArea,
-    })));
   }
 
 }
