@@ -5,7 +5,7 @@
  * the next endpoint when one is lost, fall back to HTTP/2 when WebTransport keeps failing and
  * probe it in the background until it works again (the rules: failover.ts), move new requests
  * to another endpoint while the origin in use drains (drain.ts), close, and report each state
- * change and each switch of path. A request runs on its own stream (requestStream.ts);
+ * change and each switch of path. Where sessions can be opened: sessionEndpoints.ts. A request runs on its own stream (requestStream.ts);
  * datagrams are sorted by request in the demux (datagramDemux.ts) and decoded per object
  * (datagramObject.ts). The link estimates the REQUESTs carry (loss.ts, and the round trip:
  * the origin's PATH reports read from the path stream, pathStream.ts, or request → response times,
@@ -14,31 +14,21 @@
 import { FecWorkerClient } from '../fec/client';
 import { DatagramDemux } from './datagramDemux';
 import { DRAIN_REASON, isDrainRefusal, watchDraining } from './drain';
-import { type FailoverCause, FailoverRules, type FailoverSettings } from './failover';
+import type { FailoverCause, FailoverRules } from './failover';
 import { LossEstimator } from './loss';
-import { mergeEndpoints } from './endpoints';
-import { message, openFirst, openSession } from './openSession';
-import { fetchOriginConfig, type OriginConfig, type WebTransportEndpoint } from './originConfig';
+import { message, openFirst } from './openSession';
 import { exchange, failure, nextRequestId, type RequestSession } from './requestStream';
 import { PathRtt } from './pathRtt';
 import { readPathStreams } from './pathStream';
+import { type EndpointSettings, SessionEndpoints } from './sessionEndpoints';
 import { TransportStateCell } from './state';
 import { DEFAULT_STALL_TIMEOUT_MS, StallWatch } from './stall';
 import type { DeliveryStats, LinkMeasurement, ObjectRequest, ObjectResult, ObjectTransport, PathSwitch, TransportState } from './types';
 
-export interface WebTransportSessionOptions {
-  /** Origin base URL whose `/config.json` names the session URL and certificate hashes (if it has one). */
-  originBase: string;
-  /** Session URLs the manifest lists (docs/mpd.md), tried after the origin's own (endpoints.ts). */
-  manifestEndpoints?: readonly string[];
-  /** Session URL to use instead of the configuration's (e.g. through a relay in tests). */
-  webtransportUrl?: string;
+/** Where sessions are opened (`EndpointSettings`, sessionEndpoints.ts), and how this object keeps one. */
+export interface WebTransportSessionOptions extends EndpointSettings {
   /** Reconnect after the session is lost (default true). */
   reconnect?: boolean;
-  /** The failover rules' settings (failover.ts; defaults there). */
-  failover?: Partial<FailoverSettings>;
-  /** An attempt to open a session that has not opened after this long has failed (default 4000 ms). */
-  connectTimeoutMs?: number;
   /**
    * Replace the session when requests have waited this long without a byte while it reads as open
    * (stall.ts; default `DEFAULT_STALL_TIMEOUT_MS`, 0 = never). Needs `reconnect`.
@@ -56,8 +46,6 @@ export interface WebTransportSessionOptions {
 
 /** WebTransport close code of a session replaced because it stalled. */
 const STALLED_CLOSE_CODE = 0x5354;
-/** How long a new `/config.json` is waited for while failing over (a copy read before will do). */
-const CONFIG_REFRESH_TIMEOUT_MS = 2000;
 /** How long a request cut without a status waits for its session's close to be reported. */
 const CUT_STREAM_GRACE_MS = 100;
 /** The path name of HTTP/2 in switch records. */
@@ -92,10 +80,7 @@ export class WebTransportSession implements ObjectTransport {
   /** The session was closed for stalling: reconnect without the first backoff. */
   private replacingStalled = false;
   /** Where sessions can be opened, as `/config.json` (and the manifest) said when last read. */
-  private endpoints: WebTransportEndpoint[] = [];
-  /** The origin had a `/config.json` at the start: worth reading again while failing over. */
-  private originHasConfig = false;
-  private rules = new FailoverRules(1);
+  private readonly endpoints: SessionEndpoints;
   /** Sessions whose origin drains, open until it closes them so the objects in flight arrive. */
   private readonly drained = new Set<WebTransport>();
   /** Every session whose origin was seen to drain, kept past its close (a request cut by it is asked again). */
@@ -121,6 +106,12 @@ export class WebTransportSession implements ObjectTransport {
 
   constructor(private readonly options: WebTransportSessionOptions) {
     this.fec = options.fec ?? null;
+    this.endpoints = new SessionEndpoints(options);
+  }
+
+  /** The failover rules over the current endpoints (sessionEndpoints.ts). */
+  private get rules(): FailoverRules {
+    return this.endpoints.rules;
   }
 
   get state(): TransportState {
@@ -138,7 +129,7 @@ export class WebTransportSession implements ObjectTransport {
 
   /** The endpoint's URL the session is open to, or null (none open: reconnecting, fallen back). */
   get endpoint(): string | null {
-    return this.transport ? this.urlOf(this.rules.current) : null;
+    return this.transport ? this.endpoints.url(this.rules.current) : null;
   }
 
   /**
@@ -157,20 +148,12 @@ export class WebTransportSession implements ObjectTransport {
   }
 
   private async start(): Promise<void> {
-    let config: OriginConfig | null = null;
-    let noConfig = '';
-    try {
-      config = await fetchOriginConfig(this.options.originBase);
-    } catch (e) {
-      noConfig = message(e);
-    }
-    this.originHasConfig = config !== null;
-    this.useEndpoints(mergeEndpoints(config, this.options.manifestEndpoints ?? []));
+    const noConfig = await this.endpoints.read();
     if (this.closing) throw new Error('closed while connecting');
-    if (this.endpoints.length === 0) throw new NoEndpointError(`no WebTransport endpoint: ${noConfig}, and the manifest lists none`);
+    if (this.endpoints.count === 0) throw new NoEndpointError(`no WebTransport endpoint: ${noConfig}, and the manifest lists none`);
     let winner: { wt: WebTransport; i: number };
     try {
-      winner = await openFirst(this.endpoints.map((_, i) => i), (i) => this.openAt(i));
+      winner = await openFirst([...Array(this.endpoints.count).keys()], (i) => this.endpoints.open(i));
     } catch (e) {
       this.lastFailure = message(e);
       if (this.options.reconnect !== false && !this.closing) this.fallBack(null, `no session opened: ${this.lastFailure}`);
@@ -181,38 +164,6 @@ export class WebTransportSession implements ObjectTransport {
       throw new Error('closed while connecting');
     }
     this.adopt(winner.wt, winner.i);
-  }
-
-  /** The endpoints to use from now on (the failover rules start again if their number changed). */
-  private useEndpoints(endpoints: WebTransportEndpoint[]): void {
-    // A session URL given in the options replaces the list (one endpoint, pinned as the first).
-    const override = this.options.webtransportUrl;
-    const list = override ? [{ url: override, certificateHashes: endpoints[0]?.certificateHashes ?? [] }] : endpoints;
-    if (list.length !== this.endpoints.length) this.rules = new FailoverRules(list.length, this.options.failover);
-    this.endpoints = list;
-  }
-
-  private urlOf(endpoint: number): string {
-    return this.endpoints[endpoint]?.url ?? 'unknown';
-  }
-
-  /**
-   * Reads `/config.json` again (new certificate hashes after a restart), once and briefly; keeps
-   * the old list if that fails, and does not ask a host that had none.
-   */
-  private async refreshEndpoints(): Promise<void> {
-    if (!this.originHasConfig) return;
-    try {
-      const config = await fetchOriginConfig(this.options.originBase, AbortSignal.timeout(CONFIG_REFRESH_TIMEOUT_MS), { attempts: 1 });
-      this.useEndpoints(mergeEndpoints(config, this.options.manifestEndpoints ?? []));
-    } catch {
-      // the origin that served the page may be the one that is gone: the endpoints read before will do
-    }
-  }
-
-  /** Opens a session to endpoint `i`, or rejects (within the connect timeout) naming it. */
-  private openAt(i: number): Promise<WebTransport> {
-    return openSession(this.endpoints[i], this.options.connectTimeoutMs ?? 4000);
   }
 
   /** Makes `wt`, open to endpoint `i`, the session requests use: stall watch, datagrams, loss. */
@@ -276,7 +227,7 @@ export class WebTransportSession implements ObjectTransport {
     if (targets.length === 0) return;
     let winner: { wt: WebTransport; i: number };
     try {
-      winner = await openFirst(targets, (i) => this.openAt(i));
+      winner = await openFirst(targets, (i) => this.endpoints.open(i));
     } catch (e) {
       this.lastFailure = message(e);
       return;
@@ -286,7 +237,7 @@ export class WebTransportSession implements ObjectTransport {
       return;
     }
     this.adopt(winner.wt, winner.i);
-    this.switches.push({ atMs: performance.now(), from: this.urlOf(from), to: this.urlOf(winner.i), reason: DRAIN_REASON });
+    this.switches.push({ atMs: performance.now(), from: this.endpoints.url(from), to: this.endpoints.url(winner.i), reason: DRAIN_REASON });
   }
 
   private async onLost(wt: WebTransport): Promise<void> {
@@ -300,7 +251,7 @@ export class WebTransportSession implements ObjectTransport {
     this.stateCell.set('reconnecting');
     const cause: FailoverCause = this.replacingStalled ? 'stalled' : 'lost';
     this.replacingStalled = false;
-    const from = this.urlOf(this.rules.current);
+    const from = this.endpoints.url(this.rules.current);
     let step = this.rules.next(cause);
     let reason = cause === 'stalled' ? 'session stalled' : 'session lost';
     let failed = 0;
@@ -310,7 +261,7 @@ export class WebTransportSession implements ObjectTransport {
       if (step.kind === 'fall-back') return this.fallBack(from, `${reason}, then ${failed} attempt(s) failed (${failures.join('; ')})`);
       if (step.delayMs > 0) await sleep(step.delayMs);
       if (this.closing) return;
-      await this.refreshEndpoints();
+      await this.endpoints.refresh();
       if (await this.tryOpen(step.endpoint, from, failed > 0 ? `${reason}, then ${failed} attempt(s) failed` : reason)) return;
       failed++;
       failures.push(this.lastFailure ?? 'unknown');
@@ -321,13 +272,13 @@ export class WebTransportSession implements ObjectTransport {
   /** Opens a session to `endpoint` and uses it, recording a switch from `from`; false if it failed. */
   private async tryOpen(endpoint: number, from: string, reason: string): Promise<boolean> {
     try {
-      const wt = await this.openAt(endpoint);
+      const wt = await this.endpoints.open(endpoint);
       if (this.closing) {
         wt.close({ closeCode: 0, reason: 'player closed' });
         return true;
       }
       this.adopt(wt, endpoint);
-      const to = this.urlOf(endpoint);
+      const to = this.endpoints.url(endpoint);
       if (to !== from) this.switches.push({ atMs: performance.now(), from, to, reason });
       return true;
     } catch (e) {
@@ -348,7 +299,7 @@ export class WebTransportSession implements ObjectTransport {
       const { endpoint, delayMs } = this.rules.nextProbe();
       await sleep(delayMs);
       if (this.closing || this.state !== 'fallback') return;
-      await this.refreshEndpoints();
+      await this.endpoints.refresh();
       if (await this.tryOpen(endpoint, HTTP2_PATH, 'a background probe opened a session')) return;
       this.rules.probeFailed();
     }
