@@ -31,7 +31,7 @@ import { controlsShown } from './controlsLogic';
 import { type BuiltPlayer, buildPlayer, connectView, type HoloquicPlayerOptions, type HoloquicStats, openView } from './elementSetup';
 import { HiddenPause } from './hiddenPause';
 import { MediaEvents } from './mediaEvents';
-import { bufferedRanges, HoloquicTimeRanges, type MediaSnapshot, readyStateOf } from './mediaState';
+import { bufferedRanges, HoloquicTimeRanges, type MediaSnapshot, readyStateOf, snapshotOf } from './mediaState';
 import { HoloquicMediaError, type HoloquicPlayerEventMap, type ReadyState } from './mediaTypes';
 
 export { PLAYER_EVENTS } from './mediaEvents';
@@ -324,13 +324,7 @@ export class HoloquicPlayerElement extends HTMLElement {
   }
 
   private snapshot(): MediaSnapshot {
-    const player = this.playerInstance;
-    const scene = player?.scene ?? null;
-    return {
-      hasScene: scene !== null, hasFrame: !!player?.hasFrame && !player.seeking, frozen: this.media.isFrozen,
-      positionS: this.currentTime, durationS: this.duration, segmentS: scene?.segmentDuration ?? 1,
-      aheadS: player?.bufferedAheadS() ?? 0, bufferTargetS: player?.bufferTargetS() ?? 0, loop: player?.loop ?? this.loop,
-    };
+    return snapshotOf(this.playerInstance, { positionS: this.currentTime, durationS: this.duration, frozen: this.media.isFrozen, loop: this.loop });
   }
 
   private async createAndLoad(): Promise<SceneModel> {

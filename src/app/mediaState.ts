@@ -1,7 +1,9 @@
 /**
  * The element's media state computed from the player's: `buffered` as a `TimeRanges`-like object
- * over the pass, and `readyState`. Pure, so it is unit-tested without a browser.
+ * over the pass, and `readyState`, from a snapshot of the player. Pure, so it is unit-tested
+ * without a browser.
  */
+import type { Player } from '../player/player';
 import { READY_STATE, type ReadyState } from './mediaTypes';
 
 /** A read-only list of time ranges, as `HTMLMediaElement.buffered` returns (`TimeRanges`). */
@@ -42,6 +44,20 @@ export interface MediaSnapshot {
   aheadS: number;
   bufferTargetS: number;
   loop: boolean;
+}
+
+/**
+ * The snapshot of the element's `player` (null before it has one). `element` gives what the
+ * element knows itself: its position and duration, whether it reads as frozen, and its `loop`
+ * attribute, which counts while there is no player.
+ */
+export function snapshotOf(player: Player | null, element: { positionS: number; durationS: number; frozen: boolean; loop: boolean }): MediaSnapshot {
+  const scene = player?.scene ?? null;
+  return {
+    hasScene: scene !== null, hasFrame: !!player?.hasFrame && !player.seeking, frozen: element.frozen,
+    positionS: element.positionS, durationS: element.durationS, segmentS: scene?.segmentDuration ?? 1,
+    aheadS: player?.bufferedAheadS() ?? 0, bufferTargetS: player?.bufferTargetS() ?? 0, loop: player?.loop ?? element.loop,
+  };
 }
 
 /**
