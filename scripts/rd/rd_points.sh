@@ -8,13 +8,19 @@
 #   scripts/rd/rd_points.sh BUILD_DIR OUT_DIR [extra vpcc-encode options...]
 # e.g. scripts/rd/rd_points.sh wasm/build-native /tmp/rd > baseline.tsv
 # FRAMES, QPS ("geo/attr ...") and SEQS ("cesiumman fox") narrow a sweep while iterating.
+# The default QP pairs are the encoder's rate allocation per condition (docs/benchmarks.md,
+# "Rate allocation"): one GOP (random access) codes geometry 3 QP finer than all-intra does.
 set -euo pipefail
 build=$1 out=$2
 shift 2
 here=$(cd "$(dirname "$0")" && pwd)
 shared=${HOLOQUIC_SHARED:-$here/../../../shared}
 frames=${FRAMES:-8}
-qps=${QPS:-"11/22 17/30 22/36 27/42 32/47"}
+default_qps="8/22 14/30 19/36 24/42 29/47"
+for option in "$@"; do
+  [[ $option == --all-intra ]] && default_qps="11/22 17/30 22/36 27/42 32/47"
+done
+qps=${QPS:-$default_qps}
 seqs=${SEQS:-"cesiumman fox"}
 mkdir -p "$out"
 for seq in $seqs; do
