@@ -13,10 +13,12 @@ log2(rate): candidates under it give less quality per bit than a mix of two on i
 Rungs: RUNGS candidates (default 5) on the hull — within SLACK dB of it (default 0.2: a grid's
 steps leave gaps in the hull that a point just under it fills) — each of more quality than the one
 below, chosen so each rung's rate is between 1.6 and 2 times the one below where the hull allows
-it (otherwise as near that as it gets), then the widest span, then the nearest the hull. Prints
-the hull and the chosen rungs with every object's rate, D1, Y and points.
+it (otherwise as near that as it gets), then the widest span, then the nearest the hull. With
+--bottom, the lowest rung is the candidate named (lod/maps/geo/attr): what a player falls back to
+on a poor link is a choice of its own, not a hull's. Prints the hull and the chosen rungs with
+every object's rate, D1, Y and points.
 
-    ladder_hull.py GRID.tsv [--rungs 5] [--low 1.6] [--high 2.0] [--slack 0.2]
+    ladder_hull.py GRID.tsv [--rungs 5] [--low 1.6] [--high 2.0] [--slack 0.2] [--bottom 2/1/36/46]
 """
 import argparse
 import itertools
@@ -76,12 +78,14 @@ def below_hull(hull, x, q):
     return max(0.0, hull[-1][1] - q)
 
 
-def pick(near, rungs, low, high):
+def pick(near, rungs, low, high, keep_first=False):
     """The rungs-subset of `near` (x, q, key, gap), rising in quality, whose rate steps stray least
     (in log2) outside [low, high], then the widest span, then the smallest gaps to the hull."""
     lo, hi = math.log2(low), math.log2(high)
     best = None
     for combo in itertools.combinations(range(len(near)), rungs):
+        if keep_first and combo[0] != 0:
+            continue
         chosen = [near[i] for i in combo]
         if any(b[1] <= a[1] for a, b in zip(chosen, chosen[1:])):
             continue
@@ -105,6 +109,7 @@ def main():
     parser.add_argument("--low", type=float, default=1.6)
     parser.add_argument("--high", type=float, default=2.0)
     parser.add_argument("--slack", type=float, default=0.2)
+    parser.add_argument("--bottom", help="lod/maps/geo/attr of the lowest rung")
     args = parser.parse_args()
     cells = read(args.grid)
     objects, agg = aggregate(cells)
@@ -114,8 +119,14 @@ def main():
         print(f"#   {describe(k):32s} {2 ** x:9.0f} {q:6.2f}")
     near = sorted((x, q, k, below_hull(hull, x, q)) for k, (x, q) in agg.items())
     near = [n for n in near if n[3] <= args.slack]
+    if args.bottom:
+        want = tuple(int(v) for v in args.bottom.split("/"))
+        bottom = [(x, q, k, below_hull(hull, x, q)) for k, (x, q) in agg.items() if k[1:] == want]
+        if not bottom:
+            parser.error(f"--bottom {args.bottom}: not in the grid")
+        near = bottom + [n for n in near if n[0] > bottom[0][0] and n[1] > bottom[0][1]]
     print(f"# within {args.slack} dB of it: {len(near)}")
-    chosen = pick(near, min(args.rungs, len(near)), args.low, args.high)
+    chosen = pick(near, min(args.rungs, len(near)), args.low, args.high, keep_first=bool(args.bottom))
     print("rung\tcodec\tlod\tmaps\tqp_geo\tqp_attr\tgeomean_kbps\tstep\t" + "\t".join(f"{o}_kbps\t{o}_d1\t{o}_y\t{o}_points" for o in objects))
     previous = None
     for i, (x, q, k, _) in enumerate(chosen):

@@ -21,12 +21,14 @@ struct Rung {
   int attributeQpOffset = 8;
 };
 
-/// The built-in ladder, lowest quality first: about a 10× rate span (the reference paper's
-/// objects span 2.4 → 54 Mbit/s at ~800 k points; a 200 k-point object here spans ~1.4 →
-/// ~15 Mbit/s): a quarter of the points at coarse quantisers at the bottom, two maps at fine ones
-/// at the top.
+/// The built-in ladder, lowest quality first, derived from measured curves (AVC, docs/benchmarks.md
+/// "The quality ladder re-derived"; scripts/rd/ladder_sweep.sh, ladder_hull.py): the lowest rung
+/// kept from the hand-set ladder (what a player falls back to on a poor link), the four above on
+/// the rate-quality hull of a grid of candidates, each about 1.5–2.2× the rate of the one below —
+/// about an 8–11× span (a demo figure 0.45 → 3.7 Mbit/s, CesiumMan at 9 bits 0.86 → 10 Mbit/s):
+/// a quarter of the points at coarse quantisers at the bottom, two maps at fine ones at the top.
 inline std::vector<Rung> defaultLadder() {
-  return {{2, 1, 36, 46}, {2, 1, 30, 38}, {1, 1, 28, 34}, {1, 2, 22, 28}, {1, 2, 14, 22}};
+  return {{2, 1, 36, 46}, {2, 1, 28, 38}, {1, 1, 28, 38}, {1, 2, 20, 30}, {1, 2, 14, 24}};
 }
 
 enum class SourceKind { Demo, Ply, Gltf };
