@@ -17,8 +17,9 @@
  *    datagrams, which are never waited for — in a trough a reliable object that cannot arrive
  *    is a freeze (`qr` froze exactly there).
  * The repair sent up front (`repairTarget`) is planned for the measured loss and burst length
- * (fecModel.ts's planning range): for 70 % when a round trip fits — repair on demand makes up
- * the rest, so up-front repair only saves that round trip — else for 99 %.
+ * (fecModel.ts's planning range): when a round trip fits, repair on demand makes up the rest, so
+ * up-front repair only saves that round trip — 70 % for an object in view, none for one out of
+ * view (nobody sees its round trip) — else for 99 %.
  *
  * Qualities: one multiple-choice knapsack (mck.ts) over every object's rungs in its delivery,
  * value = visibility × [u(q) · P(shown) + u_stale · (1 − P(shown))] (u = BOLA's log utility,
@@ -93,12 +94,24 @@ export function carriedReliably(objects: readonly PlanObject[], capacityBits: nu
 }
 
 /**
- * Signal: the probability the repair sent up front aims for. When a round trip fits, repair on
- * demand makes up a shortfall in time, so up-front repair only saves that round trip and is
- * planned as `qpr-fec` plans it; otherwise it has to do the whole job, as the origin plans it.
+ * Up-front repair target meaning "none": the object is sent as plain source symbols and repair
+ * on demand (docs/protocol.md §3) makes up what was lost.
  */
-export function repairTarget(roundTripFits: boolean): number {
-  return roundTripFits ? QPR_FEC_TARGET : TARGET_SUCCESS;
+export const ON_DEMAND_ONLY = 0;
+
+/**
+ * Signal: the probability the repair sent up front aims for, from the round-trip signal alone.
+ * When no round trip fits, nothing can follow the first batch, so it is planned as the origin
+ * plans it (99 %). When one fits, repair on demand completes a shortfall in time, and up-front
+ * repair only saves that round trip: worth paying for an object in view (planned as `qpr-fec`
+ * plans it, 70 %), not for one out of view, whose round trip nobody sees — it goes with none up
+ * front, so its lowest rung costs about its bits, as in `qr`. Until 2026-11-27 objects out of view
+ * had 70 % too: on the walking trace (~3.5 Mbit/s) their ~14 % repair took the in-view object's
+ * upgrade (docs/results.md, "`adaptive` on a thin link").
+ */
+export function repairTarget(roundTripFits: boolean, visible: boolean): number {
+  if (!roundTripFits) return TARGET_SUCCESS;
+  return visible ? QPR_FEC_TARGET : ON_DEMAND_ONLY;
 }
 
 /** Smallest repair count whose recovery probability reaches `target` (≤ 2K). */
@@ -133,8 +146,7 @@ export class AdaptivePolicy implements DeliveryPolicy {
     const capacity = SAFETY * input.throughputBps * windowS;
     const roundTripFits = retransmissionFits(input.rttS, input.timeToDeadlineS, windowS);
     const reliable = roundTripFits ? carriedReliably(objects, capacity, input.segmentDurationS) : new Set<string>();
-    const target = repairTarget(roundTripFits);
-    const groups = objects.map((o) => options(o, reliable.has(o.objectId), input.segmentDurationS, loss, target));
+    const groups = objects.map((o) => options(o, reliable.has(o.objectId), input.segmentDurationS, loss, repairTarget(roundTripFits, inView(o))));
     return solveMultipleChoice(groups, capacity).map((pick, i) => groups[i][pick].plan);
   }
 }

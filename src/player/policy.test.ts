@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AdaptivePolicy, carriedReliably, inView, repairFor, repairTarget, RETRANSMIT_ROUND_TRIPS, retransmissionFits } from './adaptive';
+import { AdaptivePolicy, carriedReliably, inView, ON_DEMAND_ONLY, repairFor, repairTarget, RETRANSMIT_ROUND_TRIPS, retransmissionFits } from './adaptive';
 import { PLANNING_BURST_CAP, PLANNING_LOSS_CAP, PLANNING_LOSS_FLOOR, planningLoss, recoveryProbability } from './fecModel';
 import { fecTargetFor, FixedModePolicy, type PlanInput, QPR_FEC_TARGET, reliableCountFromDegree, SYMBOL_BYTES } from './policy';
 import { abrRule, hybridRule, knapsackRule, priorityGreedyRule, SAFETY } from './rules';
@@ -123,9 +123,24 @@ describe('adaptive', () => {
     expect([...carriedReliably(objects, 0.4e6, 1)]).toEqual([]);
   });
 
-  it('signal repairTarget: qpr-fec\'s target when repair on demand can follow, else the origin\'s', () => {
-    expect(repairTarget(true)).toBe(QPR_FEC_TARGET);
-    expect(repairTarget(false)).toBe(0.99);
+  it('signal repairTarget: none up front out of view and qpr-fec\'s target in view when repair on demand can follow, else the origin\'s', () => {
+    expect(repairTarget(true, true)).toBe(QPR_FEC_TARGET);
+    expect(repairTarget(true, false)).toBe(ON_DEMAND_ONLY);
+    expect(repairTarget(false, true)).toBe(0.99);
+    expect(repairTarget(false, false)).toBe(0.99);
+  });
+
+  it('on a thin link gives the object in view qr\'s rung: the objects out of view cost about their bits, not 70 % repair', () => {
+    // The walking trace's case (~4 Mbit/s, 5 % loss, one object in view): with 70 % repair on the
+    // three objects out of view their lowest rungs cost ~1.2 × their bits and the object in view
+    // stayed a rung below qr's.
+    const objects = demoObjects([0.3, 0, 0, 0]);
+    const inputs = requested({ objects, throughputBps: 4.1e6, loss: { rate: 0.05, meanBurst: 2 }, rttS: 0.05 });
+    const a = new AdaptivePolicy().plan(inputs);
+    const qr = new FixedModePolicy('qr', knapsackRule).plan(inputs);
+    expect(a[0].quality).toBe(qr[0].quality);
+    expect(a[0].quality).toBe(2);
+    expect(a.slice(1).every((p) => p.delivery === 'datagram' && p.quality === 0 && p.fec.kind === 'none')).toBe(true);
   });
 
   it('sends objects in view reliably, without repair, when a retransmission fits — with or without loss', () => {
@@ -159,14 +174,25 @@ describe('adaptive', () => {
     }
   });
 
-  it('plans the repair of objects out of view for 70 % when repair on demand can follow', () => {
+  it('sends objects out of view with no repair up front when repair on demand can follow, with repair for 99 % when it cannot', () => {
     const loss = { rate: 0.05, meanBurst: 2 };
-    const plans = new AdaptivePolicy().plan(requested({ objects: demoObjects([0.25, 0.15, 0.05, 0]), throughputBps: 1e9, loss }));
-    const out = plans[3];
+    const objects = demoObjects([0.25, 0.15, 0.05, 0]);
+    const out = new AdaptivePolicy().plan(requested({ objects, throughputBps: 1e9, loss }))[3];
     expect(out.delivery).toBe('datagram');
     expect(out.quality).toBe(0);
+    expect(out.fec).toEqual({ kind: 'none' });
+    const late = new AdaptivePolicy().plan(requested({ objects, throughputBps: 1e9, loss, rttS: 0.6 }))[3];
     const k = Math.ceil(DEMO[0] / 8 / SYMBOL_BYTES);
-    expect(out.fec).toEqual({ kind: 'fixed', overhead: repairFor(k, planningLoss(loss), QPR_FEC_TARGET) / k });
+    expect(late.fec).toEqual({ kind: 'fixed', overhead: repairFor(k, planningLoss(loss), 0.99) / k });
+  });
+
+  it('plans the repair of objects in view that go as datagrams for 70 % when repair on demand can follow', () => {
+    // 1.5 Mbit/s carries the lowest rungs of two objects reliably; the third in view goes as datagrams.
+    const loss = { rate: 0.05, meanBurst: 2 };
+    const third = new AdaptivePolicy().plan(requested({ objects: demoObjects([0.25, 0.15, 0.05, 0]), throughputBps: 1.5e6, loss }))[2];
+    expect(third.delivery).toBe('datagram');
+    const k = Math.ceil(DEMO[third.quality] / 8 / SYMBOL_BYTES);
+    expect(third.fec).toEqual({ kind: 'fixed', overhead: repairFor(k, planningLoss(loss), QPR_FEC_TARGET) / k });
   });
 
   it('in a trough sends reliably only the in-view objects whose lowest rungs the link carries; the rest as datagrams', () => {
@@ -183,7 +209,7 @@ describe('adaptive', () => {
     for (const p of plans.slice(1)) {
       expect(p.quality).toBe(0);
       expect(p.delivery).toBe('datagram');
-      expect(p.fec.kind).toBe('fixed');
+      expect(p.fec.kind).toBe('none');
     }
   });
 
