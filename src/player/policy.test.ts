@@ -153,7 +153,7 @@ describe('adaptive', () => {
 
   it('gives the objects in view the qualities qr gives them: a reliable object costs its bits, as in qr', () => {
     // qr spends the same SAFETY × throughput, on bits alone; adaptive's only extra is the object out
-    // of view (its lowest rung plus repair), so at these rates it matches qr object for object.
+    // of view (its lowest rung's framing), so at these rates it matches qr object for object.
     const objects = demoObjects([0.25, 0.15, 0.05, 0]);
     for (const throughputBps of [7e6, 10e6, 14e6]) {
       const a = new AdaptivePolicy().plan(requested({ objects, throughputBps }));
