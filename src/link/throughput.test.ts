@@ -23,6 +23,16 @@ describe('segmentGoodput', () => {
     const two = [{ receivedBytes: 125_000, startMs: 0, endMs: 200 }, { receivedBytes: 125_000, startMs: 900, endMs: 1100 }];
     expect(segmentGoodput(two, 100)).toBeCloseTo(10e6);
   });
+  it('leaves a datagram object\'s wait on its repair timer out of the busy time, unless another object was in flight', () => {
+    // 10-Mbit/s link, 50-ms path: 100 000 B from 50 to 130 ms, SENT, the repair timer waits until
+    // 205 ms, the repair request's round trip, then 12 500 B from 255 to 265 ms: 90 ms of transfer.
+    const alone = { receivedBytes: 112_500, startMs: 0, endMs: 265, waits: [[130, 205]] as const };
+    // Two busy periods less one round trip each (at most half of the second): 80 + 30 ms, not 215.
+    expect(segmentGoodput([alone], 50)).toBeCloseTo((112_500 * 8 * 1000) / 110);
+    // A reliable object receiving throughout the wait keeps it busy time.
+    const reliable = { receivedBytes: 100_000, startMs: 0, endMs: 265 };
+    expect(segmentGoodput([alone, reliable], 50)).toBeCloseTo((212_500 * 8 * 1000) / 215);
+  });
   it('takes at most half of a busy period off, so an inflated round trip cannot more than double a sample', () => {
     expect(segmentGoodput([{ receivedBytes: 125_000, startMs: 0, endMs: 100 }], 500)).toBeCloseTo(20e6);
   });

@@ -7,8 +7,13 @@
  * propagation round trip before its first byte can arrive, time no bandwidth shortens: it comes
  * off each busy period (at most half of it, so an inflated RTT cannot more than double a sample).
  * Without that a 100-ms path read as a slow link (at 50 ms one way the player measured 2–3 Mbit/s
- * where the link gave 8–11, and chose the lowest rung). The estimate is the harmonic mean of the last `window` segments,
- * which reacts quickly to drops and slowly to spikes.
+ * where the link gave 8–11, and chose the lowest rung). A datagram object that asks for repair on
+ * demand first waits on its repair timer (about 1.5 round trips after the origin's SENT) with
+ * nothing owed to it: those waits (`DeliverySample.waits`) are not busy time unless another object
+ * was in flight, and the repair request then starts a busy period of its own, round trip and all.
+ * Counted as link time they made a session with datagrams read ~8 % below `qr`'s on the walking
+ * trace (docs/results.md, "`adaptive` on a thin link"). The estimate is the harmonic mean of the
+ * last `window` segments, which reacts quickly to drops and slowly to spikes.
  */
 
 /** One finished delivery: bytes received between request and last byte (ms timestamps). */
@@ -16,6 +21,21 @@ export interface DeliverySample {
   receivedBytes: number;
   startMs: number;
   endMs: number;
+  /** Spans inside [startMs, endMs] in which the delivery waited on its own repair timer (DeliveryStats.repairWaits). */
+  waits?: ReadonlyArray<readonly [number, number]>;
+}
+
+/** The spans of a delivery in which the link owed it bytes: [startMs, endMs] less its waits. */
+function busySpans(s: DeliverySample): Array<readonly [number, number]> {
+  const spans: Array<readonly [number, number]> = [];
+  let from = s.startMs;
+  for (const [a, b] of [...(s.waits ?? [])].sort((x, y) => x[0] - y[0])) {
+    const waitStart = Math.max(from, Math.min(a, s.endMs)), waitEnd = Math.max(waitStart, Math.min(b, s.endMs));
+    if (waitStart > from) spans.push([from, waitStart]);
+    from = Math.max(from, waitEnd);
+  }
+  if (s.endMs > from) spans.push([from, s.endMs]);
+  return spans;
 }
 
 /**
@@ -25,7 +45,7 @@ export interface DeliverySample {
 export function segmentGoodput(samples: DeliverySample[], roundTripMs = 0): number | null {
   const intervals = samples
     .filter((s) => s.endMs > s.startMs)
-    .map((s) => [s.startMs, s.endMs] as const)
+    .flatMap(busySpans)
     .sort((a, b) => a[0] - b[0]);
   let busyMs = 0;
   let curStart = -Infinity;

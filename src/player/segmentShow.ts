@@ -52,6 +52,7 @@ export function showSegment(env: ShowEnv, k: number): void {
   for (const t of list) t.superseded = !t.upgrade && !t.shown && list.some((u) => u.upgrade && u.shown && u.object.id === t.object.id);
   env.link.addSegment(list.filter((t) => t.result?.stats.lastByteAt !== undefined).map((t) => ({
     receivedBytes: t.result!.stats.receivedBytes, startMs: t.result!.stats.requestedAt, endMs: t.result!.stats.lastByteAt!,
+    waits: t.result!.stats.repairWaits,
   })), env.carrier());
   env.cfg.onSegment?.(k, shown);
   env.cfg.onEvent?.({ type: 'segment', index: k, qualities });

@@ -158,6 +158,8 @@ export async function receiveDatagramObject(
             const shortfall = response.sourceSymbols + REPAIR_MARGIN * blocks - stats.symbolsReceived!;
             const perBlock = Math.min(65_535, Math.max(1, Math.ceil(Math.max(shortfall, blocks) / blocks) + REPAIR_MARGIN));
             stats.repairRequests!++;
+            // Since the last symbol the link owed this object nothing: not link time (throughput.ts).
+            if (lastPacketAt !== undefined) (stats.repairWaits ??= []).push([lastPacketAt, performance.now()]);
             expectedSymbols = symbolsSent + perBlock * blocks;
             writer.write(encodeMessage({ type: 'repair', symbols: perBlock })).catch(() => undefined);
           }, Math.max(30, 1.5 * session.rtt.ms));

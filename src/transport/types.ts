@@ -87,6 +87,12 @@ export interface DeliveryStats {
   symbolsOnStream?: number;
   repairRequests?: number;
   /**
+   * Datagram delivery only: the spans (performance.now() ms) this object waited on its own repair
+   * timer — from the last symbol before a repair request to that request — in which the link owed
+   * it nothing. The throughput estimate leaves them out of its busy time (link/throughput.ts).
+   */
+  repairWaits?: Array<[number, number]>;
+  /**
    * Loss seen by this delivery: symbols up to the highest ESI received (those after it were still
    * in flight or unneeded when the object decoded: not losses), how many of them were lost, and
    * in how many runs of consecutive losses.
