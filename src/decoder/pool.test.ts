@@ -82,6 +82,31 @@ describe('DecoderPool', () => {
     expect(p.stats()).toMatchObject({ segments: 3, frames: 4, failures: 0, meanFrameMs: 2 });
   });
 
+  it('gives a free worker the waiting segment due first, not the one that arrived first', async () => {
+    const { p, workers } = pool(1, 4);
+    const worker = workers[0];
+    // A backlog after an outage: the worker is busy, and three segments arrive out of due order.
+    const all = [p.decode({ ...job(0), dueAt: 10 })];
+    for (const [segment, dueAt] of [[1, 13], [2, 11], [3, 12]]) all.push(p.decode({ ...job(segment), dueAt }));
+    expect(p.queued).toBe(3);
+    for (let n = 0; n < 4; n++) worker.decoded(worker.requests[n].id, [n]);
+    await Promise.all(all);
+    expect(worker.requests.map((r) => r.bytes[0])).toEqual([0, 2, 3, 1]);
+    // The due time orders the queue only: the worker is not told it.
+    expect(worker.requests[1]).not.toHaveProperty('dueAt');
+  });
+
+  it('keeps arrival order among equal due times, and puts jobs without one last', async () => {
+    const { p, workers } = pool(1, 8);
+    const worker = workers[0];
+    const all = [p.decode({ ...job(0), dueAt: 5 })];
+    all.push(p.decode(job(1)), p.decode({ ...job(2), dueAt: 7 }), p.decode({ ...job(3), dueAt: 7 }));
+    all.push(p.decode({ ...job(4), dueAt: NaN }), p.decode({ ...job(5), dueAt: 6 }), p.decode({ ...job(6), dueAt: 7 }));
+    for (let n = 0; n < 7; n++) worker.decoded(worker.requests[n].id, [n]);
+    await Promise.all(all);
+    expect(worker.requests.map((r) => r.bytes[0])).toEqual([0, 5, 2, 3, 6, 1, 4]);
+  });
+
   it('rejects at once when the queue is full (back-pressure), and keeps working', async () => {
     const { p, workers } = pool(1, 1);
     const running = p.decode(job(0));

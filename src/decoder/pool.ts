@@ -1,10 +1,15 @@
 /**
  * The decoder pool: a few decode workers (each with its own wasm module and WebCodecs decoders)
- * behind the player's `SegmentDecoder` interface. Jobs wait in one bounded FIFO queue and go to
- * whichever worker is free. A job can be withdrawn while it waits (its `signal`): the playout loop
- * withdraws the objects of a segment it has already shown, so work that can no longer be seen
- * never holds up the segments still to come. The queue bound is a guard against a caller that
- * never withdraws anything; a full queue rejects at once rather than growing without bound.
+ * behind the player's `SegmentDecoder` interface. Jobs wait in one bounded queue, and a worker
+ * that comes free takes the waiting job due first: earliest `dueAt` (the segment's playout
+ * deadline), equal due times in arrival order, a job without one after every job with one — so
+ * with no due times, or equal ones, the queue is first in, first out. Why: after an outage a
+ * backlog of objects arrives together, and in arrival order the segment due next could wait
+ * behind decodes of later segments (0.1–0.5 s each on two cores), prolonging the freeze.
+ * A job can be withdrawn while it waits (its `signal`): the playout loop withdraws the objects
+ * of a segment it has already shown, so work that can no longer be seen never holds up the
+ * segments still to come. The queue bound is a guard against a caller that never withdraws
+ * anything; a full queue rejects at once rather than growing without bound.
  */
 import type { DecodedSegment, DecodeJob, SegmentDecoder } from '../model/decoder';
 import type { AtlasFrame } from '../model/frames';
@@ -86,6 +91,11 @@ export interface DecodeRequestOptions {
    * is larger than it allows fails as a decode error while parsing, before any allocation for it.
    */
   v3cLevelIdc?: number;
+  /**
+   * When the segment is due on screen, on the caller's clock (see `DecodeJob.dueAt`): waiting
+   * jobs start earliest due first. Undefined: after every job that has one.
+   */
+  dueAt?: number;
 }
 
 export interface DecoderPoolStats {
@@ -112,7 +122,10 @@ export interface DecoderPoolStats {
 
 interface Job {
   bytes: Uint8Array;
-  options: DecodeRequestOptions;
+  /** What the worker is asked for. */
+  options: Omit<DecodeRequestOptions, 'dueAt'>;
+  /** The queue's order key: `dueAt`, or Infinity without one. */
+  dueAt: number;
   enqueuedAt: number;
   resolve: (s: DetailedSegment) => void;
   reject: (e: Error) => void;
@@ -184,7 +197,7 @@ export class DecoderPool implements SegmentDecoder {
   }
 
   decode(job: DecodeJob): Promise<DecodedSegment> {
-    return this.decodeDetailed(job.bytes, { output: this.output, v3cLevelIdc: job.v3cLevelIdc }, job.signal);
+    return this.decodeDetailed(job.bytes, { output: this.output, v3cLevelIdc: job.v3cLevelIdc, dueAt: job.dueAt }, job.signal);
   }
 
   /** The largest atlas the workers take, in samples: the player refuses Representations whose level allows more. */
@@ -207,9 +220,10 @@ export class DecoderPool implements SegmentDecoder {
       this.totals.rejectedBusy++;
       return Promise.reject(new Error(`decoder busy: ${this.queue.length} segments already waiting`));
     }
+    const { dueAt, ...request } = options;
     return new Promise((resolve, reject) => {
-      const job: Job = { bytes, options, enqueuedAt: performance.now(), resolve, reject };
-      this.queue.push(job);
+      const job: Job = { bytes, options: request, dueAt: orderKey(dueAt), enqueuedAt: performance.now(), resolve, reject };
+      this.enqueue(job);
       signal?.addEventListener('abort', () => {
         const at = this.queue.indexOf(job);
         if (at < 0) return;
@@ -219,6 +233,16 @@ export class DecoderPool implements SegmentDecoder {
       }, { once: true });
       this.dispatch();
     });
+  }
+
+  /**
+   * Puts `job` behind every waiting job due no later than it, so the queue stays in order of
+   * due time (ties in arrival order) and a free worker takes its head.
+   */
+  private enqueue(job: Job): void {
+    const before = this.queue.findIndex((waiting) => waiting.dueAt > job.dueAt);
+    if (before < 0) this.queue.push(job);
+    else this.queue.splice(before, 0, job);
   }
 
   /** Jobs waiting for a worker. */
@@ -336,6 +360,11 @@ export class DecoderPool implements SegmentDecoder {
     // The others take the queue; with none left, every queued job fails with this error.
     this.dispatch();
   }
+}
+
+/** A due time as the queue orders it: none (or NaN) sorts after every real one. */
+function orderKey(dueAt: number | undefined): number {
+  return dueAt === undefined || Number.isNaN(dueAt) ? Infinity : dueAt;
 }
 
 function withdrawn(): Error {

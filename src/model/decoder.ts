@@ -20,6 +20,12 @@ export interface DecodeJob {
   v3cLevelIdc?: number;
   /** Withdraws the job if it has not started (the segment was shown meanwhile). */
   signal?: AbortSignal;
+  /**
+   * When the segment is due on screen (its playout deadline), on the caller's clock: a decoder
+   * with several jobs waiting starts the one due first. Only compared between jobs, so every
+   * caller of one decoder must use the same clock. Undefined: due after every job that has one.
+   */
+  dueAt?: number;
 }
 
 export interface DecodedSegment {

@@ -172,7 +172,12 @@ export function startObjectTask(
         const signal = task.decodeWithdraw.signal;
         try {
           if (signal.aborted) throw signal.reason;
-          task.decoded = await env.decoder.decode({ objectId: object.id, segment: index, quality, bytes: task.result.bytes, v3cLevelIdc: object.representations[quality].v3cLevelIdc, signal });
+          // Due at the segment's deadline: after an outage, when a backlog arrives at once, the
+          // decoder starts the segment due first rather than the one that arrived first.
+          task.decoded = await env.decoder.decode({
+            objectId: object.id, segment: index, quality, bytes: task.result.bytes,
+            v3cLevelIdc: object.representations[quality].v3cLevelIdc, signal, dueAt: task.deadline,
+          });
           env.decodeCost.observe(object.representations[quality].pointsPerFrame, task.decoded.decodeMs);
         } catch (e) {
           if (signal.aborted) task.decodeLate = true;

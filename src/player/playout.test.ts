@@ -267,6 +267,20 @@ describe('PlayoutSession', () => {
     session.close();
   });
 
+  it('tells the decoder when each object is due: its segment\'s playout deadline', async () => {
+    const clock = new VirtualClock();
+    const link = new ScriptedLink(clock, () => 40e6);
+    const jobs: Array<{ key: string; dueAt?: number }> = [];
+    const recording: SegmentDecoder = { decode: async (job) => (jobs.push({ key: `${job.objectId}/${job.segment}`, dueAt: job.dueAt }), { frames: [], decodeMs: 5 }) };
+    const session = await playOn(clock, link, 6, { decoder: recording });
+    const deadlines = new Map(session.segmentRecords().map((r) => [`${r.object}/${r.index}`, r.deadlineS]));
+    const recorded = jobs.filter((j) => deadlines.has(j.key));
+    expect(recorded.length).toBeGreaterThan(8);
+    // The records count from the session's start; the decoder gets the same instants on the clock.
+    const originS = recorded[0].dueAt! - deadlines.get(recorded[0].key)!;
+    for (const { key, dueAt } of recorded) expect(dueAt! - deadlines.get(key)!, key).toBeCloseTo(originS, 9);
+  });
+
   it('withdraws the decode of objects whose segment was shown before a decoder was free: late, not failed', async () => {
     const clock = new VirtualClock();
     const link = new ScriptedLink(clock, () => 200e6);
