@@ -2,6 +2,7 @@
 // matched with the previous frame's patches of the same surface and keep their places and their
 // depth origin where they fit, so the videos predict them from the previous picture and the
 // atlas can code them as INTER or SKIP patches; the rest go near their old place or first-fit.
+// All-intra packing lets patch rectangles overlap where their blocks are empty.
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
@@ -58,66 +59,108 @@ void keepDepthOrigin(EncPatch& p, const EncPatch& reference) {
   p.minDepth = reference.minDepth;
 }
 
+/// Which 16×16 blocks of a patch hold an occupied pixel, row by row in patch blocks: the
+/// decoder gives such a block of the atlas to the patch, the others it may give to another.
+std::vector<uint8_t> occupiedBlocks(const EncPatch& p) {
+  const uint32_t bw = p.width / kBlock, bh = p.height / kBlock;
+  std::vector<uint8_t> blocks(size_t(bw) * bh, 0);
+  for (uint32_t v = 0; v < p.height; ++v)
+    for (uint32_t u = 0; u < p.width; ++u)
+      if (p.pixelOccupied(u, v)) blocks[size_t(v / kBlock) * bw + u / kBlock] = 1;
+  return blocks;
+}
+
 /// The atlas's 16×16 blocks as packing fills them, one row after another as patches need them.
+/// Two rules of filling. Plain: patch rectangles never overlap. Tight (`interleave`): rectangles
+/// may overlap where blocks are empty, as the decoder allows — it gives a block to the last patch
+/// in coding order whose rectangle covers it, if the block holds any occupied pixel — so a patch
+/// may lie over another's empty blocks unless that would take an occupied block from an earlier
+/// patch or give one of its own occupied blocks to a later patch whose rectangle covers it.
 class BlockGrid {
  public:
-  explicit BlockGrid(uint32_t widthBlocks) : width_(widthBlocks) {}
+  BlockGrid(uint32_t widthBlocks, bool interleave) : width_(widthBlocks), interleave_(interleave) {}
   uint32_t width() const { return width_; }
   uint32_t usedRows() const { return rows_; }
-  /// Whether a w × h block rectangle at (x, y) is free (rows beyond those used are).
-  bool fits(uint32_t x, uint32_t y, uint32_t w, uint32_t h) const {
+  /// Whether patch `index` (its coding order), whose occupied blocks are `occupied` (patch
+  /// blocks, `bw` wide), fits at (x, y) with its w × h rectangle (swapped when `swap`).
+  bool fits(uint32_t x, uint32_t y, uint32_t w, uint32_t h, bool swap, uint32_t bw, const std::vector<uint8_t>& occupied,
+            int32_t index) const {
     if (x + w > width_) return false;
     for (uint32_t j = 0; j < h && y + j < rows_; ++j)
-      for (uint32_t i = 0; i < w; ++i)
-        if (used_[size_t(y + j) * width_ + x + i]) return false;
+      for (uint32_t i = 0; i < w; ++i) {
+        const size_t cell = size_t(y + j) * width_ + x + i;
+        if (!interleave_) {
+          if (lastCover_[cell] >= 0) return false;
+          continue;
+        }
+        const bool mine = occupied[swap ? size_t(i) * bw + j : size_t(j) * bw + i];
+        if (owner_[cell] >= 0 && (mine || owner_[cell] < index)) return false;
+        if (mine && lastCover_[cell] > index) return false;
+      }
     return true;
   }
-  void take(uint32_t x, uint32_t y, uint32_t w, uint32_t h) {
+  void take(uint32_t x, uint32_t y, uint32_t w, uint32_t h, bool swap, uint32_t bw, const std::vector<uint8_t>& occupied,
+            int32_t index) {
     if (y + h > rows_) {
       rows_ = y + h;
-      used_.resize(size_t(rows_) * width_, 0);
+      owner_.resize(size_t(rows_) * width_, -1);
+      lastCover_.resize(size_t(rows_) * width_, -1);
     }
     for (uint32_t j = 0; j < h; ++j)
-      for (uint32_t i = 0; i < w; ++i) used_[size_t(y + j) * width_ + x + i] = 1;
+      for (uint32_t i = 0; i < w; ++i) {
+        const size_t cell = size_t(y + j) * width_ + x + i;
+        lastCover_[cell] = std::max(lastCover_[cell], index);
+        if (occupied[swap ? size_t(i) * bw + j : size_t(j) * bw + i]) owner_[cell] = index;
+      }
   }
 
  private:
   uint32_t width_, rows_ = 0;
-  std::vector<uint8_t> used_;
+  bool interleave_;
+  std::vector<int32_t> owner_;      // coding index of the patch whose occupied block this is, or −1
+  std::vector<int32_t> lastCover_;  // highest coding index whose rectangle covers the block, or −1
 };
 
-/// Places `p` at block (x, y), swapped (width and height exchanged) or not.
-void place(EncPatch& p, BlockGrid& grid, uint32_t x, uint32_t y, bool swap) {
-  const uint32_t bw = p.width / kBlock, bh = p.height / kBlock;
-  grid.take(x, y, swap ? bh : bw, swap ? bw : bh);
+/// One patch as packing sees it: its coding index, size in blocks and occupied blocks.
+struct PackedShape {
+  int32_t index;
+  uint32_t bw, bh;
+  std::vector<uint8_t> occupied;
+  bool fits(const BlockGrid& grid, uint32_t x, uint32_t y, bool swap) const {
+    return grid.fits(x, y, swap ? bh : bw, swap ? bw : bh, swap, bw, occupied, index);
+  }
+};
+
+/// Places `p` (as `shape`) at block (x, y), swapped (width and height exchanged) or not.
+void place(EncPatch& p, const PackedShape& shape, BlockGrid& grid, uint32_t x, uint32_t y, bool swap) {
+  grid.take(x, y, swap ? shape.bh : shape.bw, swap ? shape.bw : shape.bh, swap, shape.bw, shape.occupied, shape.index);
   p.placement.u0 = x;
   p.placement.v0 = y;
-  p.placement.sizeU0 = bw;
-  p.placement.sizeV0 = bh;
+  p.placement.sizeU0 = shape.bw;
+  p.placement.sizeV0 = shape.bh;
   p.placement.orientation = uint8_t(swap ? kSwap : kDefault);
 }
 
 /// First free place in raster order, in the preferred orientation first.
-void placeFirstFit(EncPatch& p, BlockGrid& grid, bool preferSwap) {
-  const uint32_t bw = p.width / kBlock, bh = p.height / kBlock;
+void placeFirstFit(EncPatch& p, const PackedShape& shape, BlockGrid& grid, bool preferSwap) {
   for (uint32_t y = 0;; ++y)
     for (uint32_t x = 0; x < grid.width(); ++x)
       for (const bool swap : {preferSwap, !preferSwap})
-        if (grid.fits(x, y, swap ? bh : bw, swap ? bw : bh)) return place(p, grid, x, y, swap);
+        if (shape.fits(grid, x, y, swap)) return place(p, shape, grid, x, y, swap);
 }
 
 /// A free place within `radius` blocks of (x, y), nearest ring first, inside the rows already
 /// used (a matched patch that grew: nearby, the video still finds most of it by motion search).
-bool placeNear(EncPatch& p, BlockGrid& grid, uint32_t x, uint32_t y, bool swap, int radius) {
-  const uint32_t w = swap ? p.height / kBlock : p.width / kBlock, h = swap ? p.width / kBlock : p.height / kBlock;
+bool placeNear(EncPatch& p, const PackedShape& shape, BlockGrid& grid, uint32_t x, uint32_t y, bool swap, int radius) {
+  const uint32_t h = swap ? shape.bw : shape.bh;
   for (int r = 1; r <= radius; ++r)
     for (int dy = -r; dy <= r; ++dy)
       for (int dx = -r; dx <= r; ++dx) {
         if (std::max(std::abs(dx), std::abs(dy)) != r) continue;
         const int64_t nx = int64_t(x) + dx, ny = int64_t(y) + dy;
         if (nx < 0 || ny < 0 || ny + h > grid.usedRows()) continue;
-        if (grid.fits(uint32_t(nx), uint32_t(ny), w, h)) {
-          place(p, grid, uint32_t(nx), uint32_t(ny), swap);
+        if (shape.fits(grid, uint32_t(nx), uint32_t(ny), swap)) {
+          place(p, shape, grid, uint32_t(nx), uint32_t(ny), swap);
           return true;
         }
       }
@@ -127,23 +170,26 @@ bool placeNear(EncPatch& p, BlockGrid& grid, uint32_t x, uint32_t y, bool swap, 
 /// One packing of a frame (see packPatches); returns the rows used. With `placesFirst`, every
 /// matched patch takes its reference's place before any patch goes elsewhere, and those that no
 /// longer fit there go near it; without, a matched patch that does not fit goes first-fit at
-/// once (and may take a place a later matched patch needed).
+/// once (and may take a place a later matched patch needed). `interleave`: BlockGrid's tight rule.
 uint32_t packOnce(std::vector<EncPatch>& patches, const std::vector<size_t>& order, const std::vector<EncPatch>* previous,
-                  uint32_t widthBlocks, bool placesFirst) {
+                  uint32_t widthBlocks, bool placesFirst, bool interleave) {
   constexpr int kNearRadius = 2;  // blocks; 2 gained a little more than 8 on Fox
-  BlockGrid grid(widthBlocks);
+  BlockGrid grid(widthBlocks, interleave);
+  std::vector<PackedShape> shapes(patches.size());
+  for (size_t i = 0; i < patches.size(); ++i)
+    shapes[i] = {int32_t(i), patches[i].width / kBlock, patches[i].height / kBlock, occupiedBlocks(patches[i])};
   std::vector<size_t> later;
   for (size_t index : order) {
     EncPatch& p = patches[index];
-    const uint32_t bw = p.width / kBlock, bh = p.height / kBlock;
-    if (std::min(bw, bh) > widthBlocks) throw std::invalid_argument("patch wider than the atlas");
+    const PackedShape& shape = shapes[index];
+    if (std::min(shape.bw, shape.bh) > widthBlocks) throw std::invalid_argument("patch wider than the atlas");
     // A matched patch keeps its reference's orientation where it can (an INTER patch must).
     bool preferSwap = false;
     if (previous && p.reference >= 0) {
       const Patch& before = (*previous)[size_t(p.reference)].placement;
       preferSwap = before.orientation == kSwap;
-      if (grid.fits(before.u0, before.v0, preferSwap ? bh : bw, preferSwap ? bw : bh)) {
-        place(p, grid, before.u0, before.v0, preferSwap);
+      if (shape.fits(grid, before.u0, before.v0, preferSwap)) {
+        place(p, shape, grid, before.u0, before.v0, preferSwap);
         continue;
       }
       if (placesFirst) {
@@ -151,13 +197,14 @@ uint32_t packOnce(std::vector<EncPatch>& patches, const std::vector<size_t>& ord
         continue;
       }
     }
-    placeFirstFit(p, grid, preferSwap);
+    placeFirstFit(p, shape, grid, preferSwap);
   }
   for (size_t index : later) {
     EncPatch& p = patches[index];
     const Patch& before = (*previous)[size_t(p.reference)].placement;
     const bool swap = before.orientation == kSwap;
-    if (!placeNear(p, grid, before.u0, before.v0, swap, kNearRadius)) placeFirstFit(p, grid, swap);
+    if (!placeNear(p, shapes[index], grid, before.u0, before.v0, swap, kNearRadius))
+      placeFirstFit(p, shapes[index], grid, swap);
   }
   return grid.usedRows();
 }
@@ -193,7 +240,11 @@ void orderForPrediction(std::vector<EncPatch>& patches, const std::vector<EncPat
 /// more rows than both `rowsSoFar` (the sequence's height until now) and the plain first-fit of
 /// what does not fit, the plain one is taken instead. When the videos do not predict across
 /// frames (all-intra), places only pay in the atlas and the plain packing is always taken:
-/// keeping them cost CesiumMan +2 % D1 BD-rate there. Returns the used height in blocks.
+/// keeping them cost CesiumMan +2 % D1 BD-rate there. All-intra packs tight as well (BlockGrid:
+/// rectangles over other patches' empty blocks, as TMC2's packer does): CesiumMan's atlas 768 →
+/// 544 rows, and every video codes fewer empty rows (docs/benchmarks.md, step 12: BD-rate
+/// CesiumMan D1 −10 %, Y −7 %). One GOP keeps rectangles apart (not measured tight: matched
+/// patches keep their places there). Returns the used height in blocks.
 uint32_t packPatches(std::vector<EncPatch>& patches, const std::vector<EncPatch>* previous, uint32_t widthBlocks,
                      uint32_t rowsSoFar, bool videoAcrossFrames) {
   std::vector<size_t> order(patches.size());
@@ -204,12 +255,12 @@ uint32_t packPatches(std::vector<EncPatch>& patches, const std::vector<EncPatch>
     if (matched(a) != matched(b)) return matched(a);  // matched patches claim their places first
     return bigness(a) > bigness(b);
   });
-  if (!videoAcrossFrames) return packOnce(patches, order, previous, widthBlocks, false);
-  const uint32_t kept = packOnce(patches, order, previous, widthBlocks, true);
+  if (!videoAcrossFrames) return packOnce(patches, order, previous, widthBlocks, false, true);
+  const uint32_t kept = packOnce(patches, order, previous, widthBlocks, true, false);
   if (!previous || kept <= rowsSoFar) return kept;
   std::vector<Patch> keptPlacements(patches.size());
   for (size_t i = 0; i < patches.size(); ++i) keptPlacements[i] = patches[i].placement;
-  const uint32_t plain = packOnce(patches, order, previous, widthBlocks, false);
+  const uint32_t plain = packOnce(patches, order, previous, widthBlocks, false, true);
   if (kept <= std::max(rowsSoFar, plain)) {
     for (size_t i = 0; i < patches.size(); ++i) patches[i].placement = keptPlacements[i];
     return kept;
