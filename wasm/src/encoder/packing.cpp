@@ -260,7 +260,7 @@ uint32_t packPatches(std::vector<EncPatch>& patches, const std::vector<EncPatch>
   if (!previous || kept <= rowsSoFar) return kept;
   std::vector<Patch> keptPlacements(patches.size());
   for (size_t i = 0; i < patches.size(); ++i) keptPlacements[i] = patches[i].placement;
-  const uint32_t plain = packOnce(patches, order, previous, widthBlocks, false, true);
+  const uint32_t plain = packOnce(patches, order, previous, widthBlocks, false, false);
   if (kept <= std::max(rowsSoFar, plain)) {
     for (size_t i = 0; i < patches.size(); ++i) patches[i].placement = keptPlacements[i];
     return kept;
