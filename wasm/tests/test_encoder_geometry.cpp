@@ -1,7 +1,8 @@
 // The encoder's geometry pictures as the video codec sees them: in inter-coded pictures the
 // depths of regions no point reads are repeated from the picture before, so the decoded pictures
 // carry the same samples there (the codec skips them) even while the surface moves in depth.
-// All-intra packing lays patch rectangles over each other's empty blocks.
+// All-intra packing lays patch rectangles over each other's empty blocks; the occupancy video
+// searches its splits further.
 #include <set>
 
 #include "harness.h"
@@ -120,6 +121,29 @@ TEST(all_intra_packing_overlaps_patch_rectangles_and_every_point_decodes) {
   CHECK_EQ(stats.coveredPoints, frame.size());
   CHECK(found == frame.size());
   CHECK(decoded.size() <= frame.size() + frame.size() / 20);  // no stray points either
+}
+
+// The occupancy video (lossless) searches its splits down to the smallest blocks at the default
+// preset (kOccupancyAnalysis): fewer bytes for the same occupancy. "slow" is the default's preset
+// without it.
+TEST(occupancy_video_costs_fewer_bytes_at_the_default_preset) {
+  std::vector<InputFrame> frames;
+  for (int f = 0; f < 2; ++f) frames.push_back(movingSphere(f));
+  frames.push_back(diagonalStrips());
+  EncoderConfig cfg;
+  cfg.codec = VideoCodec::Hevc;
+  cfg.allIntra = true;
+  auto encoder = makeLibavEncoder();
+  size_t occupancyBytes[2];
+  for (int tuned = 0; tuned < 2; ++tuned) {
+    cfg.preset = tuned ? nullptr : "slow";
+    EncodeStats stats;
+    encodeSequence(frames, cfg, *encoder, &stats);
+    occupancyBytes[tuned] = stats.occupancyBytes;
+    std::printf("  %s: occupancy %zu bytes\n", tuned ? "default" : "slow", stats.occupancyBytes);
+  }
+  // Measured on the shared sequences: −6 % (CesiumMan all-intra 27/42); equal on the old code.
+  CHECK(occupancyBytes[1] < occupancyBytes[0]);
 }
 
 TEST_MAIN
