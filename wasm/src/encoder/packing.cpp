@@ -110,7 +110,7 @@ class BlockGrid {
       for (uint32_t i = 0; i < w; ++i) {
         const size_t cell = size_t(y + j) * width_ + x + i;
         lastCover_[cell] = std::max(lastCover_[cell], index);
-        if (occupied[swap ? size_t(i) * bw + j : size_t(j) * bw + i]) owner_[cell] = index;
+        if (interleave_ && occupied[swap ? size_t(i) * bw + j : size_t(j) * bw + i]) owner_[cell] = index;
       }
   }
 
@@ -175,9 +175,12 @@ uint32_t packOnce(std::vector<EncPatch>& patches, const std::vector<size_t>& ord
                   uint32_t widthBlocks, bool placesFirst, bool interleave) {
   constexpr int kNearRadius = 2;  // blocks; 2 gained a little more than 8 on Fox
   BlockGrid grid(widthBlocks, interleave);
+  // Occupied blocks matter only to the tight rule (the plain one reads rectangles alone): not
+  // scanned for the one-GOP packings, which run up to twice a frame.
   std::vector<PackedShape> shapes(patches.size());
   for (size_t i = 0; i < patches.size(); ++i)
-    shapes[i] = {int32_t(i), patches[i].width / kBlock, patches[i].height / kBlock, occupiedBlocks(patches[i])};
+    shapes[i] = {int32_t(i), patches[i].width / kBlock, patches[i].height / kBlock,
+                 interleave ? occupiedBlocks(patches[i]) : std::vector<uint8_t>{}};
   std::vector<size_t> later;
   for (size_t index : order) {
     EncPatch& p = patches[index];
@@ -243,8 +246,8 @@ void orderForPrediction(std::vector<EncPatch>& patches, const std::vector<EncPat
 /// keeping them cost CesiumMan +2 % D1 BD-rate there. All-intra packs tight as well (BlockGrid:
 /// rectangles over other patches' empty blocks, as TMC2's packer does): CesiumMan's atlas 768 →
 /// 544 rows, and every video codes fewer empty rows (docs/benchmarks.md, step 12: BD-rate
-/// CesiumMan D1 −10 %, Y −7 %). One GOP keeps rectangles apart (not measured tight: matched
-/// patches keep their places there). Returns the used height in blocks.
+/// CesiumMan D1 −10 %, Y −7 %). One GOP keeps rectangles apart (tight there was measured on two
+/// points only, docs/benchmarks.md step 12: matched patches keep their places there). Returns the used height in blocks.
 uint32_t packPatches(std::vector<EncPatch>& patches, const std::vector<EncPatch>* previous, uint32_t widthBlocks,
                      uint32_t rowsSoFar, bool videoAcrossFrames) {
   std::vector<size_t> order(patches.size());
