@@ -76,6 +76,8 @@ export interface QoeSegment {
   deadlineS: number;
   /** The player's buffer target when the request was made (absent in older logs). */
   bufferTargetS?: number;
+  /** The throughput estimate (bit/s) the request was planned with; absent before the first estimate and in older logs. */
+  plannedThroughputBps?: number;
   firstByteAtS?: number;
   /** When the bytes were complete (reliable) or decoded by FEC (datagram); absent if never. */
   completedAtS?: number;

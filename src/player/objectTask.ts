@@ -33,6 +33,8 @@ export interface ObjectTask {
   deadline: number;
   /** The buffer target when it was requested. */
   bufferTargetS: number;
+  /** The throughput estimate its plan was made with (bit/s), when there was one. */
+  plannedThroughputBps?: number;
   abort: AbortController;
   receivedBytes: number;
   objectBytes: number;
@@ -111,7 +113,7 @@ export function startObjectTask(
   let path = pathOf(quality);
   const task: ObjectTask = {
     object, index, plan, visibleArea: request.visibleArea, rank: request.rank, lostWithSession: false,
-    requestedAt: clock.now(), deadline, bufferTargetS, abort: new AbortController(),
+    requestedAt: clock.now(), deadline, bufferTargetS, plannedThroughputBps: request.plannedThroughputBps ?? undefined, abort: new AbortController(),
     decodeWithdraw: new AbortController(), decodeLate: false,
     receivedBytes: 0, objectBytes: 0, abandoned: false, upgrade: request.upgrade ?? false, superseded: false, heldPlayback: false, shown: false, recorded: false,
     settled: false, done: Promise.resolve(), sequence, transport,
@@ -244,6 +246,7 @@ export function segmentRecord(t: ObjectTask, originS: number): QoeSegment {
     bitrateBps: t.object.representations[t.plan.quality].bandwidth, delivery: t.plan.delivery,
     fec: t.plan.fec.kind, transport: s?.transport ?? 'webtransport', visibleArea: t.visibleArea, rank: t.rank,
     requestedAtS: t.requestedAt - originS, deadlineS: t.deadline - originS, bufferTargetS: t.bufferTargetS,
+    ...(t.plannedThroughputBps !== undefined ? { plannedThroughputBps: t.plannedThroughputBps } : {}),
     firstByteAtS: rel(s?.firstByteAt), completedAtS: t.result?.bytes ? t.completedAt! - originS : undefined,
     objectBytes: s?.objectBytes ?? 0, receivedBytes: s?.receivedBytes ?? 0,
     symbolSize: s?.symbolSize, sourceSymbols: s?.sourceSymbols, symbolsSent: s?.symbolsSent,

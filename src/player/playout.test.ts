@@ -71,13 +71,20 @@ describe('PlayoutSession', () => {
     const clock = new VirtualClock();
     const link = new ScriptedLink(clock, () => 40e6);
     link.linkEstimate = () => ({ loss: { rate: 0.03, meanBurst: 2 }, rttS: 0.08 });
-    const seen: Array<{ rate: number; rttS: number }> = [];
+    const seen: Array<{ segment: number; rate: number; rttS: number; throughputBps: number | null }> = [];
     const fixed = new FixedModePolicy('qpr-fec', knapsackRule);
-    const policy = { mode: 'qpr-fec' as const, plan: (i: Parameters<typeof fixed.plan>[0]) => (seen.push({ rate: i.loss.rate, rttS: i.rttS }), fixed.plan(i)) };
+    const policy = { mode: 'qpr-fec' as const, plan: (i: Parameters<typeof fixed.plan>[0]) => (seen.push({ segment: i.segment, rate: i.loss.rate, rttS: i.rttS, throughputBps: i.throughputBps }), fixed.plan(i)) };
     const session = await playOn(clock, link, 5, { policy });
     expect(seen.length).toBeGreaterThan(0);
     expect(seen.every((s) => s.rate === 0.03 && s.rttS === 0.08)).toBe(true);
     expect(session.network().loss).toEqual({ rate: 0.03, meanBurst: 2 });
+    // Each record keeps the throughput estimate its segment was planned with (offline replays read it).
+    const records = session.segmentRecords();
+    const estimated = seen.filter((s) => s.throughputBps !== null && records.some((r) => r.index === s.segment));
+    expect(estimated.length).toBeGreaterThan(0);
+    for (const s of estimated) {
+      expect(records.filter((r) => r.index === s.segment).every((r) => r.plannedThroughputBps === s.throughputBps)).toBe(true);
+    }
   });
 
   it('gives the origin datagram deadlines a path round trip short of playout, and records the round trip', async () => {

@@ -184,8 +184,8 @@ export function validateQoeLog(value: unknown): QoeLog {
     for (const key of ['recovered', 'decoded', 'onTime', 'abandoned'] as const) {
       if (typeof s[key] !== 'boolean') fail(`segments[${i}].${key} is not a boolean`);
     }
-    // Optional (older logs have none): the round trip at request time.
-    for (const key of ['rttS', 'minRttS', 'cwndBytes', 'deliveryRateBps'] as const) {
+    // Optional (older logs have none): the round trip and throughput estimate at request time.
+    for (const key of ['rttS', 'minRttS', 'cwndBytes', 'deliveryRateBps', 'plannedThroughputBps'] as const) {
       const v = s[key];
       if (v !== undefined && !(typeof v === 'number' && Number.isFinite(v) && v >= 0)) fail(`segments[${i}].${key} is not a non-negative number`);
     }
