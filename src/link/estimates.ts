@@ -38,10 +38,12 @@ export class LinkEstimates {
 
   /**
    * The deliveries of one shown segment, for the throughput estimate; the propagation round trip
-   * `carrier` measured comes off each busy period (throughput.ts).
+   * `carrier` measured comes off each busy period, and the time more urgent deliveries of other
+   * segments had the link (`later`: the finished ones of segments after it) is not its own
+   * (throughput.ts).
    */
-  addSegment(samples: DeliverySample[], carrier: ObjectTransport): void {
-    this.throughput.addSegment(samples, this.snapshot(carrier).minRttS * 1000);
+  addSegment(samples: DeliverySample[], carrier: ObjectTransport, later: readonly DeliverySample[] = []): void {
+    this.throughput.addSegment(samples, this.snapshot(carrier).minRttS * 1000, later);
   }
 
   /** What the planner and the stats read; loss and RTT as `carrier` measured them. */

@@ -33,6 +33,23 @@ describe('segmentGoodput', () => {
     const reliable = { receivedBytes: 100_000, startMs: 0, endMs: 265 };
     expect(segmentGoodput([alone, reliable], 50)).toBeCloseTo((212_500 * 8 * 1000) / 215);
   });
+  it('leaves out the time a more urgent object of another segment had the link', () => {
+    // A 10-Mbit/s link. Segment k: its reliable object (urgency 0, 250 000 B) 0–200 ms, its
+    // datagram object (urgency 4, 125 000 B) asked for at 0 but sent 400–500 ms, after the next
+    // segment's reliable object (urgency 3, 250 000 B, asked for at 200 ms, sent 200–400 ms).
+    const k = [
+      { receivedBytes: 250_000, startMs: 0, endMs: 200, urgency: 0 },
+      { receivedBytes: 125_000, startMs: 0, endMs: 500, urgency: 4 },
+    ];
+    const next = [{ receivedBytes: 250_000, startMs: 200, endMs: 400, urgency: 3 }];
+    expect(segmentGoodput(k, 0, next)).toBeCloseTo(10e6);
+    // Counted in, the next segment's 200 ms made segment k read 6 Mbit/s.
+    expect(segmentGoodput(k)).toBeCloseTo(6e6);
+    // The datagram object's bytes after the cut follow at once: no request round trip to take off there.
+    expect(segmentGoodput(k, 20, next)).toBeCloseTo((375_000 * 8 * 1000) / 280);
+    // A less urgent delivery of another segment takes nothing away.
+    expect(segmentGoodput(k, 0, [{ ...next[0], urgency: 7 }])).toBeCloseTo(6e6);
+  });
   it('takes at most half of a busy period off, so an inflated round trip cannot more than double a sample', () => {
     expect(segmentGoodput([{ receivedBytes: 125_000, startMs: 0, endMs: 100 }], 500)).toBeCloseTo(20e6);
   });
@@ -47,6 +64,19 @@ describe('ThroughputEstimator', () => {
     expect(e.estimate()).toBeCloseTo(2 / (1 / 10e6 + 1 / 1e6));
     e.addSegment([{ receivedBytes: 125_000, startMs: 0, endMs: 1000 }]); // window drops the 10 Mb/s
     expect(e.estimate()).toBeCloseTo(1e6);
+  });
+  it('a segment asked for behind another reads the link, not the wait for the earlier one', () => {
+    // Two segments asked for at once on a 10-Mbit/s link: the first (urgency 0) 0–200 ms, the
+    // second (urgency 3, behind it) 200–400 ms.
+    const e = new ThroughputEstimator(5);
+    e.addSegment([{ receivedBytes: 250_000, startMs: 0, endMs: 200, urgency: 0 }]);
+    e.addSegment([{ receivedBytes: 250_000, startMs: 0, endMs: 400, urgency: 3 }]);
+    expect(e.estimate()).toBeCloseTo(10e6);
+  });
+  it('takes the later segments\' deliveries that went first out of a segment\'s time', () => {
+    const e = new ThroughputEstimator(5);
+    e.addSegment([{ receivedBytes: 125_000, startMs: 0, endMs: 500, urgency: 4 }], 0, [{ receivedBytes: 250_000, startMs: 0, endMs: 400, urgency: 3 }]);
+    expect(e.estimate()).toBeCloseTo(10e6);
   });
   it('rejects a bad window', () => {
     expect(() => new ThroughputEstimator(0)).toThrow(/window/);

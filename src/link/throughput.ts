@@ -5,15 +5,24 @@
  * which at least one object of the segment was in flight), so the idle gap between segments
  * never dilutes the estimate. Each busy period begins with a request that needs the path's
  * propagation round trip before its first byte can arrive, time no bandwidth shortens: it comes
- * off each busy period (at most half of it, so an inflated RTT cannot more than double a sample).
+ * off each busy period that begins with a request (at most half of it, so an inflated RTT cannot
+ * more than double a sample).
  * Without that a 100-ms path read as a slow link (at 50 ms one way the player measured 2–3 Mbit/s
  * where the link gave 8–11, and chose the lowest rung). A datagram object that asks for repair on
  * demand first waits on its repair timer (about 1.5 round trips after the origin's SENT) with
  * nothing owed to it: those waits (`DeliverySample.waits`) are not busy time unless another object
  * was in flight, and the repair request then starts a busy period of its own, round trip and all.
  * Counted as link time they made a session with datagrams read ~8 % below `qr`'s on the walking
- * trace (docs/results.md, "`adaptive` on a thin link"). The estimate is the harmonic mean of the
- * last `window` segments, which reacts quickly to drops and slowly to spikes.
+ * trace (docs/results.md, "`adaptive` on a thin link").
+ *
+ * Time the link spent on a more urgent object of *another* segment is not this segment's either
+ * (`others`, with `urgency`): the origin serves by urgency, so a segment's datagram objects (4–7)
+ * wait while the next segment's reliable objects (3) go, and a segment asked for behind another
+ * waits for it. Counted in both segments' samples, that time made each read low — `adaptive`,
+ * whose out-of-view objects are datagrams, measured ~20 % below `qr` on the same trace at 0 %
+ * loss and chose lower rungs for the object in view (docs/results.md, "Two segments' time
+ * counted twice"). The estimate is the harmonic mean of the last `window` segments, which reacts
+ * quickly to drops and slowly to spikes.
  */
 
 /** One finished delivery: bytes received between request and last byte (ms timestamps). */
@@ -23,11 +32,24 @@ export interface DeliverySample {
   endMs: number;
   /** Spans inside [startMs, endMs] in which the delivery waited on its own repair timer (DeliveryStats.repairWaits). */
   waits?: ReadonlyArray<readonly [number, number]>;
+  /** The request's RFC 9218 urgency (0 most urgent), which orders it against other segments' deliveries. */
+  urgency?: number;
+}
+
+type Span = readonly [number, number];
+
+/** `spans` less every part covered by `cut` (both lists of [start, end]). */
+function subtract(spans: readonly Span[], cut: readonly Span[]): Span[] {
+  let out: Span[] = [...spans];
+  for (const [a, b] of cut) {
+    out = out.flatMap(([s, e]): Span[] => (b <= s || a >= e ? [[s, e]] : [...(a > s ? [[s, a] as const] : []), ...(b < e ? [[b, e] as const] : [])]));
+  }
+  return out;
 }
 
 /** The spans of a delivery in which the link owed it bytes: [startMs, endMs] less its waits. */
-function busySpans(s: DeliverySample): Array<readonly [number, number]> {
-  const spans: Array<readonly [number, number]> = [];
+function busySpans(s: DeliverySample): Span[] {
+  const spans: Span[] = [];
   let from = s.startMs;
   for (const [a, b] of [...(s.waits ?? [])].sort((x, y) => x[0] - y[0])) {
     const waitStart = Math.max(from, Math.min(a, s.endMs)), waitEnd = Math.max(waitStart, Math.min(b, s.endMs));
@@ -40,44 +62,61 @@ function busySpans(s: DeliverySample): Array<readonly [number, number]> {
 
 /**
  * Goodput in bits/s of one segment's deliveries over their busy time less one `roundTripMs` per
- * busy period (the path's minimum RTT; 0 counts it in); null if nothing was busy.
+ * busy period that begins with a request (the path's minimum RTT; 0 counts it in), leaving out
+ * the time in which a more urgent delivery of another segment (`others`) was in flight; null if
+ * nothing was busy.
  */
-export function segmentGoodput(samples: DeliverySample[], roundTripMs = 0): number | null {
+export function segmentGoodput(samples: DeliverySample[], roundTripMs = 0, others: readonly DeliverySample[] = []): number | null {
+  // Where a request was sent: each object's own, and the repair request ending each of its waits.
+  const requestStarts = new Set(samples.flatMap((s) => [s.startMs, ...(s.waits ?? []).map((w) => w[1])]));
   const intervals = samples
     .filter((s) => s.endMs > s.startMs)
-    .flatMap(busySpans)
+    .flatMap((s) => subtract(busySpans(s), moreUrgent(s, others)))
     .sort((a, b) => a[0] - b[0]);
   let busyMs = 0;
   let curStart = -Infinity;
   let curEnd = -Infinity;
   const roundTrip = Math.max(0, roundTripMs);
-  const busyPeriod = (ms: number) => ms - Math.min(roundTrip, ms / 2);
+  const busyPeriod = (start: number, end: number) => end - start - (requestStarts.has(start) ? Math.min(roundTrip, (end - start) / 2) : 0);
   for (const [start, end] of intervals) {
     if (start > curEnd) {
-      if (curEnd > curStart) busyMs += busyPeriod(curEnd - curStart);
+      if (curEnd > curStart) busyMs += busyPeriod(curStart, curEnd);
       curStart = start;
       curEnd = end;
     } else {
       curEnd = Math.max(curEnd, end);
     }
   }
-  if (curEnd > curStart) busyMs += busyPeriod(curEnd - curStart);
+  if (curEnd > curStart) busyMs += busyPeriod(curStart, curEnd);
   if (busyMs <= 0) return null;
   const bytes = samples.reduce((sum, s) => sum + s.receivedBytes, 0);
   return (bytes * 8 * 1000) / busyMs;
 }
 
+/** The busy spans of the deliveries in `others` more urgent than `s` (none when either urgency is unknown). */
+function moreUrgent(s: DeliverySample, others: readonly DeliverySample[]): Span[] {
+  if (s.urgency === undefined) return [];
+  return others.filter((o) => o.urgency !== undefined && o.urgency < s.urgency!).flatMap(busySpans);
+}
+
 /** Sliding-window harmonic mean of per-segment goodput. */
 export class ThroughputEstimator {
   private readonly history: number[] = [];
+  /** The deliveries of the last segment added: a segment asked for behind it waited for them. */
+  private previous: DeliverySample[] = [];
 
   constructor(private readonly window = 5) {
     if (!Number.isInteger(window) || window < 1) throw new Error(`window must be a positive integer, got ${window}`);
   }
 
-  /** Records one segment's deliveries (`roundTripMs`: segmentGoodput's); segments with no busy time are ignored. */
-  addSegment(samples: DeliverySample[], roundTripMs = 0): void {
-    const g = segmentGoodput(samples, roundTripMs);
+  /**
+   * Records one segment's deliveries (`roundTripMs`: segmentGoodput's); `later` are the finished
+   * deliveries of segments after it, which may have gone first. Segments with no busy time are
+   * ignored.
+   */
+  addSegment(samples: DeliverySample[], roundTripMs = 0, later: readonly DeliverySample[] = []): void {
+    const g = segmentGoodput(samples, roundTripMs, [...this.previous, ...later]);
+    this.previous = samples;
     if (g === null || g <= 0) return;
     this.history.push(g);
     if (this.history.length > this.window) this.history.shift();

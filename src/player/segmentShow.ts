@@ -5,6 +5,7 @@
  */
 import type { QoeSegment } from '../model/qoe';
 import type { LinkEstimates } from '../link/estimates';
+import type { DeliverySample } from '../link/throughput';
 import type { ObjectTransport } from '../transport/types';
 import { type ObjectTask, segmentRecord, type SegmentRecords } from './objectTask';
 import type { PlayoutConfig } from './playoutConfig';
@@ -50,10 +51,9 @@ export function showSegment(env: ShowEnv, k: number): void {
   }
   // A late upgrade shown replaces its lower rung: that one is no outcome of its own (model/qoeTotals.ts).
   for (const t of list) t.superseded = !t.upgrade && !t.shown && list.some((u) => u.upgrade && u.shown && u.object.id === t.object.id);
-  env.link.addSegment(list.filter((t) => t.result?.stats.lastByteAt !== undefined).map((t) => ({
-    receivedBytes: t.result!.stats.receivedBytes, startMs: t.result!.stats.requestedAt, endMs: t.result!.stats.lastByteAt!,
-    waits: t.result!.stats.repairWaits,
-  })), env.carrier());
+  // The deliveries of later segments that have finished may have had the link first (throughput.ts).
+  const later = env.tasks.segments().filter((j) => j > k).flatMap((j) => env.tasks.of(j));
+  env.link.addSegment(list.filter(finished).map(deliverySample), env.carrier(), later.filter(finished).map(deliverySample));
   env.cfg.onSegment?.(k, shown);
   env.cfg.onEvent?.({ type: 'segment', index: k, qualities });
   // What has not arrived by now can never be shown: stop its request (the transport then stops
@@ -78,4 +78,15 @@ function record(env: ShowEnv, t: ObjectTask): void {
   const written: QoeSegment = segmentRecord(t, env.originS());
   env.records.add(written);
   env.cfg.onRecord?.(written);
+}
+
+/** Whether the task's transfer is over (its last byte came, or it ended without more). */
+function finished(t: ObjectTask): boolean {
+  return t.result?.stats.lastByteAt !== undefined;
+}
+
+/** A finished task's transfer, for the throughput estimate. */
+function deliverySample(t: ObjectTask): DeliverySample {
+  const stats = t.result!.stats;
+  return { receivedBytes: stats.receivedBytes, startMs: stats.requestedAt, endMs: stats.lastByteAt!, waits: stats.repairWaits, urgency: t.plan.urgency };
 }

@@ -122,6 +122,9 @@ pub struct RequestStream {
     /// Why the request failed ("" while it has not), for the access log.
     reason: String,
     pub urgency: u8,
+    /// The REQUEST asked for datagram delivery: the stream then carries only messages about the
+    /// object (RESPONSE, SENT, END, now and then one SYMBOL), see `stream_urgency`.
+    datagram: bool,
     /// The cancel has been counted in the metrics (see `take_cancel`).
     cancel_reported: bool,
     request_id: Option<u64>,
@@ -150,6 +153,7 @@ impl RequestStream {
             log: (String::new(), 0, 0),
             reason: String::new(),
             urgency: 3,
+            datagram: false,
             cancel_reported: false,
             request_id: None,
             inbuf: Vec::new(),
@@ -166,6 +170,24 @@ impl RequestStream {
 
     pub fn request_id(&self) -> Option<u64> {
         self.request_id
+    }
+
+    /// The urgency quiche gives this request's stream (quiche orders streams by this number, any
+    /// u8, then by stream id). A datagram request's stream carries small messages the client
+    /// needs as soon as they exist — RESPONSE (without it the client cannot decode symbols that
+    /// already arrived), SENT (it starts the client's repair timer) and END — so it goes ahead of
+    /// every object's bytes: 0, and a reliable request's stream, which carries its object, one
+    /// below its request's urgency (1–8). The symbols themselves are ranked by the request's
+    /// urgency in the scheduler, as before. At the request's own urgency these messages queued
+    /// behind other streams' object bytes, a later segment's too: the symbols of an object out of
+    /// view arrived while its RESPONSE waited, so the player saw the object complete up to a
+    /// second late, its throughput samples read low and its repair on demand started late.
+    pub fn stream_urgency(&self) -> u8 {
+        if self.datagram {
+            0
+        } else {
+            self.urgency + 1
+        }
     }
 
     /// Deadline, for the scheduler's ordering (None = no deadline, sorts last).
@@ -270,6 +292,7 @@ impl RequestStream {
         }
         self.request_id = Some(request.request_id);
         self.urgency = request.urgency.min(7);
+        self.datagram = request.delivery == Delivery::Datagram;
         self.received_at = now;
         self.deadline = (request.deadline_ms > 0).then(|| now + Duration::from_millis(request.deadline_ms));
         self.log.0.clone_from(&request.path);

@@ -191,6 +191,45 @@ fn a_more_urgent_reliable_response_goes_before_less_urgent_datagrams() {
     assert!(first > 200_000, "datagrams went early: only {first} of 300000 reliable bytes were in");
 }
 
+/// The messages of a datagram request (RESPONSE, SENT, END) do not wait behind a more urgent
+/// reliable object's bytes, although its symbols do: without the RESPONSE the client cannot use
+/// symbols that arrive, and SENT starts its repair timer. (At the request's urgency the RESPONSE
+/// came after the whole reliable object.)
+#[test]
+fn a_datagram_requests_messages_go_ahead_of_more_urgent_object_bytes() {
+    use quiche::test_utils::{emit_flight, process_flight};
+    let mut h = Harness::with_session();
+    h.open(4, 1, Delivery::Reliable, 0, "/content/d/big");
+    h.open(8, 2, Delivery::Datagram, 5, "/content/d/obj");
+    // One flight (what the congestion window lets quiche send) at a time, so the order shows.
+    let mut body = 0;
+    let mut body_at_response = None;
+    let mut buf = [0u8; 2048];
+    for _ in 0..400 {
+        if let Ok(flight) = emit_flight(&mut h.pipe.client) {
+            process_flight(&mut h.pipe.server, flight).unwrap();
+        }
+        h.settle();
+        h.wt.process(&mut h.pipe.server, &h.ctx, Instant::now());
+        if let Ok(flight) = emit_flight(&mut h.pipe.server) {
+            process_flight(&mut h.pipe.client, flight).unwrap();
+        }
+        body += h.read(4).0.len();
+        while h.pipe.client.dgram_recv(&mut buf).is_ok() {}
+        let (messages, _) = h.read(8);
+        if !messages.is_empty() && body_at_response.is_none() {
+            assert_eq!(status(&messages), 200);
+            body_at_response = Some(body);
+        }
+        if body >= 300_000 && body_at_response.is_some() {
+            break;
+        }
+    }
+    assert!(body >= 300_000, "the reliable object arrived ({body} bytes)");
+    let at = body_at_response.expect("the datagram request's RESPONSE arrived");
+    assert!(at < 100_000, "the RESPONSE waited behind {at} of 300000 reliable bytes");
+}
+
 /// And the other way round: a less urgent reliable response waits for the datagrams of a more
 /// urgent request.
 #[test]

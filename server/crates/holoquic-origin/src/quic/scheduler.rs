@@ -79,7 +79,7 @@ impl Scheduler {
             let was_started = request.request_id().is_some();
             request.on_data(data, fin, now, &env);
             if !was_started && request.request_id().is_some() {
-                let _ = conn.stream_priority(id, request.urgency, false);
+                let _ = conn.stream_priority(id, request.stream_urgency(), false);
             }
         }
     }
@@ -150,11 +150,14 @@ impl Scheduler {
         (datagram, reliable)
     }
 
-    /// Writes pending stream bytes of every request, most urgent first; the object bytes of a
-    /// reliable request wait while datagrams of a more urgent request are queued.
+    /// Writes pending stream bytes of every request, most urgent stream first; the object bytes of
+    /// a reliable request wait while datagrams of a more urgent request are queued.
     pub fn write_streams(&mut self, conn: &mut quiche::Connection, ctx: &QuicContext) {
         let (datagram_urgency, _) = self.most_urgent();
-        let mut order: Vec<(u8, u64)> = self.requests.iter().map(|(id, r)| (r.urgency, *id)).collect();
+        // In the order quiche sends them (`stream_urgency`): QUIC takes about a congestion window
+        // at a time, and a datagram request's messages must not wait for an object's bytes to be
+        // handed over first.
+        let mut order: Vec<(u8, u64)> = self.requests.iter().map(|(id, r)| (r.stream_urgency(), *id)).collect();
         order.sort();
         for (_, id) in order {
             let Some(r) = self.requests.get_mut(&id) else { continue };
