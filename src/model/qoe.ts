@@ -78,6 +78,8 @@ export interface QoeSegment {
   bufferTargetS?: number;
   /** The throughput estimate (bit/s) the request was planned with; absent before the first estimate and in older logs. */
   plannedThroughputBps?: number;
+  /** The request's RFC 9218 urgency (plan.ts → `requestUrgency`; absent in older logs). */
+  urgency?: number;
   firstByteAtS?: number;
   /** When the bytes were complete (reliable) or decoded by FEC (datagram); absent if never. */
   completedAtS?: number;

@@ -247,6 +247,7 @@ export function segmentRecord(t: ObjectTask, originS: number): QoeSegment {
     fec: t.plan.fec.kind, transport: s?.transport ?? 'webtransport', visibleArea: t.visibleArea, rank: t.rank,
     requestedAtS: t.requestedAt - originS, deadlineS: t.deadline - originS, bufferTargetS: t.bufferTargetS,
     ...(t.plannedThroughputBps !== undefined ? { plannedThroughputBps: t.plannedThroughputBps } : {}),
+    urgency: t.plan.urgency,
     firstByteAtS: rel(s?.firstByteAt), completedAtS: t.result?.bytes ? t.completedAt! - originS : undefined,
     objectBytes: s?.objectBytes ?? 0, receivedBytes: s?.receivedBytes ?? 0,
     symbolSize: s?.symbolSize, sourceSymbols: s?.sourceSymbols, symbolsSent: s?.symbolsSent,

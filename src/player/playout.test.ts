@@ -85,6 +85,12 @@ describe('PlayoutSession', () => {
     for (const s of estimated) {
       expect(records.filter((r) => r.index === s.segment).every((r) => r.plannedThroughputBps === s.throughputBps)).toBe(true);
     }
+    // And its request's urgency: the reliable bands 0–3, the datagram bands 4–7 (plan.ts).
+    for (const r of records) {
+      expect(r.urgency).toBeDefined();
+      if (r.delivery === 'reliable') expect(r.urgency).toBeLessThanOrEqual(3);
+      else expect(r.urgency).toBeGreaterThanOrEqual(4);
+    }
   });
 
   it('gives the origin datagram deadlines a path round trip short of playout, and records the round trip', async () => {

@@ -185,7 +185,7 @@ export function validateQoeLog(value: unknown): QoeLog {
       if (typeof s[key] !== 'boolean') fail(`segments[${i}].${key} is not a boolean`);
     }
     // Optional (older logs have none): the round trip and throughput estimate at request time.
-    for (const key of ['rttS', 'minRttS', 'cwndBytes', 'deliveryRateBps', 'plannedThroughputBps'] as const) {
+    for (const key of ['rttS', 'minRttS', 'cwndBytes', 'deliveryRateBps', 'plannedThroughputBps', 'urgency'] as const) {
       const v = s[key];
       if (v !== undefined && !(typeof v === 'number' && Number.isFinite(v) && v >= 0)) fail(`segments[${i}].${key} is not a non-negative number`);
     }
