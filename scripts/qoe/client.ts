@@ -3,7 +3,7 @@
  * page's `window.holoquic.state()` to reach `ended` (docs/qoe.md → "Headless player page"), then
  * saving `{ qoe, error, console }` as JSON. Runs inside the client network namespace.
  *
- *   tsx scripts/qoe/client.ts --url URL --timeout SECONDS --out FILE [--spki-from HOST:PORT]
+ *   tsx scripts/qoe/client.ts --url URL --timeout SECONDS --out FILE [--spki-from HOST:PORT] [--started FILE]
  *
  * `--spki-from` reads the origin's certificate over TLS and allows it for HTTP/2 fetches with
  * `--ignore-certificate-errors-spki-list` (WebTransport uses the hashes from /config.json).
@@ -36,7 +36,7 @@ function spkiHash(hostPort: string): Promise<string> {
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
-    options: { url: { type: 'string' }, timeout: { type: 'string' }, out: { type: 'string' }, 'spki-from': { type: 'string' } },
+    options: { url: { type: 'string' }, timeout: { type: 'string' }, out: { type: 'string' }, 'spki-from': { type: 'string' }, started: { type: 'string' } },
   });
   if (!values.url || !values.out || !values.timeout) throw new Error('usage: client.ts --url URL --timeout SECONDS --out FILE [--spki-from HOST:PORT]');
   const timeoutMs = Number(values.timeout) * 1000;
@@ -53,6 +53,9 @@ async function main(): Promise<void> {
     page.on('console', (m) => consoleLines.push(`[${m.type()}] ${m.text()}`));
     page.on('pageerror', (e) => consoleLines.push(`[pageerror] ${e.message}`));
     await page.goto(values.url, { timeout: 30_000 });
+    // The page has loaded and the player starts: the runner starts the bandwidth trace now, so that
+    // every run meets the trace at the same point of its playback, however long Chromium took.
+    if (values.started) writeFileSync(values.started, `${Date.now()}\n`);
     const deadline = Date.now() + timeoutMs;
     let state = 'loading';
     while (Date.now() < deadline) {

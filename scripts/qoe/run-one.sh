@@ -64,17 +64,23 @@ case "${LOSS_DIRECTION:-down}" in
     *) die "LOSS_DIRECTION must be down or both, got $LOSS_DIRECTION" ;;
 esac
 
-# Rate: the trace's first step now, then one step per second in the background.
+# Rate: the trace's first step now, then one step per second in the background from the moment the
+# page has loaded (client.ts writes $RUN_DIR/started): Chromium's start takes 1-3 s and varies,
+# and with the trace started before it two runs met the trace's troughs up to a second apart in
+# their playback, which made paired runs of two modes differ by where the troughs fell.
 first=$(awk -F, 'NR > 1 && $1 !~ /^#/ { print $2; exit }' "$TRACE_FILE")
 hq_net_rate "$(awk -v r="$first" -v s="$TRACE_SCALE" 'BEGIN { printf "%.3f", r * s }')"
-hq_net_replay "$TRACE_FILE" "$TRACE_SCALE" & pids+=($!)
+(
+    for _ in $(seq 1 600); do [ -e "$RUN_DIR/started" ] && break; sleep 0.1; done
+    hq_net_replay "$TRACE_FILE" "$TRACE_SCALE"
+) & pids+=($!)
 
 spki_url="$HQ_ADDR_A:4433"
 # In the background and waited for: a signal then interrupts the wait at once and the traps tear
 # everything down (bash runs traps only after a foreground command has finished).
 ip netns exec "$HQ_NS_B" "$ROOT/node_modules/.bin/tsx" "$here/client.ts" \
     --url "http://127.0.0.1:8080/?origin=https://$HQ_ADDR_A:4433&pose=/content/pose.csv&autoplay=1&$PAGE_QUERY" \
-    --spki-from "$spki_url" --timeout "$TIMEOUT_S" --out "$RUN_DIR/qoe.json" > "$RUN_DIR/client.log" 2>&1 &
+    --spki-from "$spki_url" --timeout "$TIMEOUT_S" --out "$RUN_DIR/qoe.json" --started "$RUN_DIR/started" > "$RUN_DIR/client.log" 2>&1 &
 pids+=($!)
 wait "$!" || true
 
