@@ -72,6 +72,9 @@ describe('ThroughputEstimator', () => {
     e.addSegment([{ receivedBytes: 250_000, startMs: 0, endMs: 200, urgency: 0 }]);
     e.addSegment([{ receivedBytes: 250_000, startMs: 0, endMs: 400, urgency: 3 }]);
     expect(e.estimate()).toBeCloseTo(10e6);
+    // A third asked for at the same time waited for both.
+    e.addSegment([{ receivedBytes: 250_000, startMs: 1, endMs: 600, urgency: 3 }]);
+    expect(e.estimate()).toBeCloseTo(10e6);
   });
   it('takes the later segments\' deliveries that went first out of a segment\'s time', () => {
     const e = new ThroughputEstimator(5);

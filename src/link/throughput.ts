@@ -63,8 +63,8 @@ function busySpans(s: DeliverySample): Span[] {
 /**
  * Goodput in bits/s of one segment's deliveries over their busy time less one `roundTripMs` per
  * busy period that begins with a request (the path's minimum RTT; 0 counts it in), leaving out
- * the time in which a more urgent delivery of another segment (`others`) was in flight; null if
- * nothing was busy.
+ * the time in which a delivery of another segment (`others`) served before it was in flight; null
+ * if nothing was busy.
  */
 export function segmentGoodput(samples: DeliverySample[], roundTripMs = 0, others: readonly DeliverySample[] = []): number | null {
   // Where a request was sent: each object's own, and the repair request ending each of its waits.
@@ -93,17 +93,29 @@ export function segmentGoodput(samples: DeliverySample[], roundTripMs = 0, other
   return (bytes * 8 * 1000) / busyMs;
 }
 
-/** The busy spans of the deliveries in `others` more urgent than `s` (none when either urgency is unknown). */
+/**
+ * The busy spans of the deliveries in `others` served before `s`: more urgent, or as urgent and
+ * asked for earlier (QUIC serves streams of one urgency in the order they were opened). None when
+ * either urgency is unknown.
+ */
 function moreUrgent(s: DeliverySample, others: readonly DeliverySample[]): Span[] {
-  if (s.urgency === undefined) return [];
-  return others.filter((o) => o.urgency !== undefined && o.urgency < s.urgency!).flatMap(busySpans);
+  const u = s.urgency;
+  if (u === undefined) return [];
+  return others.filter((o) => o.urgency !== undefined && (o.urgency < u || (o.urgency === u && o.startMs < s.startMs))).flatMap(busySpans);
 }
+
+/**
+ * Earlier segments whose deliveries a segment's time is checked against: after a stall or at
+ * startup the player asks for up to a buffer target's worth at once (4 s on a volatile link), and
+ * the last of them waits for all before it.
+ */
+const EARLIER_SEGMENTS = 4;
 
 /** Sliding-window harmonic mean of per-segment goodput. */
 export class ThroughputEstimator {
   private readonly history: number[] = [];
-  /** The deliveries of the last segment added: a segment asked for behind it waited for them. */
-  private previous: DeliverySample[] = [];
+  /** The deliveries of the last `EARLIER_SEGMENTS` segments added: a segment asked for behind them waited for them. */
+  private readonly earlier: DeliverySample[][] = [];
 
   constructor(private readonly window = 5) {
     if (!Number.isInteger(window) || window < 1) throw new Error(`window must be a positive integer, got ${window}`);
@@ -115,8 +127,9 @@ export class ThroughputEstimator {
    * ignored.
    */
   addSegment(samples: DeliverySample[], roundTripMs = 0, later: readonly DeliverySample[] = []): void {
-    const g = segmentGoodput(samples, roundTripMs, [...this.previous, ...later]);
-    this.previous = samples;
+    const g = segmentGoodput(samples, roundTripMs, [...this.earlier.flat(), ...later]);
+    this.earlier.push(samples);
+    if (this.earlier.length > EARLIER_SEGMENTS) this.earlier.shift();
     if (g === null || g <= 0) return;
     this.history.push(g);
     if (this.history.length > this.window) this.history.shift();
