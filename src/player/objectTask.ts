@@ -113,7 +113,7 @@ export function startObjectTask(
   let path = pathOf(quality);
   const task: ObjectTask = {
     object, index, plan, visibleArea: request.visibleArea, rank: request.rank, lostWithSession: false,
-    requestedAt: clock.now(), deadline, bufferTargetS, plannedThroughputBps: request.plannedThroughputBps ?? undefined, abort: new AbortController(),
+    requestedAt: clock.now(), deadline, bufferTargetS, plannedThroughputBps: request.plannedThroughputBps, abort: new AbortController(),
     decodeWithdraw: new AbortController(), decodeLate: false,
     receivedBytes: 0, objectBytes: 0, abandoned: false, upgrade: request.upgrade ?? false, superseded: false, heldPlayback: false, shown: false, recorded: false,
     settled: false, done: Promise.resolve(), sequence, transport,

@@ -93,8 +93,8 @@ export interface PlannedRequest {
   rank: number;
   /** A late upgrade over a lower rung already requested (lateUpgrade.ts): playback does not wait for it. */
   upgrade?: boolean;
-  /** The throughput estimate the policy planned with (bit/s; null: none yet), for the QoE record. */
-  plannedThroughputBps?: number | null;
+  /** The throughput estimate the policy planned with (bit/s; absent: none yet), for the QoE record. */
+  plannedThroughputBps?: number;
 }
 
 /** The requests of one segment, most visible first (one per object). */
@@ -124,7 +124,7 @@ export function planSegment(ctx: PlanContext): PlannedRequest[] {
     const carried = transport === 'http2' && plan.delivery !== 'skip'
       ? { ...plan, quality, delivery: 'reliable' as const, fec: { kind: 'none' as const } }
       : { ...plan, quality };
-    return { object, plan: carried, transport, visibleArea: r.visibleArea, rank: r.rank, plannedThroughputBps: ctx.link.throughputBps };
+    return { object, plan: carried, transport, visibleArea: r.visibleArea, rank: r.rank, plannedThroughputBps: ctx.link.throughputBps ?? undefined };
   });
 }
 
