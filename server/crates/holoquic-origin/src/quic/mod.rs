@@ -511,8 +511,12 @@ fn flush_client(out: &mut udp::UdpOut, ctx: &QuicContext, client: &mut Client, n
     let mut batch = udp::Batch::default();
     let mut refilled = false;
     loop {
+        let queued = client.conn.dgram_send_queue_len();
         let (n, info) = match client.conn.send(&mut packet) {
-            Ok(v) => v,
+            Ok(v) => {
+                client.wt.packet_sent(v.0, client.conn.dgram_send_queue_len() < queued, now);
+                v
+            }
             // quiche has nothing more: top its queues up from ours once, then try again.
             Err(quiche::Error::Done) if !refilled && !client.poisoned => {
                 client.wt.process(&mut client.conn, ctx, now);
@@ -520,7 +524,7 @@ fn flush_client(out: &mut udp::UdpOut, ctx: &QuicContext, client: &mut Client, n
                 continue;
             }
             // Datagrams wait that do not fit the window's tail: fill it (see fill_window).
-            Err(quiche::Error::Done) if !client.poisoned && client.wt.fill_window(&mut client.conn, ctx) => continue,
+            Err(quiche::Error::Done) if !client.poisoned && client.wt.fill_window(&mut client.conn, ctx, now) => continue,
             Err(quiche::Error::Done) => break,
             Err(e) => {
                 tracing::debug!("send: {e}");

@@ -187,11 +187,11 @@ impl Connection {
         self.responses.write(conn);
         self.scheduler.on_time(now);
         self.scheduler.purge_ended(conn, ctx);
-        self.scheduler.write_streams(conn, ctx);
-        self.scheduler.send_datagrams(conn, ctx);
+        self.scheduler.write_streams(conn, ctx, now);
+        self.scheduler.send_datagrams(conn, ctx, now);
         self.scheduler.report_departed(conn);
         self.scheduler.count_sent_datagrams(conn, ctx);
-        self.scheduler.write_streams(conn, ctx);
+        self.scheduler.write_streams(conn, ctx, now);
         let finished = self.scheduler.collect(conn, ctx);
         self.sessions.requests_finished(finished);
         self.sessions.forget_finished_streams(|id| conn.stream_finished(id));
@@ -199,8 +199,14 @@ impl Connection {
 
     /// Fills the tail of the congestion window when datagrams wait that do not fit it; returns
     /// whether there is something new for quiche to send (see `Scheduler::fill_window`).
-    pub fn fill_window(&mut self, conn: &mut quiche::Connection, ctx: &QuicContext) -> bool {
-        self.scheduler.fill_window(conn, ctx)
+    pub fn fill_window(&mut self, conn: &mut quiche::Connection, ctx: &QuicContext, now: Instant) -> bool {
+        self.scheduler.fill_window(conn, ctx, now)
+    }
+
+    /// quiche made a packet of `len` bytes, and its datagram queue shrank meanwhile or not
+    /// (`Scheduler::packet_sent`). Called for every packet the connection sends.
+    pub fn packet_sent(&mut self, len: usize, carried_datagram: bool, now: Instant) {
+        self.scheduler.packet_sent(len, carried_datagram, now);
     }
 
     /// Adds the datagrams quiche has sent since the last call to `symbols_sent_total`; called
