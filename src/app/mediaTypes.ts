@@ -66,7 +66,7 @@ export interface HoloquicPlayerEventMap {
   started: CustomEvent<{ startupS: number }>;
   segment: CustomEvent<{ index: number; qualities: Record<string, number> }>;
   freeze: CustomEvent<{ type: 'freeze-start'; atS: number; cause: string } | { type: 'freeze-end'; atS: number; durationS: number }>;
-  abandoned: CustomEvent<{ objectId: string; index: number; fromQuality: number }>;
+  abandoned: CustomEvent<{ objectId: string; index: number; fromQuality: number; replaced: boolean }>;
   modechange: CustomEvent<{ mode: PlayerMode }>;
   transportstate: CustomEvent<{ state: TransportState }>;
   /** A growing scene's newer manifest extended it (sceneGrowth.ts → `SceneGrowth`). */

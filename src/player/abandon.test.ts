@@ -42,6 +42,27 @@ describe('objectsToAbandon', () => {
     expect(objectsToAbandon([{ ...late, decodeS: 0 }], 36.5, 5.2e6, 1)).toEqual([]);
   });
 
+  it('drops an object out of view, even at the lowest quality, and no longer counts its readiness', () => {
+    // The driving trace's trough over QUIC: 1 Mbit/s, every object at the lowest rung, due in 0.6 s.
+    // 3 × 60 kB = 1.44 s: late. Nothing at the lowest rung has a replacement; the two objects out
+    // of view go, and the one in view (60 kB, 0.48 s) is ready in time.
+    const inFlight = [
+      object(1, { quality: 0, remainingBytes: 60_000, lowestBytes: 60_000, visibleArea: 0.4 }),
+      object(2, { quality: 0, remainingBytes: 60_000, lowestBytes: 60_000, visibleArea: 0 }),
+      object(3, { quality: 0, remainingBytes: 60_000, lowestBytes: 60_000, visibleArea: 0 }),
+    ];
+    expect(objectsToAbandon(inFlight, 9.4, 1e6, 1)).toEqual([2, 3]);
+    // Over HTTP/2 a dropped response still delivers what the connection holds of it (20 kB each):
+    // 100 kB in all before the one in view is complete, 0.8 s — still late, and nothing else can go.
+    expect(objectsToAbandon(inFlight, 9.4, 1e6, 1, { kind: 'shared', drainBytes: 20_000 })).toEqual([2, 3]);
+    expect(objectsToAbandon(inFlight, 9.0, 1e6, 1, { kind: 'shared', drainBytes: 20_000 })).toEqual([2, 3]);
+  });
+
+  it('keeps an object in view at the lowest quality: it has no replacement', () => {
+    const inFlight = [object(1, { quality: 0, remainingBytes: 600_000, lowestBytes: 60_000, visibleArea: 0.4 })];
+    expect(objectsToAbandon(inFlight, 9.4, 1e6, 1)).toEqual([]);
+  });
+
   it('gives up the least visible object first, and only as many as needed', () => {
     // 2 × 500 kB at 8 Mbit/s = 1 s, due in 0.8 s: one replacement (10 kB) brings it to 0.51 s.
     const inFlight = [

@@ -10,7 +10,13 @@
  * when each segment will be *ready* — the link delivering every reliable byte still owed in the
  * order the origin serves them, then the last object decoding — and while a segment due soon
  * would be late, gives the least visible of its (or an earlier segment's) objects up for the
- * lowest quality, one at a time, until it would not be.
+ * lowest quality, one at a time, until it would not be. An object predicted out of view is given
+ * up with no replacement at all (`replacedWhenGivenUp`): the segment then plays with that object
+ * as it last was, which nobody is looking at — no freeze of the whole scene for it, and its
+ * bytes go to what is seen. Until 2026-11-27 it too was only replaceable by its lowest quality,
+ * so at the lowest rungs nothing could be given up: in the driving trace's trough (0.6–3 Mbit/s
+ * for 5 s) `h2` froze in 12 of 15 runs waiting on objects the viewer could not see while they
+ * shared the link with the one in view (docs/results.md, "`h2` on a quieter machine").
  *
  * How the link is divided among the requests matters (`Serving`). The QUIC origin serves them one
  * after another by urgency; over HTTP/2 the origin (hyper) interleaves every open response frame
@@ -54,36 +60,59 @@ export type Serving = { kind: 'in-order' } | { kind: 'shared'; drainBytes: numbe
 export const IN_ORDER: Serving = { kind: 'in-order' };
 
 /**
+ * Whether an object given up is asked for again at the lowest quality (predicted in view), or
+ * dropped (out of view: the segment plays without a new frame of it).
+ */
+export function replacedWhenGivenUp(o: Pick<InFlightObject, 'visibleArea'>): boolean {
+  return o.visibleArea > 0;
+}
+
+/**
  * Keys of the objects to give up for the lowest quality now. `inFlight` is in the order the
  * origin serves the requests (urgency, then request order; with `shared` serving the order does
  * not matter); only segments due within `horizonS` of `nowS` are judged (earlier, the rate has
- * time to recover and the plan to adapt). An object is given up only if its replacement would be
- * ready sooner than the rest of it.
+ * time to recover and the plan to adapt). An object is given up only if that makes it ready
+ * sooner (its replacement, or nothing if it is out of view) than the rest of it would be.
  */
 export function objectsToAbandon(
   inFlight: readonly InFlightObject[], nowS: number, rateBps: number, horizonS: number, serving: Serving = IN_ORDER,
 ): number[] {
   if (!(rateBps > 0)) return [];
-  const items = inFlight.map((o) => ({ ...o }));
+  const items: Item[] = inFlight.map((o) => ({ ...o, givenUp: false, awaited: true }));
   const chosen: number[] = [];
   // Bytes a replacement costs beyond its own: over HTTP/2 the given-up response's bytes already sent.
   const drain = serving.kind === 'shared' ? Math.max(0, serving.drainBytes) : 0;
   for (;;) {
     const lateDeadline = firstLateDeadline(items, nowS, rateBps, horizonS, serving);
     if (lateDeadline === null) return chosen;
-    // The replacement must be ready sooner than the rest of the object would be.
-    const saves = (o: InFlightObject) => o.quality > 0
-      && readyAfterS(o.lowestBytes + Math.min(drain, o.remainingBytes), o.lowestDecodeS, rateBps) < readyAfterS(o.remainingBytes, o.decodeS, rateBps);
+    // What is left of an object once given up: over HTTP/2 what the connection holds of it, and
+    // its replacement if it has one.
+    const afterGivingUp = (o: InFlightObject) => replacedWhenGivenUp(o)
+      ? { bytes: o.lowestBytes + Math.min(drain, o.remainingBytes), decodeS: o.lowestDecodeS }
+      : { bytes: Math.min(drain, o.remainingBytes), decodeS: 0 };
+    // Giving up must make the object ready sooner than the rest of it would be (a replacement is
+    // a lower quality: none for one already at the lowest).
+    const saves = (o: Item) => !o.givenUp && (o.quality > 0 || !replacedWhenGivenUp(o))
+      && readyAfterS(afterGivingUp(o).bytes, afterGivingUp(o).decodeS, rateBps) < readyAfterS(o.remainingBytes, o.decodeS, rateBps);
     // Any object due no later than the late segment delays it (it is served first or shares its deadline).
     const candidates = items.filter((o) => o.deadlineS <= lateDeadline && saves(o));
     if (candidates.length === 0) return chosen;
     const victim = candidates.reduce((a, b) => (b.visibleArea < a.visibleArea ? b : a));
     chosen.push(victim.key);
+    const after = afterGivingUp(victim);
+    victim.givenUp = true;
+    victim.awaited = replacedWhenGivenUp(victim);
     victim.quality = 0;
-    victim.remainingBytes = victim.lowestBytes + Math.min(drain, victim.remainingBytes);
-    victim.decodeS = victim.lowestDecodeS;
+    victim.remainingBytes = after.bytes;
+    victim.decodeS = after.decodeS;
   }
 }
+
+/**
+ * An object as the rule goes: given up already or not, and whether playback waits for it (not
+ * once dropped, though over HTTP/2 its bytes the connection holds still take the link).
+ */
+type Item = InFlightObject & { givenUp: boolean; awaited: boolean };
 
 function readyAfterS(bytes: number, decodeS: number, rateBps: number): number {
   return (8 * bytes) / rateBps + decodeS;
@@ -93,13 +122,13 @@ function readyAfterS(bytes: number, decodeS: number, rateBps: number): number {
  * The deadline of a segment due within the horizon that would be ready after it, or null: the
  * first such in serving order, or with `shared` serving (no order) the earliest.
  */
-function firstLateDeadline(items: readonly InFlightObject[], nowS: number, rateBps: number, horizonS: number, serving: Serving): number | null {
+function firstLateDeadline(items: readonly Item[], nowS: number, rateBps: number, horizonS: number, serving: Serving): number | null {
   const shared = serving.kind === 'shared';
   const arrivals = shared ? sharedArrivalsS(items, rateBps) : inOrderArrivalsS(items, rateBps);
   let late: number | null = null;
   for (let i = 0; i < items.length; i++) {
     const o = items[i];
-    if (o.deadlineS - nowS > horizonS || nowS + arrivals[i] + o.decodeS <= o.deadlineS) continue;
+    if (!o.awaited || o.deadlineS - nowS > horizonS || nowS + arrivals[i] + o.decodeS <= o.deadlineS) continue;
     if (!shared) return o.deadlineS;
     if (late === null || o.deadlineS < late) late = o.deadlineS;
   }

@@ -33,6 +33,7 @@ import { PassTimeline, passSegments } from './pass';
 import { lateUpgradesApply } from './plan';
 import type { DeliveryPolicy } from './policy';
 import { DEFAULT_BUFFER_TARGET_S, type PlayoutConfig } from './playoutConfig';
+import { replacedWhenGivenUp } from './abandon';
 import { watchAbandonment, watchLink, type WatchEnv } from './inFlightWatch';
 import { type UpgradeWatchEnv, watchUpgrades } from './upgradeWatch';
 import { type EdgeEnv, LiveEdge, waitAtLiveEdge } from './liveEdge';
@@ -103,8 +104,10 @@ export class PlayoutSession {
       decodeCost: this.decodeCost, sessionDown: this.gate.sessionDown,
       observeLink: (now, rateBps) => this.bufferTarget.observe(now, rateBps),
       abandon: (task) => {
-        cfg.onEvent?.({ type: 'abandoned', objectId: task.object.id, index: task.index, fromQuality: task.plan.quality });
-        this.tasks.replace(task, this.bufferTargetS);
+        const replaced = replacedWhenGivenUp(task);
+        cfg.onEvent?.({ type: 'abandoned', objectId: task.object.id, index: task.index, fromQuality: task.plan.quality, replaced });
+        if (replaced) this.tasks.replace(task, this.bufferTargetS);
+        else this.tasks.drop(task);
       },
     };
     this.upgradeEnv = {

@@ -25,7 +25,8 @@ export type PlayoutEvent =
   | { type: 'freeze-start'; atS: number; cause: FreezeCause }
   | { type: 'freeze-end'; atS: number; durationS: number }
   | { type: 'segment'; index: number; qualities: Record<string, number> }
-  | { type: 'abandoned'; objectId: string; index: number; fromQuality: number }
+  /** A reliable request given up: `replaced` by the lowest quality (in view), else dropped (out of view). */
+  | { type: 'abandoned'; objectId: string; index: number; fromQuality: number; replaced: boolean }
   /** The latest seek's segment was shown (at `positionS` into the pass): once per seek not superseded by another. */
   | { type: 'seeked'; positionS: number; index: number }
   /** Playback went on from the end of a pass into the next (looping). */

@@ -76,6 +76,12 @@ export class SegmentRequests {
     task.abort.abort();
   }
 
+  /** Gives `task` up for good: the segment plays without a new frame of its object (abandon.ts → `replacedWhenGivenUp`). */
+  drop(task: ObjectTask): void {
+    task.abandoned = true;
+    task.abort.abort();
+  }
+
   /** Gives `task` up and asks for its object again at the lowest quality, most urgently, on the same transport. */
   replace(task: ObjectTask, bufferTargetS: number): void {
     task.abandoned = true;

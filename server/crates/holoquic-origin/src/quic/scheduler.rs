@@ -51,9 +51,10 @@ pub struct Scheduler {
 /// stream's data is unsent, so the origin counts: bytes handed in, and the size of every packet
 /// quiche makes that carries no datagram out (`packet_sent`; a packet's headers count as data, so
 /// the count clears a little early, sharing at most the last packet or two). Lost stream data
-/// quiche sends again is not counted. If nothing leaves for `STALL_ROUND_TRIPS` round trips (flow
-/// control, or a congestion window that stays full) the backlog is forgotten, so datagrams are
-/// never held by data quiche cannot send.
+/// quiche sends again is not counted. If no data packet leaves for `STALL_ROUND_TRIPS` round
+/// trips (flow control, a congestion window that stays full, or a count that went wrong: data
+/// handed to a stream that was then reset never leaves) the backlog is forgotten, so datagrams
+/// are never held long by data quiche will not send.
 #[derive(Default)]
 struct StreamBacklog {
     bytes: usize,
@@ -63,6 +64,14 @@ struct StreamBacklog {
 
 /// Round trips without a stream packet leaving after which the backlog no longer holds datagrams.
 const STALL_ROUND_TRIPS: u32 = 2;
+
+/// The shortest stall, for paths of a millisecond or less, where a round trip is shorter than the
+/// origin's own loop.
+const STALL_MIN: Duration = Duration::from_millis(25);
+
+/// A packet at least this long counts as stream data leaving (an acknowledgement-only packet is
+/// ~50 bytes: header, ACK frame, AEAD tag).
+const DATA_PACKET_MIN_BYTES: usize = 128;
 
 impl StreamBacklog {
     fn handed(&mut self, n: usize, reliable_urgency: Option<u8>, now: Instant) {
@@ -80,7 +89,11 @@ impl StreamBacklog {
             return;
         }
         self.bytes = self.bytes.saturating_sub(n);
-        self.last_progress = Some(now);
+        // Acknowledgement-only packets (the client's requests and acknowledgements keep them
+        // coming) drain the count a little but are no sign that stream data is leaving.
+        if n >= DATA_PACKET_MIN_BYTES {
+            self.last_progress = Some(now);
+        }
         if self.bytes == 0 {
             self.urgency = None;
         }
@@ -88,7 +101,8 @@ impl StreamBacklog {
 
     /// Forgets the backlog if nothing of it has left for `STALL_ROUND_TRIPS` round trips.
     fn expire_if_stalled(&mut self, rtt: Duration, now: Instant) {
-        if self.last_progress.is_some_and(|t| now.saturating_duration_since(t) > rtt * STALL_ROUND_TRIPS) {
+        let stall = (rtt * STALL_ROUND_TRIPS).max(STALL_MIN);
+        if self.last_progress.is_some_and(|t| now.saturating_duration_since(t) > stall) {
             *self = Self::default();
         }
     }
@@ -439,4 +453,41 @@ fn purge_queued(conn: &mut quiche::Connection, ctx: &QuicContext, header: &[u8])
 fn symbol_size(conn: &quiche::Connection, prefix_len: usize) -> Option<u16> {
     let room = conn.dgram_max_writable_len()?.saturating_sub(prefix_len + 8 + 4);
     (room >= 64).then(|| ((room / 8) * 8).min(1400) as u16)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_backlog_holds_until_its_bytes_have_left_in_data_packets() {
+        let t0 = Instant::now();
+        let rtt = Duration::from_millis(40);
+        let mut b = StreamBacklog::default();
+        b.handed(3000, Some(2), t0);
+        b.handed(500, None, t0);
+        b.left(1350, t0 + Duration::from_millis(1));
+        b.expire_if_stalled(rtt, t0 + Duration::from_millis(2));
+        assert_eq!(b.urgency, Some(2));
+        b.left(1350, t0 + Duration::from_millis(3));
+        b.left(1350, t0 + Duration::from_millis(4));
+        assert_eq!((b.bytes, b.urgency), (0, None), "all of it left");
+    }
+
+    #[test]
+    fn a_backlog_that_makes_no_progress_stops_holding_datagrams() {
+        let t0 = Instant::now();
+        let rtt = Duration::from_millis(40);
+        let mut b = StreamBacklog::default();
+        b.handed(20_000, Some(0), t0);
+        b.left(1350, t0 + Duration::from_millis(10));
+        // Only acknowledgements leave afterwards (data of a stream that was reset, or blocked).
+        for ms in (20..=90).step_by(10) {
+            b.left(50, t0 + Duration::from_millis(ms));
+            b.expire_if_stalled(rtt, t0 + Duration::from_millis(ms));
+        }
+        assert_eq!(b.urgency, Some(0), "held for two round trips");
+        b.expire_if_stalled(rtt, t0 + Duration::from_millis(100));
+        assert_eq!((b.bytes, b.urgency), (0, None), "forgotten after two round trips without data leaving");
+    }
 }
