@@ -31,7 +31,13 @@
  * Every object is fetched, at least at its lowest rung, as every fixed mode fetches every object:
  * a skipped object is demand the congestion controller never sees (docs/results.md, "Goodput at
  * 50 ms one way", second pass). Without a throughput measurement yet, every object starts at the
- * lowest quality, the most visible half reliably.
+ * lowest quality, the most visible half reliably — and all of the first segment: playback starts
+ * only once each of its objects is there or past its deadline (segmentGate.ts), so a datagram
+ * buys it no freedom from waiting, only a slower recovery from loss. (A loss burst on the new
+ * connection left an out-of-view datagram object of segment 0 in repair for 1.5–1.9 s where `qr`
+ * retransmitted in time: startup took 2.2–3.2 s instead of ~1, and the stall read as a starved
+ * link doubled the buffer target for the rest of the run — docs/results.md, "Datagrams behind
+ * the object in view".)
  *
  * Until 2026-11-27 the rule charged a reliable object 1.3 × its bits / (1 − loss) plus one round
  * trip of capacity per segment, and let datagram options compete with it: FEC datagrams won for
@@ -136,10 +142,11 @@ export class AdaptivePolicy implements DeliveryPolicy {
     const loss = planningLoss(input.loss);
     if (input.throughputBps === null || input.segment === 0) {
       const half = Math.ceil(objects.length / 2);
+      const reliable = (o: PlanObject) => input.segment === 0 || o.rank < half;
       return objects.map((o) => ({
         objectId: o.objectId, quality: 0, urgency: Math.min(7, o.rank),
-        delivery: o.rank < half ? 'reliable' : 'datagram',
-        fec: o.rank < half ? { kind: 'none' } : { kind: 'planned', lossRate: loss.rate, meanBurstLength: loss.meanBurst },
+        delivery: reliable(o) ? 'reliable' : 'datagram',
+        fec: reliable(o) ? { kind: 'none' } : { kind: 'planned', lossRate: loss.rate, meanBurstLength: loss.meanBurst },
       }));
     }
     const windowS = Math.max(0, Math.min(input.timeToDeadlineS, input.segmentDurationS));

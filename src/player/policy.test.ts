@@ -143,6 +143,13 @@ describe('adaptive', () => {
     expect(a.slice(1).every((p) => p.delivery === 'datagram' && p.quality === 0 && p.fec.kind === 'none')).toBe(true);
   });
 
+  it('sends all of the first segment reliably (playback waits for it whole), later ones without an estimate half and half', () => {
+    const first = new AdaptivePolicy().plan(input({ segment: 0, throughputBps: null, loss: { rate: 0.02, meanBurst: 2 } }));
+    expect(first.map((p) => [p.delivery, p.quality, p.fec.kind])).toEqual(Array(4).fill(['reliable', 0, 'none']));
+    const next = new AdaptivePolicy().plan(input({ segment: 2, throughputBps: null, loss: { rate: 0.02, meanBurst: 2 } }));
+    expect(next.map((p) => p.delivery)).toEqual(['reliable', 'reliable', 'datagram', 'datagram']);
+  });
+
   it('sends objects in view reliably, without repair, when a retransmission fits — with or without loss', () => {
     for (const loss of [{ rate: 0, meanBurst: 1 }, { rate: 0.05, meanBurst: 2.6 }]) {
       const plans = new AdaptivePolicy().plan(requested({ objects: demoObjects([0.25, 0.15, 0.05, 0]), throughputBps: 10e6, loss, rttS: 0.1 }));
