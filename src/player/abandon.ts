@@ -15,8 +15,8 @@
  * as it last was, which nobody is looking at — no freeze of the whole scene for it, and its
  * bytes go to what is seen. Until 2026-11-27 it too was only replaceable by its lowest quality,
  * so at the lowest rungs nothing could be given up: in the driving trace's trough (0.6–3 Mbit/s
- * for 5 s) `h2` froze in 12 of 15 runs waiting on objects the viewer could not see while they
- * shared the link with the one in view (docs/results.md, "`h2` on a quieter machine").
+ * for 5 s, every object at its lowest rung) `h2` froze in 12 of 15 runs, its objects out of view
+ * sharing the link with the one in view (docs/results.md, "`h2` on a quieter machine").
  *
  * How the link is divided among the requests matters (`Serving`). The QUIC origin serves them one
  * after another by urgency; over HTTP/2 the origin (hyper) interleaves every open response frame

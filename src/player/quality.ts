@@ -10,7 +10,7 @@
  * | `allocation`      | planning (policy.ts)       | qualities within the throughput budget (`AbrRule`)        |
  * | `quality-cap`     | planning                   | no object above the viewer's cap (`Player.maxQuality`)    |
  * | `decode-budget`   | planning                   | steps the least visible down until decodes fit the workers |
- * | `abandonment`     | every 0.1 s, in flight     | gives a late reliable request up for the lowest quality   |
+ * | `abandonment`     | every 0.1 s, in flight     | gives a late reliable request up for the lowest quality, or drops it if out of view |
  * | `session-restore` | a request lost with the session | asks for it again at the lowest quality              |
  */
 import { type InFlightObject, objectsToAbandon, type Serving } from './abandon';
@@ -43,7 +43,7 @@ export interface QualityRule {
   readonly name: string;
   /** While planning a segment: plans in (most visible first), plans out. */
   plan?(plans: ObjectPlan[], state: PlanningState): ObjectPlan[];
-  /** While reliable requests are in flight: the keys of those to give up for the lowest quality. */
+  /** While reliable requests are in flight: the keys of those to give up (abandon.ts → `replacedWhenGivenUp`). */
   abandon?(inFlight: readonly InFlightObject[], state: InFlightState): number[];
   /** A reliable request lost with its session, asked for again once the session is back. */
   reRequest?(plan: ObjectPlan): ObjectPlan;
