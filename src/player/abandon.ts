@@ -78,22 +78,25 @@ export function objectsToAbandon(
   inFlight: readonly InFlightObject[], nowS: number, rateBps: number, horizonS: number, serving: Serving = IN_ORDER,
 ): number[] {
   if (!(rateBps > 0)) return [];
-  const items: Item[] = inFlight.map((o) => ({ ...o, givenUp: false, awaited: true }));
+  const items: Item[] = inFlight.map((o) => ({ ...o, givenUp: false }));
   const chosen: number[] = [];
   // Bytes a replacement costs beyond its own: over HTTP/2 the given-up response's bytes already sent.
   const drain = serving.kind === 'shared' ? Math.max(0, serving.drainBytes) : 0;
+  // What is left of an object once given up: over HTTP/2 what the connection holds of it, and
+  // its replacement if it has one.
+  const afterGivingUp = (o: InFlightObject) => replacedWhenGivenUp(o)
+    ? { bytes: o.lowestBytes + Math.min(drain, o.remainingBytes), decodeS: o.lowestDecodeS }
+    : { bytes: Math.min(drain, o.remainingBytes), decodeS: 0 };
+  // Giving up must make the object ready sooner than the rest of it would be (a replacement is
+  // a lower quality: none for one already at the lowest).
+  const saves = (o: Item) => {
+    if (o.givenUp || (o.quality === 0 && replacedWhenGivenUp(o))) return false;
+    const after = afterGivingUp(o);
+    return readyAfterS(after.bytes, after.decodeS, rateBps) < readyAfterS(o.remainingBytes, o.decodeS, rateBps);
+  };
   for (;;) {
     const lateDeadline = firstLateDeadline(items, nowS, rateBps, horizonS, serving);
     if (lateDeadline === null) return chosen;
-    // What is left of an object once given up: over HTTP/2 what the connection holds of it, and
-    // its replacement if it has one.
-    const afterGivingUp = (o: InFlightObject) => replacedWhenGivenUp(o)
-      ? { bytes: o.lowestBytes + Math.min(drain, o.remainingBytes), decodeS: o.lowestDecodeS }
-      : { bytes: Math.min(drain, o.remainingBytes), decodeS: 0 };
-    // Giving up must make the object ready sooner than the rest of it would be (a replacement is
-    // a lower quality: none for one already at the lowest).
-    const saves = (o: Item) => !o.givenUp && (o.quality > 0 || !replacedWhenGivenUp(o))
-      && readyAfterS(afterGivingUp(o).bytes, afterGivingUp(o).decodeS, rateBps) < readyAfterS(o.remainingBytes, o.decodeS, rateBps);
     // Any object due no later than the late segment delays it (it is served first or shares its deadline).
     const candidates = items.filter((o) => o.deadlineS <= lateDeadline && saves(o));
     if (candidates.length === 0) return chosen;
@@ -101,18 +104,19 @@ export function objectsToAbandon(
     chosen.push(victim.key);
     const after = afterGivingUp(victim);
     victim.givenUp = true;
-    victim.awaited = replacedWhenGivenUp(victim);
     victim.quality = 0;
     victim.remainingBytes = after.bytes;
     victim.decodeS = after.decodeS;
   }
 }
 
-/**
- * An object as the rule goes: given up already or not, and whether playback waits for it (not
- * once dropped, though over HTTP/2 its bytes the connection holds still take the link).
- */
-type Item = InFlightObject & { givenUp: boolean; awaited: boolean };
+/** An object as the rule goes: given up already or not. */
+type Item = InFlightObject & { givenUp: boolean };
+
+/** Playback waits for it: not once dropped (though over HTTP/2 the bytes the connection holds of it still take the link). */
+function awaited(o: Item): boolean {
+  return !o.givenUp || replacedWhenGivenUp(o);
+}
 
 function readyAfterS(bytes: number, decodeS: number, rateBps: number): number {
   return (8 * bytes) / rateBps + decodeS;
@@ -128,7 +132,7 @@ function firstLateDeadline(items: readonly Item[], nowS: number, rateBps: number
   let late: number | null = null;
   for (let i = 0; i < items.length; i++) {
     const o = items[i];
-    if (!o.awaited || o.deadlineS - nowS > horizonS || nowS + arrivals[i] + o.decodeS <= o.deadlineS) continue;
+    if (!awaited(o) || o.deadlineS - nowS > horizonS || nowS + arrivals[i] + o.decodeS <= o.deadlineS) continue;
     if (!shared) return o.deadlineS;
     if (late === null || o.deadlineS < late) late = o.deadlineS;
   }
