@@ -1,7 +1,8 @@
 /**
  * Writes the QoE report of an experiment directory: runs.csv (one line per run), cells.json
  * (aggregates per condition × loss × mode), summary.md (the same as Markdown tables, the dominance
- * check first), dominance.md (that check alone, for docs/results.md) and report.html.
+ * check first), dominance.md (that check alone, for docs/results.md), roundtrip.md (longer one-way
+ * delays against the shortest, where a cell was measured at two) and report.html.
  *
  *   npm run qoe:report -- results/qoe/<name>
  *
@@ -22,6 +23,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { aggregate, combineSources, type RunRecord, type RunSource, takenFrom, toRow } from './lib/aggregate';
 import { dominanceMarkdown } from './lib/dominance';
+import { roundTripMarkdown } from './lib/roundTrip';
 import { describeMerge, mergeShards, type ShardSource } from './lib/merge';
 import { type Plan, parsePlan } from './lib/plan';
 import { renderReport } from './lib/report';
@@ -56,6 +58,7 @@ export function writeReport(dir: string, provenance: string[], records: RunRecor
   writeFileSync(join(dir, 'cells.json'), JSON.stringify(cells, null, 1));
   writeFileSync(join(dir, 'summary.md'), markdownSummary(cells));
   writeFileSync(join(dir, 'dominance.md'), dominanceMarkdown(cells));
+  writeFileSync(join(dir, 'roundtrip.md'), roundTripMarkdown(cells));
   writeFileSync(join(dir, 'report.html'), renderReport({ title: `holoquic QoE — ${dir.replace(/^.*\//, '')}`, provenance, records, mergeIssues }));
 }
 

@@ -301,6 +301,11 @@ export interface Cell {
   meanSeenQuality: Stat;
   throughputMbps: Stat;
   busyGoodputMbps: Stat;
+  /**
+   * Object bytes received per second of the run (Mbit/s): what the link gave the player, as its
+   * choices asked for it — unlike busy goodput, no request round trip is in it.
+   */
+  deliveredMbps: Stat;
   onTimeRatio: Stat;
   visibleOnTimeRatio: Stat;
   skippedShare: Stat;
@@ -342,6 +347,7 @@ export function aggregate(rows: readonly RunRow[]): Cell[] {
       meanSeenQuality: pick((s) => s.meanSeenQuality),
       throughputMbps: pick((s) => s.meanThroughputBps / 1e6),
       busyGoodputMbps: pick((s) => s.busyGoodputBps / 1e6),
+      deliveredMbps: stat(ok.map((r) => (r.summary!.bytesReceived * 8) / r.run.durationS / 1e6)),
       onTimeRatio: pick((s) => s.onTimeRatio),
       visibleOnTimeRatio: pick((s) => s.visibleOnTimeRatio),
       skippedShare: pick((s) => s.skippedShare),

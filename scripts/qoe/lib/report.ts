@@ -5,6 +5,7 @@
  */
 import { aggregate, type Cell, cdf, compareModes, conditionOf, type RunRecord, type RunRow, type Stat, toRow } from './aggregate';
 import { checkDominance, DOMINANCE_LEGEND, dominanceTable } from './dominance';
+import { checkRoundTrip, ROUND_TRIP_GOAL, ROUND_TRIP_LEGEND, roundTripTable } from './roundTrip';
 import { CI_NOTE } from './stats';
 import { barChart, escapeXml, lineChart } from './svg';
 
@@ -163,6 +164,13 @@ export function renderReport(input: ReportInput): string {
     const { headers, rows: dominanceRows } = dominanceTable(dominance, (t) => `\u0000${t}`);
     body += `<h2>adaptive against the best fixed mode (goal: in every cell)</h2><p>${held} of ${dominance.length} cells hold.</p>` +
       table(headers, dominanceRows).replace(/<td>\u0000/g, '<td class="best">') + `<p class="note">${escapeXml(DOMINANCE_LEGEND)}</p>`;
+  }
+  const roundTrip = checkRoundTrip(cells);
+  if (roundTrip.length > 0) {
+    const held = roundTrip.filter((r) => r.holds === true).length;
+    const { headers, rows: roundTripRows } = roundTripTable(roundTrip);
+    body += `<h2>Longer round trips against the shortest (goal: delivered ≥ ${ROUND_TRIP_GOAL} ×)</h2><p>${held} of ${roundTrip.length} comparisons hold.</p>` +
+      table(headers, roundTripRows) + `<p class="note">${escapeXml(ROUND_TRIP_LEGEND)}</p>`;
   }
   body += `<p class="note">${escapeXml(CI_NOTE)}; bars carry the same interval as whiskers.</p>`;
   if (goals.length > 0) {

@@ -5,6 +5,7 @@
  */
 import { type Cell, compareModes, type RunRow, type Stat } from './aggregate';
 import { dominanceMarkdown } from './dominance';
+import { roundTripMarkdown } from './roundTrip';
 import { CI_NOTE } from './stats';
 
 const CSV_COLUMNS = [
@@ -63,7 +64,7 @@ function unit(st: Stat, text: string): string {
 
 /**
  * The comparison as Markdown tables (docs/results.md takes them as they are): the dominance check
- * first, then per condition (trace, delay, buffer):
+ * first, the round-trip check where a cell was measured at two delays, then per condition (trace, delay, buffer):
  * freezes, quality (visible and all), throughput, on-time ratio (all and by visible area), datagram objects recovered and
  * decoded, FEC overhead, the loss the impairer applied and what the bottleneck queue dropped, per
  * loss level and mode.
@@ -72,6 +73,8 @@ export function markdownSummary(cells: readonly Cell[]): string {
   const out: string[] = [];
   const dominance = dominanceMarkdown(cells);
   if (dominance) out.push('#### adaptive against the best fixed mode, per cell', '', dominance);
+  const roundTrip = roundTripMarkdown(cells);
+  if (roundTrip) out.push('#### Longer round trips against the shortest, per cell', '', roundTrip);
   out.push(`${CI_NOTE}.`, '');
   for (const trace of [...new Set(cells.map((c) => c.condition))]) {
     // The reference paper's Table 3 layout first: modes × loss levels, freezes / seconds frozen
