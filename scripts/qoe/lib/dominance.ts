@@ -6,7 +6,8 @@
  * docs/results.md.
  */
 import { type Cell, compareModes, type Stat } from './aggregate';
-import { CI_NOTE } from './stats';
+import { markdownTable } from './markdown';
+import { CI_NOTE, EPSILON } from './stats';
 
 /** The mode whose choice is checked; every other mode measured in a cell is a fixed mode. */
 export const ADAPTIVE_MODE = 'adaptive';
@@ -39,8 +40,6 @@ export interface DominanceRow {
 }
 
 const usable = (s: Stat) => s.n > 0 && Number.isFinite(s.mean);
-/** Means equal up to rounding noise count as equal (a freeze count of 0.33 against 1/3). */
-const EPSILON = 1e-9;
 
 /** The check for every cell of the measured matrix, in the cells' order. */
 export function checkDominance(cells: readonly Cell[]): DominanceRow[] {
@@ -125,6 +124,5 @@ export function dominanceMarkdown(cells: readonly Cell[]): string {
   const { headers, rows: body } = dominanceTable(rows, (t) => `**${t}**`);
   const held = rows.filter((r) => r.holds === true).length, failed = rows.filter((r) => r.holds === false).length;
   return [`${held} of ${rows.length} cells hold, ${failed} do not, ${rows.length - held - failed} undecided.`, '',
-    `| ${headers.join(' | ')} |`, `|${headers.map(() => '---').join('|')}|`,
-    ...body.map((r) => `| ${r.join(' | ')} |`), '', DOMINANCE_LEGEND, ''].join('\n');
+    ...markdownTable(headers, body), '', DOMINANCE_LEGEND, ''].join('\n');
 }

@@ -9,6 +9,8 @@
  * quality, what the viewer saw.
  */
 import { type Cell, compareModes, type Stat } from './aggregate';
+import { markdownTable } from './markdown';
+import { EPSILON } from './stats';
 
 /** The share of the shortest delay's delivered rate a longer delay should keep. */
 export const ROUND_TRIP_GOAL = 0.8;
@@ -31,9 +33,6 @@ export interface RoundTripRow {
   /** Why the verdict is weaker than it looks (one run, failed runs). */
   notes: string[];
 }
-
-/** Ratios equal to the goal up to rounding noise count as reaching it. */
-const EPSILON = 1e-9;
 
 const ratio = (longer: Stat, shorter: Stat) =>
   longer.n > 0 && shorter.n > 0 && shorter.mean > 0 ? longer.mean / shorter.mean : NaN;
@@ -90,6 +89,5 @@ export function roundTripMarkdown(cells: readonly Cell[]): string {
   if (rows.length === 0) return '';
   const { headers, rows: body } = roundTripTable(rows);
   const held = rows.filter((r) => r.holds === true).length;
-  return [`${held} of ${rows.length} comparisons hold.`, '', `| ${headers.join(' | ')} |`, `|${headers.map(() => '---').join('|')}|`,
-    ...body.map((r) => `| ${r.join(' | ')} |`), '', ROUND_TRIP_LEGEND, ''].join('\n');
+  return [`${held} of ${rows.length} comparisons hold.`, '', ...markdownTable(headers, body), '', ROUND_TRIP_LEGEND, ''].join('\n');
 }

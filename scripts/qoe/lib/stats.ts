@@ -72,3 +72,6 @@ export function meanWithInterval(values: readonly number[]): MeanWithInterval {
 
 /** How the report states its intervals, once, beside every table that uses them. */
 export const CI_NOTE = '± is the 95 % confidence interval of the mean over repetitions (Student t, n − 1 degrees of freedom; none shown for one run)';
+
+/** Means equal up to rounding noise count as equal (a freeze count of 0.33 against 1/3, a ratio of 0.7999… against 0.8). */
+export const EPSILON = 1e-9;
