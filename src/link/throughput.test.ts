@@ -27,8 +27,8 @@ describe('segmentGoodput', () => {
     // 10-Mbit/s link, 50-ms path: 100 000 B from 50 to 130 ms, SENT, the repair timer waits until
     // 205 ms, the repair request's round trip, then 12 500 B from 255 to 265 ms: 90 ms of transfer.
     const alone = { receivedBytes: 112_500, startMs: 0, endMs: 265, waits: [[130, 205]] as const };
-    // Two busy periods less one round trip each (at most half of the second): 80 + 30 ms, not 215.
-    expect(segmentGoodput([alone], 50)).toBeCloseTo((112_500 * 8 * 1000) / 110);
+    // Two busy periods less one round trip each: 80 + 10 ms of transfer, not 215 — the link's 10 Mbit/s.
+    expect(segmentGoodput([alone], 50)).toBeCloseTo(10e6);
     // A reliable object receiving throughout the wait keeps it busy time.
     const reliable = { receivedBytes: 100_000, startMs: 0, endMs: 265 };
     expect(segmentGoodput([alone, reliable], 50)).toBeCloseTo((212_500 * 8 * 1000) / 215);
@@ -52,6 +52,20 @@ describe('segmentGoodput', () => {
   });
   it('takes at most half of a busy period off, so an inflated round trip cannot more than double a sample', () => {
     expect(segmentGoodput([{ receivedBytes: 125_000, startMs: 0, endMs: 100 }], 500)).toBeCloseTo(20e6);
+  });
+  it('takes a repair request\'s whole round trip off: at 50 ms one way, repair on demand does not read as a slow link', () => {
+    // A 10-Mbit/s link, 100-ms path. A reliable object: 250 000 B arriving 100–300 ms. Three
+    // datagram objects of 25 000 B each, sent after it (300–320, 320–340, 340–360 ms), each
+    // short a few symbols: SENT, the repair timer's 150 ms, then the repair's round trip and
+    // 1 250 B in 1 ms. 81 250 B more, 65 ms of transfer in all.
+    const reliable = { receivedBytes: 250_000, startMs: 0, endMs: 300 };
+    const datagrams = [320, 340, 360].map((last) => ({
+      receivedBytes: 26_250, startMs: 0, endMs: last + 150 + 101, waits: [[last, last + 150]] as const,
+    }));
+    // 0–360 ms less the request's round trip, and each repair's 1 ms after its round trip: 10.1 Mbit/s.
+    // (With at most half of the repairs' overlapping 141-ms period off, as for an object's request: 8.0.)
+    const transferMs = 260 + 3;
+    expect(segmentGoodput([reliable, ...datagrams], 100)).toBeCloseTo(((250_000 + 3 * 26_250) * 8 * 1000) / transferMs);
   });
 });
 

@@ -11,9 +11,12 @@
  * where the link gave 8–11, and chose the lowest rung). A datagram object that asks for repair on
  * demand first waits on its repair timer (about 1.5 round trips after the origin's SENT) with
  * nothing owed to it: those waits (`DeliverySample.waits`) are not busy time unless another object
- * was in flight, and the repair request then starts a busy period of its own, round trip and all.
- * Counted as link time they made a session with datagrams read ~8 % below `qr`'s on the walking
- * trace (docs/results.md, "`adaptive` on a thin link").
+ * was in flight. Counted as link time they made a session with datagrams read ~8 % below `qr`'s
+ * on the walking trace (docs/results.md, "`adaptive` on a thin link"). Nor is the round trip of
+ * the repair request that ends a wait: the few symbols asked for cannot come sooner. Counted in
+ * (at most half of it came off, as for an object's request) it left ~RTT/2 of "busy" time per
+ * repair exchange for a few kilobytes, and at 50 ms one way a segment with datagram objects read
+ * 30–50 % below the link (docs/results.md, "Repair round trips read as link time").
  *
  * Time the link spent on a more urgent object of *another* segment is not this segment's either
  * (`others`, with `urgency`): the origin serves by urgency, so a segment's datagram objects (4–7)
@@ -47,12 +50,15 @@ function subtract(spans: readonly Span[], cut: readonly Span[]): Span[] {
   return out;
 }
 
-/** The spans of a delivery in which the link owed it bytes: [startMs, endMs] less its waits. */
-function busySpans(s: DeliverySample): Span[] {
+/**
+ * The spans of a delivery in which the link owed it bytes: [startMs, endMs] less its waits and
+ * the round trip (`roundTripMs`) of the repair request that ends each wait.
+ */
+function busySpans(s: DeliverySample, roundTripMs: number): Span[] {
   const spans: Span[] = [];
   let from = s.startMs;
   for (const [a, b] of [...(s.waits ?? [])].sort((x, y) => x[0] - y[0])) {
-    const waitStart = Math.max(from, Math.min(a, s.endMs)), waitEnd = Math.max(waitStart, Math.min(b, s.endMs));
+    const waitStart = Math.max(from, Math.min(a, s.endMs)), waitEnd = Math.max(waitStart, Math.min(b + roundTripMs, s.endMs));
     if (waitStart > from) spans.push([from, waitStart]);
     from = Math.max(from, waitEnd);
   }
@@ -62,21 +68,20 @@ function busySpans(s: DeliverySample): Span[] {
 
 /**
  * Goodput in bits/s of one segment's deliveries over their busy time less one `roundTripMs` per
- * busy period that begins with a request (the path's minimum RTT; 0 counts it in), leaving out
- * the time in which a delivery of another segment (`others`) served before it was in flight; null
- * if nothing was busy.
+ * busy period that begins with an object's request (the path's minimum RTT; 0 counts it in) and
+ * the round trip of each repair request, leaving out the time in which a delivery of another
+ * segment (`others`) served before it was in flight; null if nothing was busy.
  */
 export function segmentGoodput(samples: DeliverySample[], roundTripMs = 0, others: readonly DeliverySample[] = []): number | null {
-  // Where a request was sent: each object's own, and the repair request ending each of its waits.
-  const requestStarts = new Set(samples.flatMap((s) => [s.startMs, ...(s.waits ?? []).map((w) => w[1])]));
+  const roundTrip = Math.max(0, roundTripMs);
+  const requestStarts = new Set(samples.map((s) => s.startMs));
   const intervals = samples
     .filter((s) => s.endMs > s.startMs)
-    .flatMap((s) => subtract(busySpans(s), moreUrgent(s, others)))
+    .flatMap((s) => subtract(busySpans(s, roundTrip), moreUrgent(s, others, roundTrip)))
     .sort((a, b) => a[0] - b[0]);
   let busyMs = 0;
   let curStart = -Infinity;
   let curEnd = -Infinity;
-  const roundTrip = Math.max(0, roundTripMs);
   const busyPeriod = (start: number, end: number) => end - start - (requestStarts.has(start) ? Math.min(roundTrip, (end - start) / 2) : 0);
   for (const [start, end] of intervals) {
     if (start > curEnd) {
@@ -98,10 +103,12 @@ export function segmentGoodput(samples: DeliverySample[], roundTripMs = 0, other
  * asked for earlier (QUIC serves streams of one urgency in the order they were opened). None when
  * either urgency is unknown.
  */
-function moreUrgent(s: DeliverySample, others: readonly DeliverySample[]): Span[] {
+function moreUrgent(s: DeliverySample, others: readonly DeliverySample[], roundTripMs: number): Span[] {
   const u = s.urgency;
   if (u === undefined) return [];
-  return others.filter((o) => o.urgency !== undefined && (o.urgency < u || (o.urgency === u && o.startMs < s.startMs))).flatMap(busySpans);
+  return others
+    .filter((o) => o.urgency !== undefined && (o.urgency < u || (o.urgency === u && o.startMs < s.startMs)))
+    .flatMap((o) => busySpans(o, roundTripMs));
 }
 
 /**
