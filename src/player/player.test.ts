@@ -1,4 +1,5 @@
-import { describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { SegmentDecoder } from '../model/decoder';
 import { Player } from './player';
 import { frameIndexAt } from './framesOnScreen';
@@ -31,5 +32,36 @@ describe('frameIndexAt', () => {
     // Past its end (the next segment is late) the last frame stays; before it, the first.
     expect(frameIndexAt(8.4, 7, 1, 30)).toBe(29);
     expect(frameIndexAt(6.9, 7, 1, 30)).toBe(0);
+  });
+});
+
+describe('Player load', () => {
+  afterEach(() => vi.unstubAllGlobals());
+
+  it('asks the origin for /config.json beside the manifest, not a round trip after it', async () => {
+    // The docs/mpd.md example without its session URLs; the origin has no /config.json (404), so
+    // the player ends on HTTP/2 — what matters is when each request went out.
+    const doc = readFileSync(new URL('../../docs/mpd.md', import.meta.url), 'utf8');
+    const manifest = /## Full example\s+```xml\n([\s\S]*?)```/.exec(doc)![1].replace(/^.*SupplementalProperty.*\n/gm, '');
+    const asked: string[] = [];
+    let configAsked!: () => void;
+    const configAskedP = new Promise<void>((resolve) => (configAsked = resolve));
+    vi.stubGlobal('WebTransport', class {});
+    vi.stubGlobal('fetch', async (input: string | URL) => {
+      const url = String(input);
+      asked.push(new URL(url).pathname);
+      if (url.endsWith('/config.json')) {
+        configAsked();
+        return new Response('not here', { status: 404 });
+      }
+      // The manifest is answered only once /config.json has been asked for: a player that asks for
+      // it after the manifest never loads (the test times out).
+      await configAskedP;
+      return new Response(manifest, { status: 200 });
+    });
+    const player = make({});
+    await player.load();
+    expect(asked).toEqual(['/config.json', '/m.mpd']);
+    player.close();
   });
 });

@@ -28,7 +28,7 @@ import { type PlayerEventTarget, publishQoeRecord, relayPlayoutEvent } from './p
 import { type DeliveryPolicy, FixedModePolicy, reliableCountFromDegree } from './policy';
 import { PLAYER_ERROR, playerStats, type PlayerErrorCode, type PlayerState, type PlayerStats, qoeLog, recordOnLogTimeBase } from './report';
 import { abrRule, knapsackRule } from './rules';
-import { CodedError, connectScene, readManifest } from './sceneLoad';
+import { CodedError, connectScene, prefetchSceneConfig, readManifest } from './sceneLoad';
 import { PoseFeed, type Projection } from './poseFeed';
 
 export class Player extends EventTarget {
@@ -171,11 +171,12 @@ export class Player extends EventTarget {
     this.loadedAt = realClock.now();
     this.startedAtIso = new Date().toISOString();
     try {
+      const originConfig = prefetchSceneConfig(this.options);
       const manifest = await readManifest(this.options);
       const { scene } = manifest;
       this.contentBase = manifest.contentBase;
       if (this.closed) throw new CodedError('the player was closed while loading', PLAYER_ERROR.ABORTED);
-      this.transports = await connectScene(this.options, manifest);
+      this.transports = await connectScene(this.options, manifest, originConfig);
       if (this.closed) {
         this.transports.webtransport?.close();
         this.transports.http2.close();

@@ -5,7 +5,8 @@
  * network's (`NETWORK`).
  */
 import type { SceneModel } from '../model/scene';
-import { connectTransports, type Transports } from '../transport/connect';
+import { connectTransports, prefetchOriginConfig, type Transports } from '../transport/connect';
+import type { OriginConfig } from '../transport/originConfig';
 import { keepDecodable } from './decodable';
 import { fetchManifestText } from './manifestWatch';
 import { parseManifest } from './mpd';
@@ -28,9 +29,27 @@ export interface ManifestRead {
   contentBase: string;
 }
 
+/** Where the manifest is: `options.manifestUrl`, relative to the page. */
+function manifestLocation(options: Pick<PlayerOptions, 'manifestUrl'>): URL {
+  return new URL(options.manifestUrl, globalThis.location?.href);
+}
+
+/** The origin whose configuration and transports serve the scene: `options.origin`, else the manifest's. */
+function sceneOrigin(options: Pick<PlayerOptions, 'manifestUrl' | 'origin'>): string {
+  return options.origin ?? manifestLocation(options).origin;
+}
+
+/**
+ * Asks the scene's origin for its `/config.json` (where the WebTransport session is) at once, so
+ * that it comes beside the manifest and `connectScene` need not wait a round trip for it.
+ */
+export function prefetchSceneConfig(options: Pick<PlayerOptions, 'manifestUrl' | 'origin'>): Promise<OriginConfig> | undefined {
+  return prefetchOriginConfig(sceneOrigin(options));
+}
+
 /** Reads the manifest (`options.manifestUrl`, relative to the page) into the scene model. */
 export async function readManifest(options: Pick<PlayerOptions, 'manifestUrl' | 'decoder'>): Promise<ManifestRead> {
-  const url = new URL(options.manifestUrl, globalThis.location?.href);
+  const url = manifestLocation(options);
   const contentBase = new URL('.', url).pathname;
   try {
     const text = await fetchManifestText(url);
@@ -43,12 +62,14 @@ export async function readManifest(options: Pick<PlayerOptions, 'manifestUrl' | 
 
 /**
  * Connects the transports to the origin of `options.origin`, else the manifest's: WebTransport to
- * the endpoints the origin's configuration and the manifest list, and HTTP/2.
+ * the endpoints the origin's configuration (`originConfig` if already asked for) and the manifest
+ * list, and HTTP/2.
  */
-export async function connectScene(options: PlayerOptions, manifest: ManifestRead): Promise<Transports> {
-  const originBase = options.origin ?? manifest.url.origin;
+export async function connectScene(options: PlayerOptions, manifest: ManifestRead, originConfig?: Promise<OriginConfig>): Promise<Transports> {
+  const originBase = sceneOrigin(options);
   try {
     return await connectTransports(originBase, {
+      originConfig,
       webtransportUrl: options.webtransportUrl,
       manifestEndpoints: manifest.scene.webtransportEndpoints,
       // Read from the same host, the manifest proved HTTP/2 reaches it; another origin is asked for it.

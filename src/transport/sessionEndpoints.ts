@@ -14,6 +14,11 @@ import { fetchOriginConfig, type OriginConfig, type WebTransportEndpoint } from 
 export interface EndpointSettings {
   /** Origin base URL whose `/config.json` names the session URL and certificate hashes (if it has one). */
   originBase: string;
+  /**
+   * That `/config.json`, already asked for (`fetchOriginConfig`): the player asks for it beside the
+   * manifest, so the session does not wait a round trip for it after the manifest has come.
+   */
+  originConfig?: Promise<OriginConfig>;
   /** Session URLs the manifest lists (docs/mpd.md), tried after the origin's own (endpoints.ts). */
   manifestEndpoints?: readonly string[];
   /** Session URL to use instead of the configuration's (e.g. through a relay in tests). */
@@ -32,8 +37,12 @@ export class SessionEndpoints {
   /** The origin had a `/config.json` at the start: worth reading again while failing over. */
   private originHasConfig = false;
   private failoverRules = new FailoverRules(1);
+  /** `settings.originConfig` until the first read uses it (a later read asks again: hashes change). */
+  private prefetched: Promise<OriginConfig> | undefined;
 
-  constructor(private readonly settings: EndpointSettings) {}
+  constructor(private readonly settings: EndpointSettings) {
+    this.prefetched = settings.originConfig;
+  }
 
   /** The failover rules over the current endpoints (replaced when their number changes). */
   get rules(): FailoverRules {
@@ -53,7 +62,9 @@ export class SessionEndpoints {
     let config: OriginConfig | null = null;
     let noConfig = '';
     try {
-      config = await fetchOriginConfig(this.settings.originBase);
+      const prefetched = this.prefetched;
+      this.prefetched = undefined;
+      config = await (prefetched ?? fetchOriginConfig(this.settings.originBase));
     } catch (e) {
       noConfig = message(e);
     }
