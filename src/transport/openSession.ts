@@ -17,21 +17,36 @@ export function message(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
 }
 
-/** Opens a session to `endpoint`, or rejects within `timeoutMs` with a reason naming its URL. */
-export async function openSession(endpoint: WebTransportEndpoint, timeoutMs: number): Promise<WebTransport> {
+/**
+ * Opens a session to `endpoint`, or rejects within `timeoutMs` with a reason naming its URL. With
+ * `onLate`, a handshake still under way at the timeout is not abandoned: if it completes later
+ * (the browser gives up on its own), the session is handed to `onLate`, which uses or closes it.
+ * At a 100-ms round trip a loss burst on the handshake's few packets can hold it for longer than
+ * the timeout (seen in 2–3 of 9 starts at 5 %, docs/results.md, "A 1-s buffer"): the player
+ * plays over HTTP/2 meanwhile, and the session the handshake opens need not wait for a probe.
+ */
+export async function openSession(endpoint: WebTransportEndpoint, timeoutMs: number, onLate?: (wt: WebTransport) => void): Promise<WebTransport> {
   const { url, certificateHashes: hashes } = endpoint;
   const wt = new WebTransport(url, hashes.length > 0 ? { serverCertificateHashes: hashes } : {});
   wt.datagrams.incomingHighWaterMark = INCOMING_DATAGRAM_QUEUE;
   let timer: ReturnType<typeof setTimeout> | undefined;
+  let timedOut = false;
   try {
     await Promise.race([
       wt.ready,
-      new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(`no session after ${timeoutMs} ms`)), timeoutMs))),
+      new Promise((_, reject) => (timer = setTimeout(() => {
+        timedOut = true;
+        reject(new Error(`no session after ${timeoutMs} ms`));
+      }, timeoutMs))),
     ]);
     return wt;
   } catch (e) {
-    wt.close();
-    wt.ready.catch(() => undefined);
+    if (timedOut && onLate) {
+      wt.ready.then(() => onLate(wt), () => undefined);
+    } else {
+      wt.close();
+      wt.ready.catch(() => undefined);
+    }
     throw new Error(`${url}: ${message(e)}`);
   } finally {
     clearTimeout(timer);

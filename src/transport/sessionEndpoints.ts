@@ -87,9 +87,12 @@ export class SessionEndpoints {
     }
   }
 
-  /** Opens a session to endpoint `i`, or rejects (within the connect timeout) naming it. */
-  open(i: number): Promise<WebTransport> {
-    return openSession(this.endpoints[i], this.settings.connectTimeoutMs ?? 4000);
+  /**
+   * Opens a session to endpoint `i`, or rejects (within the connect timeout) naming it; `onLate`
+   * receives a session whose handshake completed after the timeout (openSession.ts).
+   */
+  open(i: number, onLate?: (wt: WebTransport) => void): Promise<WebTransport> {
+    return openSession(this.endpoints[i], this.settings.connectTimeoutMs ?? 4000, onLate);
   }
 
   /** Endpoint `i`'s session URL ('unknown' past the list). */

@@ -153,7 +153,7 @@ export class WebTransportSession implements ObjectTransport {
     if (this.endpoints.count === 0) throw new NoEndpointError(`no WebTransport endpoint: ${noConfig}, and the manifest lists none`);
     let winner: { wt: WebTransport; i: number };
     try {
-      winner = await openFirst([...Array(this.endpoints.count).keys()], (i) => this.endpoints.open(i));
+      winner = await openFirst([...Array(this.endpoints.count).keys()], (i) => this.endpoints.open(i, (late) => this.adoptLate(late, i)));
     } catch (e) {
       this.lastFailure = message(e);
       if (this.options.reconnect !== false && !this.closing) this.fallBack(null, `no session opened: ${this.lastFailure}`);
@@ -164,6 +164,20 @@ export class WebTransportSession implements ObjectTransport {
       throw new Error('closed while connecting');
     }
     this.adopt(winner.wt, winner.i);
+  }
+
+  /**
+   * A first handshake that outlived the connect timeout completed after all: while requests go
+   * over HTTP/2 for want of any session, it becomes the session (no need to wait for a probe);
+   * otherwise it is closed.
+   */
+  private adoptLate(wt: WebTransport, i: number): void {
+    if (this.closing || this.transport || this.state !== 'fallback') {
+      wt.close({ closeCode: 0, reason: 'no longer needed' });
+      return;
+    }
+    this.adopt(wt, i);
+    this.switches.push({ atMs: performance.now(), from: HTTP2_PATH, to: this.endpoints.url(i), reason: 'the first handshake completed after the connect timeout' });
   }
 
   /** Makes `wt`, open to endpoint `i`, the session requests use: stall watch, datagrams, loss. */
@@ -273,8 +287,9 @@ export class WebTransportSession implements ObjectTransport {
   private async tryOpen(endpoint: number, from: string, reason: string): Promise<boolean> {
     try {
       const wt = await this.endpoints.open(endpoint);
-      if (this.closing) {
-        wt.close({ closeCode: 0, reason: 'player closed' });
+      // Closed meanwhile, or a late first handshake became the session (adoptLate): nothing to do.
+      if (this.closing || this.transport) {
+        wt.close({ closeCode: 0, reason: this.closing ? 'player closed' : 'no longer needed' });
         return true;
       }
       this.adopt(wt, endpoint);
