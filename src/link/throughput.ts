@@ -15,8 +15,9 @@
  * on the walking trace (docs/results.md, "`adaptive` on a thin link"). Nor is the round trip of
  * the repair request that ends a wait: the few symbols asked for cannot come sooner. Counted in
  * (at most half of it came off, as for an object's request) it left ~RTT/2 of "busy" time per
- * repair exchange for a few kilobytes, and at 50 ms one way a segment with datagram objects read
- * 30–50 % below the link (docs/results.md, "Repair round trips read as link time").
+ * repair exchange for a few kilobytes: at 50 ms one way a segment with three repaired datagram
+ * objects read ~20 % below the link (`qpr`'s estimate rose ~10 % without it; docs/results.md,
+ * pass of 2026-11-28, "Repair round trips read as link time").
  *
  * Time the link spent on a more urgent object of *another* segment is not this segment's either
  * (`others`, with `urgency`): the origin serves by urgency, so a segment's datagram objects (4–7)

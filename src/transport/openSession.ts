@@ -22,7 +22,7 @@ export function message(e: unknown): string {
  * `onLate`, a handshake still under way at the timeout is not abandoned: if it completes later
  * (the browser gives up on its own), the session is handed to `onLate`, which uses or closes it.
  * At a 100-ms round trip a loss burst on the handshake's few packets can hold it for longer than
- * the timeout (seen in 2–3 of 9 starts at 5 %, docs/results.md, "A 1-s buffer"): the player
+ * the timeout (2 of 9 starts at 5 %: docs/results.md, pass of 2026-11-28, "A 1-s buffer"): the player
  * plays over HTTP/2 meanwhile, and the session the handshake opens need not wait for a probe.
  */
 export async function openSession(endpoint: WebTransportEndpoint, timeoutMs: number, onLate?: (wt: WebTransport) => void): Promise<WebTransport> {
