@@ -154,25 +154,63 @@ export class AdaptivePolicy implements DeliveryPolicy {
     const roundTripFits = retransmissionFits(input.rttS, input.timeToDeadlineS, windowS);
     const reliable = roundTripFits ? carriedReliably(objects, capacity, input.segmentDurationS) : new Set<string>();
     const groups = objects.map((o) => options(o, reliable.has(o.objectId), input.segmentDurationS, loss, repairTarget(roundTripFits, inView(o))));
-    return solveMultipleChoice(groups, capacity).map((pick, i) => groups[i][pick].plan);
+    const chosen = solveMultipleChoice(groups, capacity).map((pick, i) => groups[i][pick]);
+    return spendSpare(objects, chosen, capacity - chosen.reduce((sum, c) => sum + c.cost, 0), input.segmentDurationS, loss, repairTarget(roundTripFits, false));
   }
 }
+
+/**
+ * Signal: the capacity the objects in view left unused (`spare`, bits) raises the objects
+ * predicted out of view above their lowest rung, all alike (the prediction says nothing about
+ * which of them the viewer will turn to), as datagrams that are never waited for.
+ *
+ * Why: the prediction is for a pose 2–3 s ahead, and in the QoE runs a quarter to a third of the
+ * area viewers saw at playout was on objects predicted out of view — shown at their lowest rung,
+ * they cost 1.0–1.3 of the 1.2–1.5 points of quality lost on what was seen (seen quality, driving
+ * trace, docs/results.md, pass of 2026-11-28). Only capacity nothing in view wants is spent: the
+ * in-view objects' plan is the knapsack's above, unchanged, and the upgrades go at the datagram
+ * urgencies, served after every reliable object (plan.ts), and are the first the decode budget
+ * steps down.
+ */
+export function spendSpare(objects: readonly PlanObject[], chosen: readonly Candidate[], spare: number, segmentDurationS: number, loss: LossModel, target: number): ObjectPlan[] {
+  const out = objects.map((o, i) => (inView(o) || chosen[i].plan.delivery !== 'datagram' ? -1 : i)).filter((i) => i >= 0);
+  if (!(spare > 0) || out.length === 0) return chosen.map((c) => c.plan);
+  const groups = out.map((i) => datagramRungs(objects[i], objects[i].bitrates.length, SPARE_WEIGHT, segmentDurationS, loss, target));
+  const budget = spare + out.reduce((sum, i) => sum + chosen[i].cost, 0);
+  const picks = solveMultipleChoice(groups, budget);
+  const plans = chosen.map((c) => c.plan);
+  out.forEach((i, g) => {
+    if (groups[g][picks[g]].cost <= chosen[i].cost) return;
+    plans[i] = groups[g][picks[g]].plan;
+  });
+  return plans;
+}
+
+/** Weight of each object out of view in the spare-capacity knapsack: equal, since nothing ranks them. */
+const SPARE_WEIGHT = 1;
 
 /** One object's options: its rungs (only the lowest when out of view) in the delivery chosen for it. */
 function options(o: PlanObject, reliable: boolean, segmentDurationS: number, loss: LossModel, target: number): Candidate[] {
   const urgency = Math.min(7, o.rank);
-  const stale = o.previousQuality >= 0 ? 0.5 * logUtility(o.bitrates, o.previousQuality) : 0;
   const visible = inView(o);
   const weight = visible ? o.visibleArea : OUT_OF_VIEW_WEIGHT;
   const rungs = visible ? o.bitrates.length : 1;
+  if (!reliable) return datagramRungs(o, rungs, weight, segmentDurationS, loss, target);
+  return Array.from({ length: rungs }, (_, q) => ({
+    cost: o.bitrates[q] * segmentDurationS,
+    value: weight * logUtility(o.bitrates, q),
+    plan: { objectId: o.objectId, quality: q, delivery: 'reliable' as const, fec: { kind: 'none' as const }, urgency },
+  }));
+}
+
+/** An object's lowest `rungs` rungs as FEC datagrams with repair for `target`, worth `weight` × expected utility. */
+function datagramRungs(o: PlanObject, rungs: number, weight: number, segmentDurationS: number, loss: LossModel, target: number): Candidate[] {
+  const urgency = Math.min(7, o.rank);
+  const stale = o.previousQuality >= 0 ? 0.5 * logUtility(o.bitrates, o.previousQuality) : 0;
   const candidates: Candidate[] = [];
   for (let q = 0; q < rungs; q++) {
     const bits = o.bitrates[q] * segmentDurationS;
     const u = logUtility(o.bitrates, q);
-    if (reliable) {
-      candidates.push({ cost: bits, value: weight * u, plan: { objectId: o.objectId, quality: q, delivery: 'reliable', fec: { kind: 'none' }, urgency } });
-      continue;
-    }
     const k = Math.max(1, Math.ceil(bits / 8 / SYMBOL_BYTES));
     const r = repairFor(k, loss, target);
     const shown = recoveryProbability(k, r, loss);
