@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { aggregate, type RunRecord, toRow } from './aggregate';
+import { aggregate, type Cell, type RunRecord, toRow } from './aggregate';
 import { checkDominance, dominanceMarkdown } from './dominance';
 import { renderReport } from './report';
 import { qoe, record } from './testSupport';
@@ -59,12 +59,29 @@ describe('dominance check', () => {
     expect(single.notes).toContain('qr has 1 run: no interval, means compared');
   });
 
+  it('compares seen quality the same way, beside the verdict and outside it', () => {
+    const cells = aggregate([...qr, ...qpr, ...runs('adaptive', [[3, 0], [3, 0], [3, 0]])].map(toRow));
+    const seen = (mode: string, mean: number, ci95: number) => { cells.find((c) => c.mode === mode)!.meanSeenQuality = { mean, ci95, n: 3 } as Cell['meanSeenQuality']; };
+    seen('qr', 2.0, 0.1);
+    seen('qpr', 2.6, 0.2);
+    seen('adaptive', 2.3, 0.05);
+    const [row] = checkDominance(cells);
+    // Visible quality holds (3 against qr's 3); seen quality is below qpr's interval, and the verdict stands.
+    expect(row.holds).toBe(true);
+    expect(row.seen.bestFixed?.mode).toBe('qpr');
+    expect(row.seen.quality).toBe('below');
+    expect(dominanceMarkdown(cells)).toContain('| yes | below: 2.30 ± 0.05 vs 2.60 ± 0.20 (qpr) |');
+    seen('adaptive', 2.45, 0.05);
+    expect(checkDominance(cells)[0].seen.quality).toBe('within');
+  });
+
   it('renders as a Markdown table with the best fixed mode in bold, and in the HTML report', () => {
     const records = [...qr, ...qpr, ...runs('adaptive', [[3, 0], [3, 0], [3, 0]])];
     const md = dominanceMarkdown(aggregate(records.map(toRow)));
     expect(md).toContain('1 of 1 cells hold, 0 do not, 0 undecided.');
-    expect(md).toContain('| condition | loss | qr | qpr | adaptive | best fixed | adaptive vs best (quality) | adaptive freezes vs fewest | holds |');
-    expect(md).toContain('| t | 5 % | **3.00 ± 2.48 · 0.0 ± 0.0 fr.** | 1.00 ± 0.00 · 1.0 ± 0.0 fr. | 3.00 ± 0.00 · 0.0 ± 0.0 fr. | qr | above | ≤ 0.0 (qr) | yes |');
+    expect(md).toContain('| condition | loss | qr | qpr | adaptive | best fixed | adaptive vs best (quality) | adaptive freezes vs fewest | holds | seen quality: adaptive vs best fixed |');
+    // The test logs carry no seen areas: no seen-quality verdict.
+    expect(md).toContain('| t | 5 % | **3.00 ± 2.48 · 0.0 ± 0.0 fr.** | 1.00 ± 0.00 · 1.0 ± 0.0 fr. | 3.00 ± 0.00 · 0.0 ± 0.0 fr. | qr | above | ≤ 0.0 (qr) | yes | – |');
     expect(md).toContain('Student t');
     const html = renderReport({ title: 'd', provenance: [], records });
     expect(html).toContain('<h2>adaptive against the best fixed mode (goal: in every cell)</h2><p>1 of 1 cells hold.</p>');
