@@ -42,6 +42,7 @@ import { autoTraceScale, geForLoss, parseBandwidthTrace } from './lib/matrix';
 import { describePlan, MATRIX_PRESETS, makePlan, type Plan, parsePlan, parseShard, type PresetName, planDigest, shardRuns } from './lib/plan';
 import type { QoeLog } from '../../src/model/qoe';
 import { loadPlan, PLAN_FILE, SHARD_FILE, writeReport } from './report';
+import { checkoutCommit, measuredCommit, stampBuild } from './lib/provenance';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const ROOTS = { root: ROOT, shared: resolve(ROOT, '../shared/data') };
@@ -161,12 +162,14 @@ async function main(): Promise<void> {
   const out = resolve(values.out ?? join(ROOT, 'results/qoe', shard ? `${name}-shard${shard.index}of${shard.count}` : name));
   const originBin = join(ROOT, 'server/target/release/holoquic-origin');
   const impairBin = join(ROOT, 'server/target/release/holoquic-impair');
+  const checkout = checkoutCommit(ROOT);
   if (!values['no-build']) {
     // The player under test is the built app: rebuild it so a run never measures stale sources
     // (vite is incremental enough: ~20 s).
     console.log('building the web app (vite build; --no-build to skip)');
     const build = spawnSync('npx', ['vite', 'build', '--logLevel', 'warn'], { cwd: ROOT, stdio: 'inherit' });
     if (build.status !== 0) throw new Error('vite build failed');
+    stampBuild(join(ROOT, 'dist'), checkout);
   }
   for (const [what, path] of [['origin', originBin], ['impairer', impairBin], ['built app', join(ROOT, 'dist/index.html')]]) {
     if (!existsSync(path)) throw new Error(`${what} missing at ${path}: run scripts/setup.sh`);
@@ -176,10 +179,8 @@ async function main(): Promise<void> {
   const scene = parseManifest(readFileSync(manifestFile, 'utf8'));
   const ladders = scene.objects.map((o) => o.representations.map((r) => r.bandwidth));
 
-  // The code measured: results of different commits must not be pooled (--resume warns).
-  const head = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).stdout.trim() || 'unknown';
-  const dirty = spawnSync('git', ['status', '--porcelain', '--untracked-files=no'], { cwd: ROOT, encoding: 'utf8' }).stdout.trim() !== '';
-  const commit = `${head}${dirty ? ' (with uncommitted changes)' : ''}`;
+  // The code measured (provenance.ts): results of different commits must not be pooled (--resume warns).
+  const commit = measuredCommit(join(ROOT, 'dist'), checkout, !values['no-build']);
   const commitFile = join(out, 'commit.txt');
   if (values.resume && existsSync(commitFile) && readFileSync(commitFile, 'utf8').trim() !== commit) {
     console.warn(`warning: resuming runs of ${readFileSync(commitFile, 'utf8').trim()} with ${commit}: the results pool two versions`);
