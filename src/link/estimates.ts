@@ -26,7 +26,7 @@ export class LinkEstimates {
     this.receivedBytes += Math.max(0, bytes);
   }
 
-  /** A quarter-second sample for the link watch: `busy` when some request still owes bytes. */
+  /** A sample for the link watch (every 50 ms): `busy` when some request still owes bytes. */
   sample(nowS: number, busy: boolean): void {
     this.watch.sample(nowS, this.receivedBytes, busy);
   }

@@ -1,5 +1,6 @@
 /**
- * What the link delivers right now, from quarter-second samples of the bytes received: over the
+ * What the link delivers right now, from frequent samples of the bytes received (every 50 ms,
+ * inFlightWatch.ts): over the
  * last window, if requests were in flight at every sample, the bytes received are what the link
  * delivered while bytes were owed (the buffer target's starved second, bufferTarget.ts).
  *
@@ -10,7 +11,8 @@
 
 /**
  * Window over which the link is judged (seconds): shorter than a second, so that a 1-s outage is
- * caught whatever its phase against the quarter-second samples; long enough to hold three of them.
+ * caught while its requests are in flight from within 0.2 s of its start (a window opens at the first
+ * sample after the request, at most one sample period later); long enough to span many samples.
  */
 export const LINK_WINDOW_S = 0.75;
 

@@ -113,6 +113,13 @@ export interface QoeSegment {
   /** Given up by the abandonment rule (a lower quality was fetched instead), or a late upgrade given up. */
   abandoned: boolean;
   /**
+   * Given up without a replacement (an object out of view, docs/player.md → "Abandonment"): not
+   * `abandoned`, since nothing else stands for the object-segment — this record is its outcome,
+   * not shown on time. Absent: not dropped (and in logs before 2026-11-28, where a dropped
+   * request was marked `abandoned` and so had no outcome).
+   */
+  dropped?: boolean;
+  /**
    * A late upgrade (docs/player.md → "Late upgrades"): a higher rung of an object-segment whose
    * lowest rung was requested earlier. It is the object-segment's outcome only when it was shown;
    * otherwise the lower rung's record is. Absent: not one.

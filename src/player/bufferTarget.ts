@@ -12,8 +12,8 @@
  * So the target is the base (2 s) until the link shows a starved second — a second in which
  * requests were in flight throughout and the link delivered less than a quarter of what the whole
  * scene needs at its lowest qualities, so no quality choice could have made up for it — and the
- * volatile target (4 s) for a while after it. The link is judged by `LinkWatch` (quarter-second
- * samples of the bytes received), not per segment: a segment's goodput is measured over the time it
+ * volatile target (4 s) for a while after it. The link is judged by `LinkWatch` (samples of the
+ * bytes received every 50 ms), not per segment: a segment's goodput is measured over the time it
  * was in flight, so a 1-s outage inside a 2-s delivery only halves it, and hides. The memory is long because
  * volatility is a property of where the viewer is (a car, a train), not of one second: on the
  * driving trace the outages come 16–57 s apart, the first at 11 s.

@@ -50,6 +50,12 @@ export interface ObjectTask {
   decodeLate: boolean;
   abandoned: boolean;
   /**
+   * Given up without a replacement (abandon.ts: an object predicted out of view is dropped, not
+   * asked for again): playback shows the object as it last was. Its record is then the
+   * object-segment's outcome — one not shown on time — where a replaced request's is not.
+   */
+  dropped: boolean;
+  /**
    * A late upgrade (lateUpgrade.ts): a higher rung over the object-segment's lowest rung,
    * requested near playout. Playback never waits for it; given up, it is not replaced.
    */
@@ -115,7 +121,7 @@ export function startObjectTask(
     object, index, plan, visibleArea: request.visibleArea, rank: request.rank, lostWithSession: false,
     requestedAt: clock.now(), deadline, bufferTargetS, plannedThroughputBps: request.plannedThroughputBps, abort: new AbortController(),
     decodeWithdraw: new AbortController(), decodeLate: false,
-    receivedBytes: 0, objectBytes: 0, abandoned: false, upgrade: request.upgrade ?? false, superseded: false, heldPlayback: false, shown: false, recorded: false,
+    receivedBytes: 0, objectBytes: 0, abandoned: false, dropped: false, upgrade: request.upgrade ?? false, superseded: false, heldPlayback: false, shown: false, recorded: false,
     settled: false, done: Promise.resolve(), sequence, transport,
   };
   if (plan.delivery === 'skip') {
@@ -252,7 +258,7 @@ export function segmentRecord(t: ObjectTask, originS: number): QoeSegment {
     objectBytes: s?.objectBytes ?? 0, receivedBytes: s?.receivedBytes ?? 0,
     symbolSize: s?.symbolSize, sourceSymbols: s?.sourceSymbols, symbolsSent: s?.symbolsSent,
     symbolsReceived: s?.symbolsReceived, symbolsOnStream: s?.symbolsOnStream, symbolsObserved: s?.symbolsObserved, symbolsLost: s?.symbolsLost,
-    repairRequests: s?.repairRequests, recovered: !!t.result?.bytes, abandoned: t.abandoned, decoded: !!t.decoded, decodeMs: t.decoded?.decodeMs,
+    repairRequests: s?.repairRequests, recovered: !!t.result?.bytes, abandoned: t.abandoned && !t.dropped, ...(t.dropped ? { dropped: true } : {}), decoded: !!t.decoded, decodeMs: t.decoded?.decodeMs,
     decodeError: t.decodeError, decodeLate: t.decodeLate || undefined,
     ...(t.upgrade ? { upgrade: true } : {}), ...(t.superseded ? { superseded: true } : {}),
     ...(t.seenArea !== undefined ? { seenArea: t.seenArea } : {}),

@@ -7,6 +7,7 @@ import { FixedModePolicy } from './policy';
 import { DEFAULT_BUFFER_TARGET_S, PlayoutSession } from './playout';
 import { requestUrgency } from './plan';
 import { knapsackRule } from './rules';
+import { qoeTotalsOf } from '../model/qoeTotals';
 
 async function play(rate: (t: number) => number, durationS: number, objects = 2) {
   const clock = new VirtualClock();
@@ -159,6 +160,16 @@ describe('PlayoutSession', () => {
     // The longer target is real lookahead: requests are made 2 s earlier before their deadline.
     const lead = (session: PlayoutSession) => Math.max(...session.segmentRecords().filter((r) => r.requestedAtS >= 10).map((r) => r.deadlineS - r.requestedAtS));
     expect(lead(dip.session) - lead(steady.session)).toBeCloseTo(DEFAULT_BUFFER_TARGET_S, 1);
+  });
+
+  it('sees a 1-s outage that began just before a segment was requested', async () => {
+    // Segment 9 is requested at 6.10 s; the link carries nothing from 5.95 to 6.95 s. The requests
+    // are in flight for 0.85 s of the outage: sampled every quarter second the first busy sample
+    // came at 6.25 s and every 0.75-s window reached past the outage's end, into the bytes it had
+    // held back — the starved second went unseen.
+    const outage = await play((t) => (t >= 5.95 && t < 6.95 ? 0 : 20e6), 16);
+    const late = new Set(outage.session.segmentRecords().filter((r) => r.requestedAtS >= 10).map((r) => r.bufferTargetS));
+    expect(late).toEqual(new Set([2 * DEFAULT_BUFFER_TARGET_S]));
   });
 
   it('keeps a fixed target when the volatile target equals the base', async () => {
@@ -393,6 +404,26 @@ describe('PlayoutSession', () => {
     expect(abandoned.length).toBeGreaterThan(0);
     const replacement = session.segmentRecords().find((r) => r.index === abandoned[0].index && !r.abandoned);
     expect(replacement?.quality).toBe(0);
+  });
+
+  it('drops an object out of view that would be late, and records it as that object-segment\'s outcome: not shown', async () => {
+    const clock = new VirtualClock();
+    // o1 is out of view; the link falls from 40 to 1 Mbit/s at 5 s.
+    const link = new ScriptedLink(clock, (t) => (t < 5 ? 40e6 : 1e6));
+    const session = await playOn(clock, link, 12, { viewport: { visibleArea: (id: string) => (id === 'o0' ? 0.5 : 0) } });
+    const records = session.segmentRecords();
+    const dropped = records.filter((r) => r.dropped);
+    expect(dropped.length).toBeGreaterThan(0);
+    for (const d of dropped) {
+      expect(d.object).toBe('o1');
+      expect(d.abandoned).toBe(false);
+      expect(d.onTime).toBe(false);
+      // Nothing else stands for it: no replacement was asked for.
+      expect(records.filter((r) => r.index === d.index && r.object === d.object)).toHaveLength(1);
+    }
+    // Every object-segment requested has exactly one outcome.
+    const keys = new Set(records.map((r) => `${r.object}/${r.index}`));
+    expect(qoeTotalsOf(records, DEFAULT_BUFFER_TARGET_S).outcomes).toBe(keys.size);
   });
 
   it('gives up early enough for a rate drop not to freeze playback, counting the objects queued behind and decoding', async () => {
