@@ -4,8 +4,10 @@
  * reference paper's future work).
  *
  * The delivery of each object has one reason (docs/player.md, "How `adaptive` decides"):
- *  - out of view (`inView`): the lowest quality as FEC datagrams. Nothing the viewer cannot see is
- *    worth a freeze (a late reliable object holds the whole scene) or more than the lowest rung.
+ *  - out of view (`inView`): FEC datagrams, the lowest quality unless the objects in view leave
+ *    capacity (`spendSpare`). Nothing the viewer is not predicted to see is worth a freeze (a late
+ *    reliable object holds the whole scene) or a rung taken from an object in view; but the
+ *    prediction is for 2–3 s ahead and often wrong, so what is left over goes to them.
  *  - in view and a retransmission fits before the deadline (`retransmissionFits`:
  *    RETRANSMIT_ROUND_TRIPS × RTT within the time the deadline leaves after the segment's
  *    transfer window): reliable. The transport then repairs every loss in time, so the object
