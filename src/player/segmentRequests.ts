@@ -79,8 +79,7 @@ export class SegmentRequests {
   /** Gives `task` up for good: the segment plays without a new frame of its object (abandon.ts → `replacedWhenGivenUp`). */
   drop(task: ObjectTask): void {
     task.abandoned = true;
-    // A late upgrade given up leaves its lower rung as the outcome: it stays only `abandoned`.
-    task.dropped = !task.upgrade;
+    task.dropped = true;
     task.abort.abort();
   }
 

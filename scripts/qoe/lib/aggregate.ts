@@ -85,8 +85,9 @@ export interface BottleneckCounters {
 export interface RunRecord {
   run: RunConfig;
   /**
-   * The commit measured (the runner's `git rev-parse --short HEAD`, marked when the tree had
-   * uncommitted changes). Records from before this field take their directory's `commit.txt`.
+   * The commit measured: the one the app was built from (provenance.ts — the checkout's, marked
+   * when the tree had uncommitted changes). Records from before this field take their
+   * directory's `commit.txt`.
    */
   commit?: string;
   /** Null when the run failed; `error` says why. */
