@@ -20,7 +20,7 @@ function feed(t: BufferTarget, fromS: number, toS: number, rateBps: (s: number) 
 }
 
 describe('BufferTarget', () => {
-  it('keeps the base on a link that never delivers less than a quarter of the scene floor in a busy second', () => {
+  it('keeps the base on a link that never delivers less than the starved share of the scene floor in a busy second', () => {
     const t = target();
     feed(t, 0, 60, (s) => (s % 7 < 1 ? STARVED_SHARE * FLOOR * 1.05 : 20e6));
     expect(t.targetS(60)).toBe(2);
@@ -35,6 +35,15 @@ describe('BufferTarget', () => {
     expect(t.targetS(12)).toBe(4);
     expect(t.targetS(11.5 + VOLATILE_MEMORY_S - 1)).toBe(4);
     expect(t.targetS(11.5 + VOLATILE_MEMORY_S)).toBe(2);
+  });
+
+  it('a busy second at well under half of the scene floor is starved: a deep trough, not only an outage', () => {
+    // The 5G driving trace's second at 50 s, scaled for the demo content: 0.58 of 1.6 Mbit/s.
+    const t = target();
+    const watch = new LinkWatch();
+    const bytes = feed(t, 0, 10, () => 20e6, () => true, 0, watch);
+    feed(t, 10.25, 12, (s) => (s < 11.5 ? 0.36 * FLOOR : 20e6), () => true, bytes, watch);
+    expect(t.targetS(12)).toBe(4);
   });
 
   it('an idle link is not a starved one: nothing in flight, nothing expected', () => {
