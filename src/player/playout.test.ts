@@ -172,6 +172,15 @@ describe('PlayoutSession', () => {
     expect(late).toEqual(new Set([2 * DEFAULT_BUFFER_TARGET_S]));
   });
 
+  it('a link that stalls before playback starts is not volatile: that is the connection starting', async () => {
+    // Nothing for the first second (as when a loss before any round trip was measured waits out
+    // TCP's 1-s initial retransmission timeout), then a steady link.
+    const slowStart = await play((t) => (t < 1 ? 0 : 20e6), 12);
+    expect(slowStart.session.startup).toBeGreaterThan(1);
+    const late = new Set(slowStart.session.segmentRecords().filter((r) => r.requestedAtS >= 4).map((r) => r.bufferTargetS));
+    expect(late).toEqual(new Set([DEFAULT_BUFFER_TARGET_S]));
+  });
+
   it('keeps a fixed target when the volatile target equals the base', async () => {
     const clock = new VirtualClock();
     const link = new ScriptedLink(clock, (t) => (t >= 6 && t < 7 ? 0 : 20e6));

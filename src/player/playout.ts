@@ -102,7 +102,12 @@ export class PlayoutSession {
     this.watchEnv = {
       clock: cfg.clock, scene: cfg.scene, tasks: this.tasks, link: this.link, content: this.content,
       decodeCost: this.decodeCost, sessionDown: this.gate.sessionDown,
-      observeLink: (now, rateBps) => this.bufferTarget.observe(now, rateBps),
+      // Only once playing: before the first frame the requests race the connection's own start
+      // (a loss before any round trip was measured waits out TCP's 1-s initial retransmission
+      // timeout), which says nothing about where the viewer is (bufferTarget.ts).
+      observeLink: (now, rateBps) => {
+        if (this.content.started) this.bufferTarget.observe(now, rateBps);
+      },
       abandon: (task) => {
         const replaced = replacedWhenGivenUp(task);
         cfg.onEvent?.({ type: 'abandoned', objectId: task.object.id, index: task.index, fromQuality: task.plan.quality, replaced });
