@@ -72,6 +72,11 @@ export interface ObjectTask {
   /** Settles when the bytes arrived (or failed) and were decoded (or failed); never rejects. */
   done: Promise<void>;
   settled: boolean;
+  /**
+   * A datagram object whose planned symbols have all left the origin (ObjectRequest.onAllPlannedSent):
+   * it waits on repair or its deadline, and no longer keeps the link busy (`owesLink`).
+   */
+  awaitsRepair: boolean;
   /** Order of creation: equal urgencies are served in request order. */
   sequence: number;
   /** What carries it. */
@@ -106,6 +111,17 @@ export function inFlight(t: ObjectTask): boolean {
   return !t.settled && !t.abandoned && t.completedAt === undefined && t.plan.delivery !== 'skip';
 }
 
+/**
+ * Whether the link owes the task bytes of its own transfer: in flight, and not a datagram object
+ * that only waits on repair. That wait is the protocol's — the repair timer, a request, a SENT
+ * on a stream that may itself wait out a retransmission — with almost nothing arriving: counted
+ * as the link's, it read as a starved link on a 40-Mbit/s path (0.8 s, the walking trace at 2 %,
+ * reference matrix shard 3, docs/results.md) and grew the buffer target there.
+ */
+export function owesLink(t: ObjectTask): boolean {
+  return inFlight(t) && !t.awaitsRepair;
+}
+
 /** Starts fetching (and then decoding) one planned request of segment `index`, due at `deadline`. */
 export function startObjectTask(
   env: TaskEnv, request: PlannedRequest, firstTransport: ObjectTransport,
@@ -122,7 +138,7 @@ export function startObjectTask(
     requestedAt: clock.now(), deadline, bufferTargetS, plannedThroughputBps: request.plannedThroughputBps, abort: new AbortController(),
     decodeWithdraw: new AbortController(), decodeLate: false,
     receivedBytes: 0, objectBytes: 0, abandoned: false, dropped: false, upgrade: request.upgrade ?? false, superseded: false, heldPlayback: false, shown: false, recorded: false,
-    settled: false, done: Promise.resolve(), sequence, transport,
+    settled: false, awaitsRepair: false, done: Promise.resolve(), sequence, transport,
   };
   if (plan.delivery === 'skip') {
     task.settled = true;
@@ -146,6 +162,9 @@ export function startObjectTask(
             env.link.addBytes(received - task.receivedBytes);
             task.receivedBytes = received;
             task.objectBytes = total;
+          },
+          onAllPlannedSent: () => {
+            task.awaitsRepair = true;
           },
         });
         // Over HTTP/2 a transient answer (502/504 from what is behind the origin) is asked for

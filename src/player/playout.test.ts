@@ -181,6 +181,32 @@ describe('PlayoutSession', () => {
     expect(late).toEqual(new Set([DEFAULT_BUFFER_TARGET_S]));
   });
 
+  it('a datagram object waiting on its repair does not make a healthy link look starved', async () => {
+    // 200 Mbit/s throughout, every object a datagram one. Segment 6's objects arrive, then wait
+    // 0.9 s on their repair (the origin has sent all it planned; SENT told so) with nothing else
+    // in flight: the protocol's wait, not the link's. Counted as the link busy, that window read
+    // 0 bit/s — a starved second — and the buffer target grew.
+    class RepairWaitLink extends ScriptedLink {
+      constructor(private readonly vclock: VirtualClock) {
+        super(vclock, () => 200e6);
+      }
+
+      override async fetchObject(req: ObjectRequest) {
+        const result = await super.fetchObject(req);
+        if (req.delivery !== 'datagram' || !req.path.includes('seg-00006')) return result;
+        req.onAllPlannedSent?.();
+        await this.vclock.sleep(0.9);
+        return result;
+      }
+    }
+    const clock = new VirtualClock();
+    const session = await playOn(clock, new RepairWaitLink(clock), 14, { policy: new FixedModePolicy('q100-fec', knapsackRule) });
+    const repairWaited = session.segmentRecords().filter((r) => r.index === 6);
+    expect(repairWaited.length).toBe(2);
+    expect(repairWaited.every((r) => r.delivery === 'datagram')).toBe(true);
+    expect(new Set(session.segmentRecords().map((r) => r.bufferTargetS))).toEqual(new Set([DEFAULT_BUFFER_TARGET_S]));
+  });
+
   it('keeps a fixed target when the volatile target equals the base', async () => {
     const clock = new VirtualClock();
     const link = new ScriptedLink(clock, (t) => (t >= 6 && t < 7 ? 0 : 20e6));

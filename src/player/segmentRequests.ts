@@ -6,7 +6,7 @@
  * decides when; this table only keeps and answers.
  */
 import type { ObjectTransport } from '../transport/types';
-import { inFlight, type ObjectTask, owedBytes, startObjectTask, type TaskEnv } from './objectTask';
+import { inFlight, type ObjectTask, owedBytes, owesLink, startObjectTask, type TaskEnv } from './objectTask';
 import type { PlannedRequest } from './plan';
 
 export class SegmentRequests {
@@ -109,9 +109,9 @@ export class SegmentRequests {
     }
   }
 
-  /** Some request still owes bytes (decoding is not the link's time). */
+  /** Some request is owed bytes of its transfer by the link (objectTask.ts → `owesLink`; decoding is not the link's time). */
   linkBusy(): boolean {
-    return [...this.bySegment.values()].some((list) => list.some((t) => inFlight(t)));
+    return [...this.bySegment.values()].some((list) => list.some((t) => owesLink(t)));
   }
 
   /** Bytes every request in flight still owes, late upgrades included: what the link has yet to carry. */

@@ -125,13 +125,17 @@ describe('receiveDatagramObject', () => {
   });
 
   it('asks for repair about 1.5 RTT after everything planned was sent: the shortfall plus a margin', async () => {
-    const t = setup({ rttMs: 100 });
+    let allPlannedSent = 0;
+    const t = setup({ rttMs: 100, request: { onAllPlannedSent: () => allPlannedSent++ } });
     t.start();
     for (let esi = 0; esi < 6; esi++) t.demux.accept(datagram(esi));
     t.stream.send({ type: 'sent', symbolsSent: 8, nextEsi: 0 });
     await vi.advanceTimersByTimeAsync(1000);
     expect(t.stream.written).toEqual([]); // planned symbols still to come
+    expect(allPlannedSent).toBe(0);
     t.stream.send({ type: 'sent', symbolsSent: K + 2, nextEsi: 0 });
+    await settle();
+    expect(allPlannedSent).toBe(1); // from now on it waits on repair (the link watch leaves it out)
     await vi.advanceTimersByTimeAsync(149);
     expect(t.stream.written).toEqual([]);
     await vi.advanceTimersByTimeAsync(1);
@@ -142,6 +146,7 @@ describe('receiveDatagramObject', () => {
     t.stream.send({ type: 'sent', symbolsSent: K + 2 + perBlock - 1, nextEsi: 0 });
     await vi.advanceTimersByTimeAsync(1000);
     expect(t.stats.repairRequests).toBe(1);
+    expect(allPlannedSent).toBe(1); // once
     t.stream.send({ type: 'end', reason: 'completed', symbolsSent: K + 2 + perBlock, purged: 0 });
     await settle();
     expect(t.result()).toMatchObject({ status: 200, bytes: null, error: 'the origin ended the request before the object could be decoded' });

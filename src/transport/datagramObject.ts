@@ -129,6 +129,7 @@ export async function receiveDatagramObject(
   let outcome: 'decoded' | 'deadline' | 'cancelled' | 'ended' | null = null;
   let object: Uint8Array | null = null;
   let repairTimer: ReturnType<typeof setTimeout> | null = null;
+  let allPlannedSent = false;
   const settle = new Promise<void>((resolve) => {
     const finish = (o: typeof outcome) => {
       if (outcome === null) outcome = o;
@@ -150,6 +151,10 @@ export async function receiveDatagramObject(
           stats.symbolsSent = symbolsSent;
           if (repairTimer) clearTimeout(repairTimer);
           if (symbolsSent < expectedSymbols) continue;
+          if (!allPlannedSent) {
+            allPlannedSent = true;
+            request.onAllPlannedSent?.();
+          }
           // Symbols still in flight arrive within about one RTT; ask for what is missing then.
           repairTimer = setTimeout(() => {
             if (outcome !== null) return;

@@ -64,6 +64,12 @@ export interface ObjectRequest {
   /** Called as bytes (reliable) or symbols (datagram, as symbol bytes) arrive; lets the player
    *  abandon a request that will miss its deadline. */
   onProgress?: (receivedBytes: number, objectBytes: number) => void;
+  /**
+   * Datagram delivery only: called once, when the origin reports (SENT) that every symbol it
+   * planned to send unprompted has left it. What the object waits for from then on is repair — a
+   * round trip of the protocol's, then a few symbols — or its deadline: not the link's work.
+   */
+  onAllPlannedSent?: () => void;
 }
 
 /** What happened while an object was delivered; the player's QoE log is built from these. */
