@@ -46,16 +46,7 @@ export class LinkEstimates {
     this.throughput.addSegment(samples, this.snapshot(carrier).minRttS * 1000, later);
   }
 
-  /**
-   * What the planner reads: the snapshot, its throughput capped by the link's busy rate while that
-   * is below `floorBps` (`belowFloorCapBps`).
-   */
-  planningSnapshot(carrier: ObjectTransport, floorBps: number): LinkSnapshot {
-    const snapshot = this.snapshot(carrier);
-    return { ...snapshot, throughputBps: belowFloorCapBps(snapshot.throughputBps, this.busyRateBps(), floorBps) };
-  }
-
-  /** What the stats read; loss and RTT as `carrier` measured them. */
+  /** What the planner and the stats read; loss and RTT as `carrier` measured them. */
   snapshot(carrier: ObjectTransport): LinkSnapshot {
     const { loss, rttS, rtt } = carrier.linkEstimate();
     return {
@@ -68,24 +59,4 @@ export class LinkEstimates {
   throughputBps(): number | null {
     return this.throughput.estimate();
   }
-}
-
-/**
- * The throughput to plan with: `estimateBps`, or the link's busy rate when that is lower and the
- * link — requests in flight throughout its last window (linkWatch.ts) — delivered less than
- * `floorBps`, what the scene needs at its lowest rungs.
- *
- * The estimate learns only from segments shown, so in a trough, where none completes, it keeps
- * the rate from before: in the 5G driving trace's trough (0.5–2.6 Mbit/s for 5 s against a floor
- * of 1.6) `adaptive` went on asking for top rungs of the in-view objects of every new segment at
- * the 13–15 Mbit/s of before, and froze once their replacements came too late (reference matrix
- * at 0a80341, shard 3, docs/results.md). Capping by the busy rate always was tried twice and cost
- * ~0.4 of visible quality: once a stall had made the plans small, small objects never showed the
- * link's rate again. Below the floor nothing above the lowest rungs can be carried anyway, and the
- * cap lets go by itself: once the link carries the lowest rungs faster than they are asked for it
- * idles between them, and an idle window gives no busy rate.
- */
-export function belowFloorCapBps(estimateBps: number | null, busyRateBps: number | null, floorBps: number): number | null {
-  if (estimateBps === null || busyRateBps === null || !(busyRateBps < floorBps)) return estimateBps;
-  return Math.min(estimateBps, busyRateBps);
 }

@@ -7,7 +7,6 @@
  * Not a throughput estimate for the ABR: capping the estimate by this rate was tried twice and
  * lowered visible quality by about 0.4 on the driving trace (docs/results.md) — once a stall has
  * made the plans small, small objects never show the link's rate again, and the cap feeds on itself.
- * Only below the scene's floor does the plan follow it (estimates.ts → `belowFloorCapBps`).
  */
 
 /**

@@ -59,8 +59,3 @@ export interface SceneModel {
    */
   updatePeriodS?: number;
 }
-
-/** Bit/s of the whole scene at every object's lowest rung: the least the link must carry to play on. */
-export function sceneFloorBps(scene: Pick<SceneModel, 'objects'>): number {
-  return scene.objects.reduce((sum, o) => sum + Math.min(...o.representations.map((r) => r.bandwidth)), 0);
-}

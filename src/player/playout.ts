@@ -21,7 +21,6 @@
  * next pass when looping, or stands at the end until a seek.
  */
 import type { QoeSegment, QoeTotals } from '../model/qoe';
-import { sceneFloorBps } from '../model/scene';
 import { raceAbort } from './clock';
 import { BufferTarget, volatileTargetS } from './bufferTarget';
 import { ContentClock } from './contentClock';
@@ -133,18 +132,19 @@ export class PlayoutSession {
       cfg, tasks: this.tasks, link: this.link, lastQuality: this.lastQuality, records: this.records, recording: this.recording,
       originS: () => this.origin, carrier: () => this.issuer.carrier(),
     };
-    const floorBps = sceneFloorBps(cfg.scene);
+    // Bit/s of the whole scene at its lowest rungs.
+    const sceneFloorBps = cfg.scene.objects.reduce((sum, o) => sum + Math.min(...o.representations.map((r) => r.bandwidth)), 0);
     this.pipelineEnv = {
       clock: cfg.clock, nextSegment: () => this.issuer.pipelinedSegment(), request: (j) => this.issuer.request(j, this.content.playoutTime(j)),
       state: () => ({
         owedBytes: this.tasks.owedBytes(), rateBps: this.link.throughputBps(), rttS: this.network().rttS,
-        nextBytes: (floorBps * cfg.scene.segmentDuration) / 8,
+        nextBytes: (sceneFloorBps * cfg.scene.segmentDuration) / 8,
       }),
     };
     const baseS = cfg.bufferTargetS ?? DEFAULT_BUFFER_TARGET_S;
     this.bufferTarget = new BufferTarget({
       baseS, volatileS: volatileTargetS(baseS, cfg.volatileBufferTargetS),
-      sceneFloorBps: floorBps,
+      sceneFloorBps,
     });
   }
 

@@ -6,7 +6,6 @@
  * since the carrier follows the policy's mode.
  */
 import type { LinkEstimates } from '../link/estimates';
-import { sceneFloorBps } from '../model/scene';
 import { carriesRequests, type ObjectTransport } from '../transport/types';
 import type { ContentClock } from './contentClock';
 import type { DecodeCostModel } from './decodeBudget';
@@ -105,7 +104,7 @@ export class SegmentIssuer {
     const { scene, viewport, clock, decoder } = cfg;
     return {
       scene, viewport, policy: this.policy, segment: k, deadlineS: deadline, nowS: clock.now(),
-      link: link.planningSnapshot(this.carrier(), sceneFloorBps(scene)), bufferS: this.env.bufferedS(), bufferTargetS: this.env.bufferTargetS(),
+      link: link.snapshot(this.carrier()), bufferS: this.env.bufferedS(), bufferTargetS: this.env.bufferTargetS(),
       previousQuality: this.env.lastQuality,
       behind: tasks.behind(k),
       decodeParallelism: decoder.parallelism ?? 1, decodeCost, maxQuality: cfg.maxQuality?.() ?? null,
