@@ -9,7 +9,7 @@
  */
 import type { LinkSnapshot } from '../model/link';
 import type { ObjectTransport } from '../transport/types';
-import { LinkWatch } from './linkWatch';
+import { type BusyWindow, LinkWatch } from './linkWatch';
 import { type DeliverySample, ThroughputEstimator } from './throughput';
 
 /** Segments the throughput estimate averages over (harmonic mean, throughput.ts). */
@@ -34,6 +34,11 @@ export class LinkEstimates {
   /** Bit/s over the last window while requests were in flight throughout it, else null (linkWatch.ts). */
   busyRateBps(): number | null {
     return this.watch.busyRateBps();
+  }
+
+  /** The link watch's last window while requests were in flight throughout it, else null (linkWatch.ts). */
+  busyWindow(): BusyWindow | null {
+    return this.watch.busyWindow();
   }
 
   /**

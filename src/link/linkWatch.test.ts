@@ -31,6 +31,18 @@ describe('LinkWatch', () => {
     expect(w.busyRateBps()).toBe(0);
   });
 
+  it('says how long the page left between two samples of the window', () => {
+    // The samples come from the page's main thread: a long task there delays one, and the bytes
+    // of that time may be counted only after it — a window of nothing, which says nothing.
+    const w = new LinkWatch();
+    for (let i = 0; i <= 4; i++) w.sample(i * 0.05, i * 10_000, true);
+    w.sample(1, 40_000, true);
+    expect(w.busyWindow()).toEqual({ rateBps: 0, spanS: 0.8, bytes: 0, maxGapS: 0.8 });
+    for (let i = 1; i <= 20; i++) w.sample(1 + i * 0.05, 40_000 + i * 10_000, true);
+    expect(w.busyWindow()?.maxGapS).toBeCloseTo(0.05);
+    expect(w.busyRateBps()).toBe(w.busyWindow()?.rateBps);
+  });
+
   it('rejects samples that go back in time or in bytes', () => {
     const w = new LinkWatch();
     w.sample(1, 100, true);

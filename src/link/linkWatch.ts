@@ -16,6 +16,23 @@
  */
 export const LINK_WINDOW_S = 0.75;
 
+/** What the link watch saw over a window in which requests were in flight throughout. */
+export interface BusyWindow {
+  /** Bit/s delivered over the window. */
+  rateBps: number;
+  /** Seconds from the window's first sample to its last. */
+  spanS: number;
+  /** Bytes received over the window. */
+  bytes: number;
+  /**
+   * The longest time between two consecutive samples (seconds). Samples are taken on the page's
+   * main thread: far above the sample period, the page was busy and the bytes of that time may
+   * not have been counted yet — the page, not the link, was late. Kept so that the QoE log can
+   * show which starved windows were seen that way (docs/qoe.md → "QoE log").
+   */
+  maxGapS: number;
+}
+
 export class LinkWatch {
   /** Samples, oldest first, covering at most the last window. */
   private samples: Array<{ atS: number; bytes: number; busy: boolean }> = [];
@@ -34,13 +51,22 @@ export class LinkWatch {
   }
 
   /**
-   * Bit/s delivered over the last window if requests were in flight throughout it, else null
-   * (an idle link says nothing about its rate).
+   * The last window if requests were in flight throughout it, else null (an idle link says
+   * nothing about its rate).
    */
-  busyRateBps(): number | null {
+  busyWindow(): BusyWindow | null {
     const first = this.samples[0];
     const last = this.samples[this.samples.length - 1];
     if (!first || last.atS - first.atS < LINK_WINDOW_S || !this.samples.every((s) => s.busy)) return null;
-    return ((last.bytes - first.bytes) * 8) / (last.atS - first.atS);
+    let maxGapS = 0;
+    for (let i = 1; i < this.samples.length; i++) maxGapS = Math.max(maxGapS, this.samples[i].atS - this.samples[i - 1].atS);
+    const bytes = last.bytes - first.bytes;
+    const spanS = last.atS - first.atS;
+    return { rateBps: (bytes * 8) / spanS, spanS, bytes, maxGapS };
+  }
+
+  /** Bit/s delivered over the last window if requests were in flight throughout it, else null. */
+  busyRateBps(): number | null {
+    return this.busyWindow()?.rateBps ?? null;
   }
 }

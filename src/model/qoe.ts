@@ -169,6 +169,25 @@ export interface QoeSwitch {
   reason: string;
 }
 
+/**
+ * A second in which the link looked starved to the buffer target (docs/player.md → "Buffer
+ * target"): the first window of each run of them, as the link watch measured it. What made the
+ * target grow, and whether to believe it: a `maxGapS` far above the 50-ms sample period says the
+ * page's main thread, not the link, was late.
+ */
+export interface QoeStarved {
+  /** When the window ended (the sample that judged it). */
+  atS: number;
+  /** Bit/s received over the window. */
+  rateBps: number;
+  /** Seconds the window spans. */
+  spanS: number;
+  /** Bytes received over the window. */
+  bytes: number;
+  /** The longest time between two of the window's samples (seconds). */
+  maxGapS: number;
+}
+
 export interface QoeLog {
   schema: typeof QOE_SCHEMA;
   config: QoeConfig;
@@ -190,6 +209,8 @@ export interface QoeLog {
   segments: QoeSegment[];
   /** Every switch of path, in order (absent in older logs, and in logs of players without WebTransport). */
   switches?: QoeSwitch[];
+  /** Starved windows, the first of each run, at most 100 (absent in older logs). */
+  starved?: QoeStarved[];
   /**
    * Older records left out of `segments` to bound the player's memory; summaries of the log cover
    * the records kept (absent: none were left out).

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BufferTarget, STARVED_SHARE, VOLATILE_MEMORY_S } from './bufferTarget';
+import { BufferTarget, STARVED_SHARE, STARVED_WINDOWS_KEPT, VOLATILE_MEMORY_S } from './bufferTarget';
 import { LinkWatch } from '../link/linkWatch';
 
 const FLOOR = 4e6;
@@ -13,7 +13,7 @@ function feed(t: BufferTarget, fromS: number, toS: number, rateBps: (s: number) 
   let bytes = startBytes;
   for (let s = fromS; s <= toS + 1e-9; s += 0.25) {
     watch.sample(s, bytes, busy(s));
-    t.observe(s, watch.busyRateBps());
+    t.observe(s, watch.busyWindow());
     bytes += (rateBps(s) * 0.25) / 8;
   }
   return bytes;
@@ -44,6 +44,24 @@ describe('BufferTarget', () => {
     const bytes = feed(t, 0, 10, () => 20e6, () => true, 0, watch);
     feed(t, 10.25, 12, (s) => (s < 11.5 ? 0.36 * FLOOR : 20e6), () => true, bytes, watch);
     expect(t.targetS(12)).toBe(4);
+  });
+
+  it('keeps the first window of each run of starved ones, with what the link watch measured', () => {
+    const t = target();
+    const watch = new LinkWatch();
+    let bytes = feed(t, 0, 10, () => 20e6, () => true, 0, watch);
+    bytes = feed(t, 10.25, 13, (s) => (s < 11.5 ? 0 : 20e6), () => true, bytes, watch);
+    feed(t, 13.25, 16, (s) => (s < 14.5 ? 0 : 20e6), () => true, bytes, watch);
+    expect(t.starved.map((w) => w.atS)).toEqual([11, 14]);
+    expect(t.starved[0]).toMatchObject({ rateBps: expect.any(Number), spanS: 0.75, maxGapS: 0.25 });
+    expect(t.starved[0].rateBps).toBeLessThan(STARVED_SHARE * FLOOR);
+  });
+
+  it('keeps a bounded number of starved windows on a link that starves again and again', () => {
+    const t = target();
+    const watch = new LinkWatch();
+    feed(t, 0, 2 * STARVED_WINDOWS_KEPT * 3, (s) => (s % 3 < 1.5 ? 0 : 20e6), () => true, 0, watch);
+    expect(t.starved).toHaveLength(STARVED_WINDOWS_KEPT);
   });
 
   it('an idle link is not a starved one: nothing in flight, nothing expected', () => {

@@ -18,6 +18,7 @@
  * volatility is a property of where the viewer is (a car, a train), not of one second: on the
  * driving trace the outages come 16–57 s apart, the first at 11 s.
  */
+import type { BusyWindow } from '../link/linkWatch';
 
 /**
  * A second in which the link delivered less than this share of the scene's lowest-quality rate is
@@ -32,6 +33,17 @@
 export const STARVED_SHARE = 0.5;
 /** Seconds after a starved second during which the link counts as volatile. */
 export const VOLATILE_MEMORY_S = 120;
+
+/**
+ * A starved window as the QoE log keeps it (`QoeLog.starved`): when it was seen (seconds on the
+ * session clock) and what the link watch measured over it.
+ */
+export interface StarvedWindow extends BusyWindow {
+  atS: number;
+}
+
+/** Starved windows kept, the first of each run of them: bounded memory on however volatile a link. */
+export const STARVED_WINDOWS_KEPT = 100;
 
 export interface BufferTargetOptions {
   /** Target on a steady link (seconds). */
@@ -57,20 +69,25 @@ export function checkBufferTargets(baseS: number, volatileS: number): void {
 
 export class BufferTarget {
   private lastStarvedS = -Infinity;
+  /** The previous observation was starved: the next starved one continues its run. */
+  private inStarvedRun = false;
+  /** The first window of each run of starved ones, oldest first (at most `STARVED_WINDOWS_KEPT`). */
+  readonly starved: StarvedWindow[] = [];
 
   constructor(private readonly options: BufferTargetOptions) {
     checkBufferTargets(options.baseS, options.volatileS);
   }
 
   /**
-   * The link's rate at `atS` over a window in which requests were in flight throughout
-   * (`LinkWatch.busyRateBps`), or null when it was idle at some point: a rate below the starved
-   * share of the scene floor makes the window a starved second.
+   * The link watch's last window at `atS` if requests were in flight throughout it
+   * (`LinkWatch.busyWindow`), or null when the link was idle at some point: a rate below the
+   * starved share of the scene floor makes the window a starved second.
    */
-  observe(atS: number, busyRateBps: number | null): void {
-    if (busyRateBps !== null && this.options.sceneFloorBps > 0 && busyRateBps < STARVED_SHARE * this.options.sceneFloorBps) {
-      this.lastStarvedS = atS;
-    }
+  observe(atS: number, window: BusyWindow | null): void {
+    const starved = window !== null && this.options.sceneFloorBps > 0 && window.rateBps < STARVED_SHARE * this.options.sceneFloorBps;
+    if (starved && !this.inStarvedRun && this.starved.length < STARVED_WINDOWS_KEPT) this.starved.push({ atS, ...window });
+    if (starved) this.lastStarvedS = atS;
+    this.inStarvedRun = starved;
   }
 
   /** Whether a starved second was seen within the memory. */

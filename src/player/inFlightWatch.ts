@@ -8,6 +8,7 @@ import type { Clock } from './clock';
 import type { ContentClock } from './contentClock';
 import type { DecodeCostModel } from './decodeBudget';
 import type { LinkEstimates } from '../link/estimates';
+import type { BusyWindow } from '../link/linkWatch';
 import type { SceneModel } from '../model/scene';
 import { IN_ORDER, type Serving } from './abandon';
 import { type ObjectTask, owedObjects } from './objectTask';
@@ -37,8 +38,8 @@ export interface WatchEnv {
   decodeCost: DecodeCostModel;
   /** The WebTransport session is down and being restored. */
   sessionDown(): boolean;
-  /** A link sample for the buffer target: now, and the busy rate (null when the link was idle). */
-  observeLink(nowS: number, busyRateBps: number | null): void;
+  /** A link sample for the buffer target: now, and the last busy window (null when the link was idle in it). */
+  observeLink(nowS: number, window: BusyWindow | null): void;
   /** Gives a reliable request up for the lowest quality (the loop reports it and replaces it). */
   abandon(task: ObjectTask): void;
 }
@@ -50,7 +51,7 @@ export async function watchLink(env: WatchEnv, signal: AbortSignal): Promise<voi
     // Bytes still expected: a request in flight (decoding is not the link's time).
     const now = clock.now();
     link.sample(now, env.tasks.linkBusy());
-    env.observeLink(now, link.busyRateBps());
+    env.observeLink(now, link.busyWindow());
     try {
       await clock.sleep(LINK_SAMPLE_S, signal);
     } catch {

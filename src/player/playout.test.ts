@@ -157,6 +157,15 @@ describe('PlayoutSession', () => {
     expect(targets(steady.session, 0, 16)).toEqual(new Set([DEFAULT_BUFFER_TARGET_S]));
     expect(targets(dip.session, 0, 6)).toEqual(new Set([DEFAULT_BUFFER_TARGET_S]));
     expect(targets(dip.session, 10, 16)).toEqual(new Set([2 * DEFAULT_BUFFER_TARGET_S]));
+    // What made it grow is kept for the QoE log: one starved window, ending inside the outage, on
+    // the records' time base, its samples 50 ms apart.
+    expect(steady.session.starvedWindows()).toEqual([]);
+    const [starved, ...more] = dip.session.starvedWindows();
+    expect(more).toEqual([]);
+    expect(starved.atS).toBeGreaterThan(6.7);
+    expect(starved.atS).toBeLessThanOrEqual(7);
+    expect(starved.rateBps).toBe(0);
+    expect(starved.maxGapS).toBeCloseTo(0.05, 6);
     // The longer target is real lookahead: requests are made 2 s earlier before their deadline.
     const lead = (session: PlayoutSession) => Math.max(...session.segmentRecords().filter((r) => r.requestedAtS >= 10).map((r) => r.deadlineS - r.requestedAtS));
     expect(lead(dip.session) - lead(steady.session)).toBeCloseTo(DEFAULT_BUFFER_TARGET_S, 1);

@@ -22,7 +22,7 @@
  */
 import type { QoeSegment, QoeTotals } from '../model/qoe';
 import { raceAbort } from './clock';
-import { BufferTarget, volatileTargetS } from './bufferTarget';
+import { BufferTarget, type StarvedWindow, volatileTargetS } from './bufferTarget';
 import { ContentClock } from './contentClock';
 import { DecodeCostModel } from './decodeBudget';
 import type { LinkSnapshot } from '../model/link';
@@ -105,8 +105,8 @@ export class PlayoutSession {
       // Only once playing: before the first frame the requests race the connection's own start
       // (a loss before any round trip was measured waits out TCP's 1-s initial retransmission
       // timeout), which says nothing about where the viewer is (bufferTarget.ts).
-      observeLink: (now, rateBps) => {
-        if (this.content.started) this.bufferTarget.observe(now, rateBps);
+      observeLink: (now, window) => {
+        if (this.content.started) this.bufferTarget.observe(now, window);
       },
       abandon: (task) => {
         const replaced = replacedWhenGivenUp(task);
@@ -251,6 +251,11 @@ export class PlayoutSession {
   /** Object-segment records so far, the most recent ones (the QoE log's `segments`). */
   segmentRecords(): readonly QoeSegment[] {
     return this.records.list;
+  }
+
+  /** The starved windows that began a run of them, on the records' time base (the QoE log's `starved`). */
+  starvedWindows(): StarvedWindow[] {
+    return this.bufferTarget.starved.map((w) => ({ ...w, atS: w.atS - this.origin }));
   }
 
   /** Older records dropped to keep memory bounded (the QoE log's `segmentsDropped`). */

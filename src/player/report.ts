@@ -210,6 +210,7 @@ export function qoeLog(p: QoeSource): QoeLog {
     ...(p.transports?.webtransport ? {
       switches: p.transports.webtransport.switches.map((s) => ({ atS: s.atMs / 1000 - origin, from: s.from, to: s.to, reason: s.reason })),
     } : {}),
+    starved: (session?.starvedWindows() ?? []).map((w) => ({ ...w, atS: w.atS + shift })),
     ...(dropped > 0 && session ? { segmentsDropped: dropped, totals: shiftedTotals(session.segmentTotals(), shift) } : {}),
   };
 }

@@ -200,4 +200,13 @@ describe('validateQoeLog', () => {
     expect(() => validateQoeLog(bad([{ atS: 'soon', from: 'a', to: 'b', reason: 'r' }]))).toThrow(/switches\[0\]\.atS/);
     expect(() => validateQoeLog(bad([{ atS: 1, from: 'a', to: 2, reason: 'r' }]))).toThrow(/switches\[0\]\.to/);
   });
+
+  it('takes starved windows when present, and names a malformed one', () => {
+    const window = { atS: 71.06, rateBps: 0.5e6, spanS: 0.75, bytes: 46_875, maxGapS: 0.05 };
+    const withStarved = (starved: unknown) => ({ ...JSON.parse(JSON.stringify(log([segment({})]))), starved });
+    expect(validateQoeLog(withStarved([window])).starved).toEqual([window]);
+    expect(() => validateQoeLog(withStarved({}))).toThrow(/starved is not an array/);
+    expect(() => validateQoeLog(withStarved([null]))).toThrow(/starved\[0\] is not an object/);
+    expect(() => validateQoeLog(withStarved([{ ...window, maxGapS: null }]))).toThrow(/starved\[0\]\.maxGapS/);
+  });
 });

@@ -214,5 +214,14 @@ export function validateQoeLog(value: unknown): QoeLog {
       }
     });
   }
+  if (log.starved !== undefined) {
+    if (!Array.isArray(log.starved)) fail('starved is not an array');
+    log.starved!.forEach((w, i) => {
+      if (typeof w !== 'object' || w === null) fail(`starved[${i}] is not an object`);
+      for (const key of ['atS', 'rateBps', 'spanS', 'bytes', 'maxGapS'] as const) {
+        if (typeof w[key] !== 'number' || !Number.isFinite(w[key])) fail(`starved[${i}].${key} is not a finite number`);
+      }
+    });
+  }
   return log as QoeLog;
 }
