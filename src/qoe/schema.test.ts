@@ -147,6 +147,14 @@ describe('summarizeQoe', () => {
     expect(summarizeQoe(grown).volatileFromS).toBe(3.5);
   });
 
+  it('says how late the link samples came in the first starved window, and NaN without one', () => {
+    const base = log([segment({ index: 0 })]);
+    expect(summarizeQoe(base).firstStarvedGapS).toBeNaN();
+    expect(summarizeQoe({ ...base, starved: [] }).firstStarvedGapS).toBeNaN();
+    const starved = [{ atS: 71, rateBps: 0, spanS: 0.8, bytes: 0, maxGapS: 0.8 }, { atS: 90, rateBps: 1e5, spanS: 0.75, bytes: 9375, maxGapS: 0.05 }];
+    expect(summarizeQoe({ ...base, starved }).firstStarvedGapS).toBe(0.8);
+  });
+
   it('carries the replaced-session count, and NaN for logs from before it was kept', () => {
     const before = log([segment({ index: 0 })]);
     expect(summarizeQoe(before).sessionsReplaced).toBeNaN();

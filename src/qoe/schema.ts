@@ -80,6 +80,12 @@ export interface QoeSummary {
   /** When the first request under a buffer target above the base was made: the link was judged
    *  volatile (NaN if never, or in logs from before the buffer target adapted). */
   volatileFromS: number;
+  /**
+   * The longest gap between two link samples in the first starved window (the one that grew the
+   * target): near 0.05 s the link starved; far above it the page's main thread was late and the
+   * window's low rate may be the page's (NaN if no window starved, or in logs from before).
+   */
+  firstStarvedGapS: number;
   /** Stalled sessions replaced (`playback.sessionsReplaced`; NaN in logs from before). */
   sessionsReplaced: number;
 }
@@ -160,6 +166,7 @@ export function summarizeQoe(log: QoeLog): QoeSummary {
     bytesWasted: t.bytesWasted,
     bytesReceived: t.bytesReceived,
     volatileFromS: t.volatileFromS ?? NaN,
+    firstStarvedGapS: log.starved?.[0]?.maxGapS ?? NaN,
     sessionsReplaced: log.playback.sessionsReplaced ?? NaN,
   };
 }

@@ -13,7 +13,7 @@ const CSV_COLUMNS = [
   'meanThroughputMbps', 'onTimeRatio', 'visibleOnTimeRatio', 'skippedShare', 'decodeSuccess', 'datagramRecovery', 'datagramDecoded', 'fecOverhead',
   'repairRequests', 'objectSegments', 'startupS', 'qualitySwitches', 'bytesWasted', 'bytesReceived', 'measuredLossPct',
   'queueDropPct', 'meanVisibleQuality', 'volatileFromS', 'sessionsReplaced', 'busyGoodputMbps', 'originFecOverhead',
-  'originTcpTimeouts', 'originTcpRetransPct', 'meanSeenQuality', 'commit',
+  'originTcpTimeouts', 'originTcpRetransPct', 'meanSeenQuality', 'firstStarvedGapS', 'commit',
 ] as const;
 
 function csvField(value: unknown): string {
@@ -37,7 +37,7 @@ export function runsCsv(rows: readonly RunRow[]): string {
       measuredLossPct: r.measuredLossPct, queueDropPct: r.queueDropPct,
       meanVisibleQuality: s?.meanVisibleQuality, volatileFromS: s?.volatileFromS, sessionsReplaced: s?.sessionsReplaced,
       busyGoodputMbps: s ? s.busyGoodputBps / 1e6 : undefined, originFecOverhead: r.originFecOverhead,
-      originTcpTimeouts: r.originTcp?.timeouts, meanSeenQuality: s?.meanSeenQuality,
+      originTcpTimeouts: r.originTcp?.timeouts, meanSeenQuality: s?.meanSeenQuality, firstStarvedGapS: s?.firstStarvedGapS,
       originTcpRetransPct: r.originTcp && r.originTcp.outSegs > 0 ? (100 * r.originTcp.retransSegs) / r.originTcp.outSegs : undefined,
       commit: r.commit,
     };
