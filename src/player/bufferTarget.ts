@@ -19,6 +19,7 @@
  * driving trace the outages come 16–57 s apart, the first at 11 s.
  */
 import type { BusyWindow } from '../link/linkWatch';
+import type { QoeStarved } from '../model/qoe';
 
 /**
  * A second in which the link delivered less than this share of the scene's lowest-quality rate is
@@ -33,14 +34,6 @@ import type { BusyWindow } from '../link/linkWatch';
 export const STARVED_SHARE = 0.5;
 /** Seconds after a starved second during which the link counts as volatile. */
 export const VOLATILE_MEMORY_S = 120;
-
-/**
- * A starved window as the QoE log keeps it (`QoeLog.starved`): when it was seen (seconds on the
- * session clock) and what the link watch measured over it.
- */
-export interface StarvedWindow extends BusyWindow {
-  atS: number;
-}
 
 /** Starved windows kept, the first of each run of them: bounded memory on however volatile a link. */
 export const STARVED_WINDOWS_KEPT = 100;
@@ -71,8 +64,11 @@ export class BufferTarget {
   private lastStarvedS = -Infinity;
   /** The previous observation was starved: the next starved one continues its run. */
   private inStarvedRun = false;
-  /** The first window of each run of starved ones, oldest first (at most `STARVED_WINDOWS_KEPT`). */
-  readonly starved: StarvedWindow[] = [];
+  /**
+   * The first window of each run of starved ones, oldest first (at most `STARVED_WINDOWS_KEPT`),
+   * as the QoE log keeps them; `atS` on the session clock.
+   */
+  readonly starved: QoeStarved[] = [];
 
   constructor(private readonly options: BufferTargetOptions) {
     checkBufferTargets(options.baseS, options.volatileS);

@@ -20,9 +20,9 @@
  * the segment is shown from the target's frame on. At the end of a pass (pass.ts) playback goes on into the
  * next pass when looping, or stands at the end until a seek.
  */
-import type { QoeSegment, QoeTotals } from '../model/qoe';
+import type { QoeSegment, QoeStarved, QoeTotals } from '../model/qoe';
 import { raceAbort } from './clock';
-import { BufferTarget, type StarvedWindow, volatileTargetS } from './bufferTarget';
+import { BufferTarget, volatileTargetS } from './bufferTarget';
 import { ContentClock } from './contentClock';
 import { DecodeCostModel } from './decodeBudget';
 import type { LinkSnapshot } from '../model/link';
@@ -254,7 +254,7 @@ export class PlayoutSession {
   }
 
   /** The starved windows that began a run of them, on the records' time base (the QoE log's `starved`). */
-  starvedWindows(): StarvedWindow[] {
+  starvedWindows(): QoeStarved[] {
     return this.bufferTarget.starved.map((w) => ({ ...w, atS: w.atS - this.origin }));
   }
 
