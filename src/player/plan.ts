@@ -67,6 +67,8 @@ export interface PlanContext {
   /** Seconds of content ready ahead of the playhead, and the buffer target now. */
   bufferS: number;
   bufferTargetS: number;
+  /** The link starved recently (the buffer target is raised); absent: not known, treated as volatile. */
+  linkVolatile?: boolean;
   /** Quality shown per object in the last segment played (absent: none yet). */
   previousQuality: ReadonlyMap<string, number>;
   /** Requests of an earlier segment are still arriving. */
@@ -111,7 +113,7 @@ export function planSegment(ctx: PlanContext): PlannedRequest[] {
   const networkPlans = ctx.policy.plan({
     segment: ctx.segment, segmentDurationS: scene.segmentDuration, objects,
     throughputBps: upgradeLater ? null : ctx.link.throughputBps, loss: ctx.link.loss, rttS: ctx.link.rttS,
-    timeToDeadlineS: ctx.deadlineS - ctx.nowS, bufferS: ctx.bufferS, bufferTargetS: ctx.bufferTargetS,
+    timeToDeadlineS: ctx.deadlineS - ctx.nowS, bufferS: ctx.bufferS, bufferTargetS: ctx.bufferTargetS, linkVolatile: ctx.linkVolatile,
   });
   for (const p of networkPlans) p.urgency = requestUrgency(p.delivery, p.urgency, ctx.behind);
   const plans = applyPlanningRules(networkPlans, { scene, decodeParallelism: ctx.decodeParallelism, decodeCost: ctx.decodeCost, maxQuality: ctx.maxQuality });

@@ -98,6 +98,7 @@ export class PlayoutSession {
       cfg, tasks: this.tasks, link: this.link, content: this.content, timeline: this.timeline, decodeCost: this.decodeCost,
       lastQuality: this.lastQuality, stopped: this.stop.signal, sessionDown: this.gate.sessionDown,
       bufferedS: () => this.bufferedS(), bufferTargetS: () => this.bufferTargetS,
+      linkVolatile: () => this.bufferTarget.volatileAt(this.cfg.clock.now()),
     });
     this.watchEnv = {
       clock: cfg.clock, scene: cfg.scene, tasks: this.tasks, link: this.link, content: this.content,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AdaptivePolicy, carriedReliably, inView, ON_DEMAND_ONLY, repairFor, repairTarget, RETRANSMIT_ROUND_TRIPS, retransmissionFits } from './adaptive';
+import { AdaptivePolicy, carriedReliably, inView, ON_DEMAND_ONLY, planningShare, repairFor, repairTarget, RETRANSMIT_ROUND_TRIPS, retransmissionFits, STEADY_SHARE } from './adaptive';
 import { PLANNING_BURST_CAP, PLANNING_LOSS_CAP, PLANNING_LOSS_FLOOR, planningLoss, recoveryProbability } from './fecModel';
 import { fecTargetFor, FixedModePolicy, type PlanInput, QPR_FEC_TARGET, reliableCountFromDegree, SYMBOL_BYTES } from './policy';
 import { abrRule, hybridRule, knapsackRule, priorityGreedyRule, SAFETY } from './rules';
@@ -121,6 +121,27 @@ describe('adaptive', () => {
     expect([...carriedReliably(objects, 2e6, 1)]).toEqual(['a', 'b', 'c']);
     expect([...carriedReliably(objects, 1.2e6, 1)]).toEqual(['a', 'b']);
     expect([...carriedReliably(objects, 0.4e6, 1)]).toEqual([]);
+  });
+
+  it('signal planningShare: STEADY_SHARE on a link that has not starved with a full buffer, else SAFETY', () => {
+    expect(STEADY_SHARE).toBe(0.95);
+    const at = (over: Partial<PlanInput>) => planningShare(requested({ linkVolatile: false, ...over }));
+    expect(at({})).toBe(STEADY_SHARE);
+    expect(at({ bufferS: 1 })).toBe(STEADY_SHARE);
+    expect(at({ bufferS: 0.9 })).toBe(SAFETY);
+    expect(at({ linkVolatile: true, bufferS: 4, bufferTargetS: 4 })).toBe(SAFETY);
+    expect(at({ linkVolatile: undefined })).toBe(SAFETY);
+  });
+
+  it('on a steady thin link with a full buffer plans the object in view the rung that fits 0.95 of the estimate', () => {
+    // As on the walking trace's thin part: one object in view, whose rung 3 (2.62 Mbit/s) beside
+    // the other three's lowest rungs as datagrams (1.62 with symbols and framing) needs 4.24:
+    // above 0.85 × 4.6 = 3.91, within 0.95 × 4.6 = 4.37.
+    const objects = demoObjects([0.3, 0, 0, 0]);
+    const plan = (over: Partial<PlanInput>) => new AdaptivePolicy().plan(requested({ objects, throughputBps: 4.6e6, ...over }))[0].quality;
+    expect(plan({ linkVolatile: false })).toBe(3);
+    expect(plan({ linkVolatile: true })).toBe(2);
+    expect(plan({ linkVolatile: false, bufferS: 0.5 })).toBe(2);
   });
 
   it('signal repairTarget: none up front out of view and qpr-fec\'s target in view when repair on demand can follow, else the origin\'s', () => {

@@ -38,6 +38,11 @@ export interface PlanInput {
   /** Seconds of content ready ahead of the playhead (`PlayoutSession.bufferedS`), and the target. */
   bufferS: number;
   bufferTargetS: number;
+  /**
+   * The link starved recently, so the buffer target is raised (bufferTarget.ts → `volatileAt`).
+   * Absent: not known, treated as volatile.
+   */
+  linkVolatile?: boolean;
 }
 
 export interface ObjectPlan {

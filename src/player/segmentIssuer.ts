@@ -31,6 +31,8 @@ export interface IssuerEnv {
   /** Seconds of content ready ahead of the playhead, and the buffer target now. */
   bufferedS(): number;
   bufferTargetS(): number;
+  /** The link starved recently, so the buffer target is raised (`BufferTarget.volatileAt`). */
+  linkVolatile(): boolean;
   /** The WebTransport session is being replaced. */
   sessionDown(): boolean;
 }
@@ -104,7 +106,7 @@ export class SegmentIssuer {
     const { scene, viewport, clock, decoder } = cfg;
     return {
       scene, viewport, policy: this.policy, segment: k, deadlineS: deadline, nowS: clock.now(),
-      link: link.snapshot(this.carrier()), bufferS: this.env.bufferedS(), bufferTargetS: this.env.bufferTargetS(),
+      link: link.snapshot(this.carrier()), bufferS: this.env.bufferedS(), bufferTargetS: this.env.bufferTargetS(), linkVolatile: this.env.linkVolatile(),
       previousQuality: this.env.lastQuality,
       behind: tasks.behind(k),
       decodeParallelism: decoder.parallelism ?? 1, decodeCost, maxQuality: cfg.maxQuality?.() ?? null,
