@@ -27,9 +27,10 @@
  * value = visibility × [u(q) · P(shown) + u_stale · (1 − P(shown))] (u = BOLA's log utility,
  * u_stale half the utility of the quality shown last; P(shown) = 1 when reliable, else the
  * recovery probability of its planned symbols), cost = its bits (datagrams: source and repair
- * symbols and their framing). The capacity is `planningShare` (0.85, or 0.95 on a steady link with
- * a full buffer) × throughput × one segment duration, or less when the deadline is nearer: segments are requested once per segment duration, so
- * planning with the whole time to a deadline would commit the same seconds to two segments.
+ * symbols and their framing). The capacity is `planningShare` (0.85, or 0.95 on a steady link
+ * with a full buffer) × throughput × one segment duration, or less when the deadline is nearer:
+ * segments are requested once per segment duration, so planning with the whole time to a
+ * deadline would commit the same seconds to two segments.
  * Every object is fetched, at least at its lowest rung, as every fixed mode fetches every object:
  * a skipped object is demand the congestion controller never sees (docs/results.md, "Goodput at
  * 50 ms one way", second pass). Without a throughput measurement yet, every object starts at the
