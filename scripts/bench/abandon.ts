@@ -43,7 +43,9 @@ async function play(rate: (t: number) => number, objects: number, mode: PlayerMo
     viewport: { visibleArea: (id: string) => (id === 'o0' ? 0.5 : 0.5 / (objects * Number(id.slice(1)))) },
   });
   const freezes = session.freezeSummary();
-  const shown = session.segmentRecords().filter((r) => !r.abandoned && r.delivery !== 'skip');
+  // One outcome per object-segment, as the QoE totals count them: of an upgrade and the lowest
+  // rung under it (insurance), the one shown.
+  const shown = session.segmentRecords().filter((r) => !r.abandoned && r.delivery !== 'skip' && !r.superseded && !(r.upgrade && !r.onTime && !r.shownLate));
   const area = shown.reduce((a, r) => a + r.visibleArea, 0);
   return {
     freezes: freezes.count, frozenS: freezes.totalMs / 1000,

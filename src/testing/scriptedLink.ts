@@ -39,7 +39,14 @@ export class ScriptedLink implements ObjectTransport {
   private active: Array<{ left: number; total: number; req: ObjectRequest; done: (r: ObjectResult) => void; startMs: number }> = [];
   private running = false;
 
-  constructor(private readonly clock: VirtualClock, private readonly rateBps: (t: number) => number) {}
+  /**
+   * `objectBytes` sizes an object from its request path (default: `LADDER[quality] / 8`, the
+   * quality read from the path, for `scene()`'s objects).
+   */
+  constructor(
+    private readonly clock: VirtualClock, private readonly rateBps: (t: number) => number,
+    private readonly objectBytes: (path: string) => number = (path) => LADDER[Number(/\/(\d)\/seg/.exec(path)![1])] / 8,
+  ) {}
 
   /**
    * The session is lost from `from` to `to` (seconds): transfers in flight fail without a status,
@@ -67,8 +74,7 @@ export class ScriptedLink implements ObjectTransport {
     if (this.state !== 'connected') {
       return Promise.resolve({ status: 0, bytes: null, stats: { delivery: req.delivery, transport: 'webtransport', objectBytes: 0, receivedBytes: 0, requestedAt: this.clock.now() * 1000, recovered: false }, error: 'no session' });
     }
-    const quality = Number(/\/(\d)\/seg/.exec(req.path)![1]);
-    const total = LADDER[quality] / 8;
+    const total = this.objectBytes(req.path);
     const result = new Promise<ObjectResult>((done) => {
       const entry = { left: total, total, req, done, startMs: this.clock.now() * 1000 };
       this.active.push(entry);
