@@ -37,6 +37,14 @@ hq_net_up() {
     done
     ip netns add "$HQ_NS_A"
     ip netns add "$HQ_NS_B"
+    # No IPv6 on the veth (the addresses are IPv4): its link-local address would appear a second
+    # or two after the link comes up (duplicate address detection), and Chromium, started by then,
+    # takes a new address for a network change and fails the requests in flight
+    # (net::ERR_NETWORK_CHANGED: 2 QoE runs of 47 on 2026-11-29 never got past loading the page).
+    # Loopback keeps ::1.
+    for ns in "$HQ_NS_A" "$HQ_NS_B"; do
+        ip netns exec "$ns" sysctl -qw net.ipv6.conf.default.disable_ipv6=1
+    done
     ip link add hqveth-a netns "$HQ_NS_A" type veth peer name hqveth-b netns "$HQ_NS_B"
     ip -n "$HQ_NS_A" addr add "$HQ_ADDR_A/24" dev hqveth-a
     ip -n "$HQ_NS_B" addr add "$HQ_ADDR_B/24" dev hqveth-b
