@@ -37,11 +37,11 @@ hq_net_up() {
     done
     ip netns add "$HQ_NS_A"
     ip netns add "$HQ_NS_B"
-    # No IPv6 on the veth (the addresses are IPv4): its link-local address would appear a second
-    # or two after the link comes up (duplicate address detection), and Chromium, started by then,
-    # takes a new address for a network change and fails the requests in flight
-    # (net::ERR_NETWORK_CHANGED: 2 QoE runs of 47 on 2026-11-29 never got past loading the page).
-    # Loopback keeps ::1.
+    # No IPv6 on the veth (the addresses are IPv4): its link-local address appears a second or two
+    # after the link comes up (duplicate address detection), and Chromium takes a new address for
+    # a network change and fails the requests in flight — the likely cause of 2 QoE runs of 47 on
+    # 2026-11-29 that never got past loading the page (net::ERR_NETWORK_CHANGED; not reproduced on
+    # demand). Loopback keeps ::1.
     for ns in "$HQ_NS_A" "$HQ_NS_B"; do
         ip netns exec "$ns" sysctl -qw net.ipv6.conf.default.disable_ipv6=1
     done
