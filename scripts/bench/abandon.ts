@@ -12,6 +12,7 @@ import { AdaptivePolicy } from '../../src/player/adaptive';
 import { type DeliveryPolicy, FixedModePolicy } from '../../src/player/policy';
 import { type PlayerMode } from '../../src/model/modes';
 import { knapsackRule } from '../../src/player/rules';
+import { qoeTotalsOf } from '../../src/model/qoeTotals';
 import { playOn, scene, ScriptedLink } from '../../src/testing/scriptedLink';
 
 const decodeMs = (quality: number) => 20 + 60 * quality;
@@ -43,13 +44,11 @@ async function play(rate: (t: number) => number, objects: number, mode: PlayerMo
     viewport: { visibleArea: (id: string) => (id === 'o0' ? 0.5 : 0.5 / (objects * Number(id.slice(1)))) },
   });
   const freezes = session.freezeSummary();
-  // One outcome per object-segment, as the QoE totals count them: of an upgrade and the lowest
-  // rung under it (insurance), the one shown.
-  const shown = session.segmentRecords().filter((r) => !r.abandoned && r.delivery !== 'skip' && !r.superseded && !(r.upgrade && !r.onTime && !r.shownLate));
-  const area = shown.reduce((a, r) => a + r.visibleArea, 0);
+  // Visible quality as the QoE log defines it (model/qoeTotals.ts): one outcome per object-segment, shown ones only.
+  const totals = qoeTotalsOf(session.segmentRecords(), 2);
   return {
     freezes: freezes.count, frozenS: freezes.totalMs / 1000,
-    visibleQuality: shown.reduce((a, r) => a + r.quality * r.visibleArea, 0) / area,
+    visibleQuality: totals.shownAreaQualitySum / totals.shownAreaSum,
     abandoned: session.segmentRecords().filter((r) => r.abandoned).length,
   };
 }
