@@ -7,10 +7,11 @@
  * report. Needs root (namespaces); CI runs as root.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { measuredLossPct, type RunRecord, unusableReason } from '../scripts/qoe/lib/aggregate';
+import { measuredLossPct, PAGE_NEVER_STARTED, type RunRecord, unusableReason } from '../scripts/qoe/lib/aggregate';
 import { planDigest } from '../scripts/qoe/lib/plan';
 import { loadPlan, SHARD_FILE } from '../scripts/qoe/report';
 import { validateQoeLog } from '../src/qoe/schema';
@@ -67,4 +68,24 @@ describe.skipIf(!isRoot)('QoE experiment smoke run', () => {
     const report = readFileSync(join(OUT, 'report.html'), 'utf8');
     for (const mode of MODES) expect(report).toContain(mode);
   }, 700_000);
+});
+
+describe('QoE client', () => {
+  it('says at once that a page never started its player (the runner then runs it again)', () => {
+    // A page that loads but has no player, as when the player's script was lost on the way:
+    // the client must not wait out the run's timeout for a state that cannot come.
+    const dir = mkdtempSync(join(tmpdir(), 'holoquic-client-'));
+    const out = join(dir, 'qoe.json');
+    const startedAt = Date.now();
+    const client = spawnSync(join(ROOT, 'node_modules/.bin/tsx'), [
+      join(ROOT, 'scripts/qoe/client.ts'), '--url', 'data:text/html,<p>no player here</p>', '--timeout', '300', '--out', out,
+    ], { cwd: ROOT, encoding: 'utf8', timeout: 120_000 });
+    expect(client.status, `${client.stdout}\n${client.stderr}`).toBe(0);
+    expect(Date.now() - startedAt).toBeLessThan(90_000);
+    const result = JSON.parse(readFileSync(out, 'utf8')) as { qoe: unknown; error: string | null; pageStarted: boolean };
+    expect(result.pageStarted).toBe(false);
+    expect(result.qoe).toBeNull();
+    expect(result.error?.startsWith(PAGE_NEVER_STARTED), result.error ?? '').toBe(true);
+    rmSync(dir, { recursive: true, force: true });
+  }, 150_000);
 });

@@ -1,7 +1,7 @@
 /**
  * The client side of one QoE run: headless Debian Chromium on the player page, waiting for the
  * page's `window.holoquic.state()` to reach `ended` (docs/qoe.md → "Headless player page"), then
- * saving `{ qoe, error, console }` as JSON. Runs inside the client network namespace.
+ * saving `{ qoe, error, pageStarted, console }` as JSON. Runs inside the client network namespace.
  *
  *   tsx scripts/qoe/client.ts --url URL --timeout SECONDS --out FILE [--spki-from HOST:PORT] [--started FILE]
  *
@@ -16,6 +16,7 @@ import { connect } from 'node:tls';
 import { parseArgs } from 'node:util';
 import { chromium } from 'playwright-core';
 import { validateQoeLog } from '../../src/qoe/schema';
+import { PAGE_NEVER_STARTED } from './lib/aggregate';
 
 /** base64 SHA-256 of the DER SubjectPublicKeyInfo of the certificate served at host:port. */
 function spkiHash(hostPort: string): Promise<string> {
@@ -47,12 +48,19 @@ async function main(): Promise<void> {
   const consoleLines: string[] = [];
   let qoe: unknown = null;
   let error: string | null = null;
+  let pageStarted = false;
   const context = await chromium.launchPersistentContext(profile, { executablePath: '/usr/bin/chromium', headless: true, args });
   try {
     const page = context.pages()[0] ?? (await context.newPage());
     page.on('console', (m) => consoleLines.push(`[${m.type()}] ${m.text()}`));
     page.on('pageerror', (e) => consoleLines.push(`[pageerror] ${e.message}`));
+    page.on('requestfailed', (r) => consoleLines.push(`[requestfailed] ${r.url()}: ${r.failure()?.errorText ?? '?'}`));
     await page.goto(values.url, { timeout: 30_000 });
+    // The page's module script publishes window.holoquic before the load event. A page loaded
+    // without it lost its script on the way (seen twice in 47 runs as net::ERR_NETWORK_CHANGED)
+    // and would wait out the whole timeout: say so now, and the runner runs it again once.
+    pageStarted = await page.waitForFunction(() => 'holoquic' in window, undefined, { timeout: 15_000 }).then(() => true, () => false);
+    if (!pageStarted) throw new Error(`${PAGE_NEVER_STARTED}: the page loaded without window.holoquic`);
     // The page has loaded and the player starts: the runner starts the bandwidth trace now, so that
     // every run meets the trace at the same point of its playback, however long Chromium took.
     if (values.started) writeFileSync(values.started, `${Date.now()}\n`);
@@ -76,7 +84,7 @@ async function main(): Promise<void> {
     await context.close();
     rmSync(profile, { recursive: true, force: true });
   }
-  writeFileSync(values.out, JSON.stringify({ qoe, error, console: consoleLines.slice(-200) }));
+  writeFileSync(values.out, JSON.stringify({ qoe, error, pageStarted, console: consoleLines.slice(-200) }));
   console.log(error ? `client: ${error}` : 'client: QoE log saved');
 }
 

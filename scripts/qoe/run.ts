@@ -27,6 +27,8 @@
  * congestion control (default: the origin's, loss-tolerant BBR2); `cubic` is the loss-based
  * controller of the reference paper's QUIC stack. --qlog has the origin write a qlog per QUIC
  * connection into each run's directory, which is then kept (results/qoe/<name>/<run>/qlog).
+ * A run whose page loaded but never started its player (its script lost on the way) measured
+ * nothing and is made once more; its record keeps the first attempt's error (`retriedAfter`).
  *
  * Needs root. Results: <out>/{plan.json, shard.json, runs/*.json, runs.csv, cells.json, summary.md, dominance.md, report.html}.
  */
@@ -36,7 +38,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { parseManifest } from '../../src/player/mpd';
-import { type ImpairerDirection, parsePrometheusText, parseQdiscStats, parseTcpCounters, parseUdpSnmp, type RunConfig, type RunRecord, sameSettings } from './lib/aggregate';
+import { type ImpairerDirection, PAGE_NEVER_STARTED, parsePrometheusText, parseQdiscStats, parseTcpCounters, parseUdpSnmp, type RunConfig, type RunRecord, sameSettings } from './lib/aggregate';
 import { resolvePose, resolveTrace } from './lib/inputs';
 import { autoTraceScale, geForLoss, parseBandwidthTrace } from './lib/matrix';
 import { describePlan, MATRIX_PRESETS, makePlan, type Plan, parsePlan, parseShard, type PresetName, planDigest, shardRuns } from './lib/plan';
@@ -219,38 +221,46 @@ async function main(): Promise<void> {
       if (!earlier.error) console.log(`[${i + 1}/${runs.length}] ${entry.id}: recorded under other settings, run again`);
     }
     const runDir = join(out, 'work', entry.id);
-    rmSync(runDir, { recursive: true, force: true });
-    mkdirSync(runDir, { recursive: true });
     // render=0: the whole pipeline (request → FEC → decode) without drawing, as in the paper's headless runs.
     const query = new URLSearchParams({ mode: entry.mode, manifest: settings.manifest, duration: String(duration), poseConvention: 'unity', render: '0' });
     for (const [option, value] of Object.entries(page)) query.set(option, value);
     process.stdout.write(`[${i + 1}/${runs.length}] ${config.trace} ${entry.delayMs} ms${entry.bufferS === null ? '' : ` buffer ${entry.bufferS} s`} loss ${entry.lossPct} % ${entry.mode} rep ${entry.repetition} (scale ${scale.toPrecision(3)}) … `);
-    const child = await runOne({
-      timeoutMs: (duration + 120) * 1000,
-      env: {
-        ...process.env, RUN_DIR: runDir, ORIGIN_BIN: originBin, IMPAIR_BIN: impairBin, CONTENT_DIR: contentDir,
-        WEB_DIR: join(ROOT, 'dist'), PAGE_QUERY: query.toString(), GE: ge, DELAY_MS: String(entry.delayMs),
-        SEED: String(1 + entry.repetition), LOSS_DIRECTION: settings.lossDirection, GE_BAD_MS: config.lossBadMs === undefined ? '' : String(config.lossBadMs),
-        TRACE_FILE: traceFile, TRACE_SCALE: String(scale), POSE_FILE: poseFile,
-        TIMEOUT_S: String(duration + 60), ORIGIN_CC: settings.congestionControl ?? '', ORIGIN_QLOG: values.qlog ? '1' : '',
-      },
-    });
-    if (child.interrupted) {
-      console.log(`interrupted (${child.interrupted}): the run's namespaces and processes were torn down; --resume continues`);
-      process.exit(130);
-    }
     let qoe: QoeLog | null = null;
     let error: string | undefined;
-    const resultFile = join(runDir, 'qoe.json');
-    if (existsSync(resultFile)) {
-      const result = JSON.parse(readFileSync(resultFile, 'utf8')) as { qoe: QoeLog | null; error: string | null };
-      qoe = result.qoe;
-      error = result.error ?? undefined;
-    } else {
-      error = `run failed (exit ${child.status ?? child.signal}): ${child.stderr.trim().split('\n').slice(-3).join(' | ')}`;
+    let retriedAfter: string | undefined;
+    for (let attempt = 1; ; attempt++) {
+      rmSync(runDir, { recursive: true, force: true });
+      mkdirSync(runDir, { recursive: true });
+      const child = await runOne({
+        timeoutMs: (duration + 120) * 1000,
+        env: {
+          ...process.env, RUN_DIR: runDir, ORIGIN_BIN: originBin, IMPAIR_BIN: impairBin, CONTENT_DIR: contentDir,
+          WEB_DIR: join(ROOT, 'dist'), PAGE_QUERY: query.toString(), GE: ge, DELAY_MS: String(entry.delayMs),
+          SEED: String(1 + entry.repetition), LOSS_DIRECTION: settings.lossDirection, GE_BAD_MS: config.lossBadMs === undefined ? '' : String(config.lossBadMs),
+          TRACE_FILE: traceFile, TRACE_SCALE: String(scale), POSE_FILE: poseFile,
+          TIMEOUT_S: String(duration + 60), ORIGIN_CC: settings.congestionControl ?? '', ORIGIN_QLOG: values.qlog ? '1' : '',
+        },
+      });
+      if (child.interrupted) {
+        console.log(`interrupted (${child.interrupted}): the run's namespaces and processes were torn down; --resume continues`);
+        process.exit(130);
+      }
+      const resultFile = join(runDir, 'qoe.json');
+      if (existsSync(resultFile)) {
+        const result = JSON.parse(readFileSync(resultFile, 'utf8')) as { qoe: QoeLog | null; error: string | null };
+        qoe = result.qoe;
+        error = result.error ?? undefined;
+      } else {
+        qoe = null;
+        error = `run failed (exit ${child.status ?? child.signal}): ${child.stderr.trim().split('\n').slice(-3).join(' | ')}`;
+      }
+      // Nothing was measured when the page never started its player: one more attempt, recorded.
+      if (attempt > 1 || !error?.startsWith(PAGE_NEVER_STARTED)) break;
+      retriedAfter = error;
+      process.stdout.write(`${PAGE_NEVER_STARTED}, once more … `);
     }
     const record: RunRecord = {
-      run: config, commit, qoe, error,
+      run: config, commit, qoe, error, ...(retriedAfter ? { retriedAfter } : {}),
       impairer: { toServer: readImpairer(join(runDir, 'impair.a')), toClient: readImpairer(join(runDir, 'impair.b')) },
       bottleneck: readIfExists(join(runDir, 'qdisc.a'), parseQdiscStats),
       origin: readIfExists(join(runDir, 'metrics.a'), (text) => parsePrometheusText(text)),

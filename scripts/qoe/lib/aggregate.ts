@@ -82,6 +82,9 @@ export interface BottleneckCounters {
   droppedPackets: number;
 }
 
+/** How the client (scripts/qoe/client.ts) says the page loaded but its player never started. */
+export const PAGE_NEVER_STARTED = 'the page never started the player';
+
 export interface RunRecord {
   run: RunConfig;
   /**
@@ -93,6 +96,11 @@ export interface RunRecord {
   /** Null when the run failed; `error` says why. */
   qoe: QoeLog | null;
   error?: string;
+  /**
+   * The first attempt's error when the run was made twice: the runner repeats a run once, and
+   * only when its page never started the player (`PAGE_NEVER_STARTED`) — nothing was measured.
+   */
+  retriedAfter?: string;
   /** Counters per direction: origin → client and client → origin. */
   impairer?: { toClient?: ImpairerDirection; toServer?: ImpairerDirection };
   bottleneck?: BottleneckCounters;
