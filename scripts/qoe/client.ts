@@ -57,8 +57,8 @@ async function main(): Promise<void> {
     page.on('requestfailed', (r) => consoleLines.push(`[requestfailed] ${r.url()}: ${r.failure()?.errorText ?? '?'}`));
     await page.goto(values.url, { timeout: 30_000 });
     // The page's module script publishes window.holoquic before the load event. A page loaded
-    // without it lost its script on the way (seen twice in 47 runs as net::ERR_NETWORK_CHANGED)
-    // and would wait out the whole timeout: say so now, and the runner runs it again once.
+    // without it lost its script on the way (seen as net::ERR_NETWORK_CHANGED) and would wait
+    // out the whole timeout: say so now (`pageStarted` false), and the runner runs it again once.
     pageStarted = await page.waitForFunction(() => 'holoquic' in window, undefined, { timeout: 15_000 }).then(() => true, () => false);
     if (!pageStarted) throw new Error(`${PAGE_NEVER_STARTED}: the page loaded without window.holoquic`);
     // The page has loaded and the player starts: the runner starts the bandwidth trace now, so that

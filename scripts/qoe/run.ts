@@ -27,8 +27,8 @@
  * congestion control (default: the origin's, loss-tolerant BBR2); `cubic` is the loss-based
  * controller of the reference paper's QUIC stack. --qlog has the origin write a qlog per QUIC
  * connection into each run's directory, which is then kept (results/qoe/<name>/<run>/qlog).
- * A run whose page loaded but never started its player (its script lost on the way) measured
- * nothing and is made once more; its record keeps the first attempt's error (`retriedAfter`).
+ * A run whose page never started its player (the client's `pageStarted: false`: the page did not
+ * load, or loaded without its script) measured nothing and is made once more; its record keeps the first attempt's error (`retriedAfter`).
  *
  * Needs root. Results: <out>/{plan.json, shard.json, runs/*.json, runs.csv, cells.json, summary.md, dominance.md, report.html}.
  */
@@ -229,6 +229,7 @@ async function main(): Promise<void> {
     let error: string | undefined;
     let retriedAfter: string | undefined;
     for (let attempt = 1; ; attempt++) {
+      let neverStarted = false;
       rmSync(runDir, { recursive: true, force: true });
       mkdirSync(runDir, { recursive: true });
       const child = await runOne({
@@ -247,15 +248,16 @@ async function main(): Promise<void> {
       }
       const resultFile = join(runDir, 'qoe.json');
       if (existsSync(resultFile)) {
-        const result = JSON.parse(readFileSync(resultFile, 'utf8')) as { qoe: QoeLog | null; error: string | null };
+        const result = JSON.parse(readFileSync(resultFile, 'utf8')) as { qoe: QoeLog | null; error: string | null; pageStarted?: boolean };
         qoe = result.qoe;
         error = result.error ?? undefined;
+        neverStarted = result.pageStarted === false;
       } else {
         qoe = null;
         error = `run failed (exit ${child.status ?? child.signal}): ${child.stderr.trim().split('\n').slice(-3).join(' | ')}`;
       }
       // Nothing was measured when the page never started its player: one more attempt, recorded.
-      if (attempt > 1 || !error?.startsWith(PAGE_NEVER_STARTED)) break;
+      if (attempt > 1 || !neverStarted) break;
       retriedAfter = error;
       process.stdout.write(`${PAGE_NEVER_STARTED}, once more … `);
     }

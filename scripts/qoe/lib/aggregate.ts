@@ -98,7 +98,7 @@ export interface RunRecord {
   error?: string;
   /**
    * The first attempt's error when the run was made twice: the runner repeats a run once, and
-   * only when its page never started the player (`PAGE_NEVER_STARTED`) — nothing was measured.
+   * only when its page never started the player (client.ts) — nothing was measured.
    */
   retriedAfter?: string;
   /** Counters per direction: origin → client and client → origin. */
