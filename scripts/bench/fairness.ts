@@ -23,6 +23,7 @@ import { connect } from 'node:tls';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { launch } from '../../e2e/lib/browser';
+import { readQlogEvents } from '../qoe/lib/qlog';
 
 interface Sample { t: number; udpBytes: number; tcpBytes: number; backlogBytes: number }
 
@@ -83,25 +84,11 @@ function spkiHash(hostPort: string): Promise<string> {
 
 /** (wall-clock ms, smoothed RTT ms, congestion window bytes) from every qlog in `dir`. */
 function qlogMetrics(dir: string): { t: number; srtt?: number; cwnd?: number }[] {
-  const points: { t: number; srtt?: number; cwnd?: number }[] = [];
-  for (const file of readdirSync(dir).filter((f) => f.endsWith('.sqlog'))) {
-    let reference = 0;
-    for (const record of readFileSync(join(dir, file), 'utf8').split('\u001e')) {
-      if (!record.trim()) continue;
-      let event: { time?: number; name?: string; data?: { smoothed_rtt?: number; congestion_window?: number }; trace?: { common_fields?: { reference_time?: { wall_clock_time?: string } } } };
-      try {
-        event = JSON.parse(record);
-      } catch {
-        continue; // a record cut off when the origin stopped
-      }
-      const wallClock = event.trace?.common_fields?.reference_time?.wall_clock_time;
-      if (wallClock) reference = Date.parse(wallClock);
-      else if (event.name === 'quic:recovery_metrics_updated' && event.time !== undefined && event.data) {
-        points.push({ t: reference + event.time, srtt: event.data.smoothed_rtt, cwnd: event.data.congestion_window });
-      }
-    }
-  }
-  return points;
+  const value = (v: unknown) => (typeof v === 'number' ? v : undefined);
+  return readdirSync(dir).filter((f) => f.endsWith('.sqlog'))
+    .flatMap((file) => readQlogEvents(readFileSync(join(dir, file), 'utf8')))
+    .filter((e) => e.name === 'quic:recovery_metrics_updated')
+    .map((e) => ({ t: e.wallMs, srtt: value(e.data.smoothed_rtt), cwnd: value(e.data.congestion_window) }));
 }
 
 async function run(): Promise<void> {
