@@ -4,6 +4,7 @@
  * controller saw and did — to find out what limits a case (issue 35: an app-limited sender, a
  * probe left unfilled, losses in a queue) before changing the controller.
  */
+import { median } from './matrix';
 
 /** One qlog event: `name` (e.g. `quic:recovery_metrics_updated`), its data, and when. */
 export interface QlogEvent {
@@ -74,19 +75,14 @@ export interface QlogSummary {
 
 const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
 
-function median(xs: number[]): number {
-  if (xs.length === 0) return NaN;
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+/** Adds `v × scale` to `xs` when `v` is a number (metric updates carry only the fields that changed). */
+function push(xs: number[], v: unknown, scale: number): void {
+  const n = num(v);
+  if (n !== undefined) xs.push(n * scale);
 }
 
-/** Bytes of a `quic:packet_sent` event: qlog's `raw.length`, else the header's `packet_size`. */
-function packetBytes(data: Record<string, unknown>): number {
-  const raw = data.raw as { length?: unknown } | undefined;
-  const header = data.header as { packet_size?: unknown } | undefined;
-  return num(raw?.length) ?? num(header?.packet_size) ?? 0;
-}
+/** Median, NaN when nothing was logged. */
+const medianOrNaN = (xs: readonly number[]): number => (xs.length === 0 ? NaN : median(xs));
 
 /**
  * Summarises a connection's events in intervals of `binS` seconds, and the time spent in each
@@ -107,29 +103,27 @@ export function summarizeQlog(events: readonly QlogEvent[], binS = 5): QlogSumma
   let lastS = 0;
   for (const e of events) {
     lastS = Math.max(lastS, e.timeMs / 1000);
-    if (e.name === 'quic:packet_sent') at(e.timeMs).sent += packetBytes(e.data);
+    if (e.name === 'quic:packet_sent') at(e.timeMs).sent += num((e.data.raw as { length?: unknown } | undefined)?.length) ?? 0;
     else if (e.name === 'quic:recovery_metrics_updated') {
       const acc = at(e.timeMs);
       const d = e.data;
-      const push = (xs: number[], v: unknown, scale: number) => { const n = num(v); if (n !== undefined) xs.push(n * scale); };
       push(acc.dr, d.cf_delivery_rate, 8 / 1e6);
       push(acc.pace, d.pacing_rate, 8 / 1e6);
       push(acc.cwnd, d.congestion_window, 1 / 1000);
       push(acc.srtt, d.smoothed_rtt, 1);
-      const lost = d.cf_lost_packets as { delta?: unknown } | number | undefined;
-      acc.lost += (typeof lost === 'object' ? num(lost?.delta) : num(lost)) ?? 0;
+      acc.lost += num((d.cf_lost_packets as { delta?: unknown } | undefined)?.delta) ?? 0;
     } else if (e.name === 'quic:congestion_state_updated') {
-      const state = e.data.new ?? e.data.new_state;
+      const state = e.data.new;
       if (typeof state === 'string') changes.push({ state, atS: e.timeMs / 1000 });
     }
   }
   const intervals = [...bins.entries()].sort((a, b) => a[0] - b[0]).map(([key, a]) => ({
     fromS: key * binS,
     sentMbps: (a.sent * 8) / 1e6 / binS,
-    deliveryRateMbps: median(a.dr),
-    pacingRateMbps: median(a.pace),
-    congestionWindowKB: median(a.cwnd),
-    smoothedRttMs: median(a.srtt),
+    deliveryRateMbps: medianOrNaN(a.dr),
+    pacingRateMbps: medianOrNaN(a.pace),
+    congestionWindowKB: medianOrNaN(a.cwnd),
+    smoothedRttMs: medianOrNaN(a.srtt),
     lostPackets: a.lost,
   }));
   const byState = new Map<string, QlogState>();
