@@ -73,6 +73,11 @@ const objectBytes = (path: string) => {
 const trace = parseBandwidthTrace(readFileSync(values.trace!, 'utf8'));
 const scale = autoTraceScale(trace.map((r) => r.mbps), scene.objects.map((o) => o.representations.map((r) => r.bandwidth)));
 const goodput = Number(values.goodput);
+/**
+ * The emulator's floor (scripts/net/topology.sh): tbf needs a positive rate, so a trace's 0-Mbit/s
+ * second carries 0.05 Mbit/s there — an outage that trickles.
+ */
+const EMULATOR_FLOOR_MBPS = 0.05;
 /** The trace's rate at trace time t (a step per row, as the emulator plays it), bit/s. */
 const deepen = values.deepen ? /^([\d.]+)-([\d.]+):([\d.]+)$/.exec(values.deepen)?.slice(1).map(Number) : undefined;
 if (values.deepen && !deepen) throw new Error(`--deepen FROM-TO:FACTOR, got ${values.deepen}`);
@@ -80,7 +85,7 @@ const rateAt = (t: number) => {
   let i = 0;
   while (i + 1 < trace.length && trace[i + 1].t <= t) i++;
   const factor = deepen && t >= deepen[0] && t < deepen[1] ? deepen[2] : 1;
-  return trace[i].mbps * 1e6 * scale * goodput * factor;
+  return Math.max(EMULATOR_FLOOR_MBPS, trace[i].mbps * scale * factor) * 1e6 * goodput;
 };
 const durationS = Number(values.duration);
 const poseCsv = readFileSync(values.pose!, 'utf8');

@@ -10,6 +10,7 @@
 import type { LinkSnapshot } from '../model/link';
 import type { ObjectTransport } from '../transport/types';
 import { type BusyWindow, LinkWatch } from './linkWatch';
+import { LinkOutages } from './outages';
 import { type DeliverySample, ThroughputEstimator } from './throughput';
 
 /** Segments the throughput estimate averages over (harmonic mean, throughput.ts). */
@@ -18,6 +19,7 @@ const THROUGHPUT_WINDOW = 5;
 export class LinkEstimates {
   private readonly throughput = new ThroughputEstimator(THROUGHPUT_WINDOW);
   private readonly watch = new LinkWatch();
+  private readonly outages = new LinkOutages();
   /** Object bytes received so far, over every request (the link watch's running total). */
   private receivedBytes = 0;
 
@@ -29,6 +31,7 @@ export class LinkEstimates {
   /** A sample for the link watch (every 50 ms): `busy` when some request still owes bytes. */
   sample(nowS: number, busy: boolean): void {
     this.watch.sample(nowS, this.receivedBytes, busy);
+    this.outages.sample(nowS, this.receivedBytes, busy);
   }
 
   /** Bit/s over the last window while requests were in flight throughout it, else null (linkWatch.ts). */
@@ -44,11 +47,12 @@ export class LinkEstimates {
   /**
    * The deliveries of one shown segment, for the throughput estimate; the propagation round trip
    * `carrier` measured comes off each busy period, and the time more urgent deliveries of other
-   * segments had the link (`later`: the finished ones of segments after it) is not its own
-   * (throughput.ts).
+   * segments had the link (`later`: the finished ones of segments after it) is not its own, nor
+   * are the link's outages (outages.ts; throughput.ts).
    */
   addSegment(samples: DeliverySample[], carrier: ObjectTransport, later: readonly DeliverySample[] = []): void {
-    this.throughput.addSegment(samples, this.snapshot(carrier).minRttS * 1000, later);
+    const since = Math.min(Infinity, ...samples.map((s) => s.startMs));
+    this.throughput.addSegment(samples, this.snapshot(carrier).minRttS * 1000, later, this.outages.spansSince(since));
   }
 
   /** What the planner and the stats read; loss and RTT as `carrier` measured them. */

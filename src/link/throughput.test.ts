@@ -95,6 +95,19 @@ describe('ThroughputEstimator', () => {
     e.addSegment([{ receivedBytes: 125_000, startMs: 0, endMs: 500, urgency: 4 }], 0, [{ receivedBytes: 250_000, startMs: 0, endMs: 400, urgency: 3 }]);
     expect(e.estimate()).toBeCloseTo(10e6);
   });
+  it('leaves the link\'s outages out: a segment straddling one reads the link, not the outage', () => {
+    // A 2-Mbit/s link silent from 1 000 to 4 000 ms: a reliable object of 250 000 B asked for at
+    // 0 receives 125 000 B by 500 ms, nothing through the outage, the rest 4 000–4 500 ms.
+    const straddling = [{ receivedBytes: 250_000, startMs: 0, endMs: 4500 }];
+    // Counted in, 4.5 s of "busy" time: 0.44 Mbit/s.
+    expect(segmentGoodput(straddling)).toBeCloseTo((250_000 * 8 * 1000) / 4500);
+    // The silence less its grace (LinkSilences) — 1 500–4 000 ms — comes off; the hold before it counts.
+    expect(segmentGoodput(straddling, 0, [], [[1500, 4000]])).toBeCloseTo((250_000 * 8 * 1000) / 2000);
+    const e = new ThroughputEstimator(5);
+    for (let k = 0; k < 3; k++) e.addSegment([{ receivedBytes: 250_000, startMs: k * 1000, endMs: k * 1000 + 1000 }]);
+    e.addSegment(straddling, 0, [], [[1500, 4000]]);
+    expect(e.estimate()).toBeGreaterThan(1.5e6);
+  });
   it('rejects a bad window', () => {
     expect(() => new ThroughputEstimator(0)).toThrow(/window/);
   });

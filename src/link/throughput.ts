@@ -25,9 +25,15 @@
  * waits for it. Counted in both segments' samples, that time made each read low — `adaptive`,
  * whose out-of-view objects are datagrams, measured ~20 % below `qr` on the same trace at 0 %
  * loss and chose lower rungs for the object in view (docs/results.md, "Two segments' time
- * counted twice"). The estimate is the harmonic mean of the last `window` segments, which reacts
- * quickly to drops and slowly to spikes.
+ * counted twice"). Nor is an outage that has ended (`outages`, outages.ts: the link owed bytes
+ * and delivered next to nothing for longer than loss recovery takes): a segment straddling one
+ * read as a link of a few hundred kbit/s, and kept the estimate there for `window` segments after
+ * the link was back.
+ * The estimate is the harmonic mean of the last `window` segments, which reacts quickly to drops
+ * and slowly to spikes.
  */
+
+import type { OutageSpan } from './outages';
 
 /** One finished delivery: bytes received between request and last byte (ms timestamps). */
 export interface DeliverySample {
@@ -71,14 +77,17 @@ function busySpans(s: DeliverySample, roundTripMs: number): Span[] {
  * Goodput in bits/s of one segment's deliveries over their busy time less one `roundTripMs` per
  * busy period that begins with an object's request (the path's minimum RTT; 0 counts it in) and
  * the round trip of each repair request, leaving out the time in which a delivery of another
- * segment (`others`) served before it was in flight; null if nothing was busy.
+ * segment (`others`) served before it was in flight and the link's outages (`outages`); null if
+ * nothing was busy.
  */
-export function segmentGoodput(samples: DeliverySample[], roundTripMs = 0, others: readonly DeliverySample[] = []): number | null {
+export function segmentGoodput(
+  samples: DeliverySample[], roundTripMs = 0, others: readonly DeliverySample[] = [], outages: readonly OutageSpan[] = [],
+): number | null {
   const roundTrip = Math.max(0, roundTripMs);
   const requestStarts = new Set(samples.map((s) => s.startMs));
   const intervals = samples
     .filter((s) => s.endMs > s.startMs)
-    .flatMap((s) => subtract(busySpans(s, roundTrip), moreUrgent(s, others, roundTrip)))
+    .flatMap((s) => subtract(busySpans(s, roundTrip), [...moreUrgent(s, others, roundTrip), ...outages]))
     .sort((a, b) => a[0] - b[0]);
   let busyMs = 0;
   let curStart = -Infinity;
@@ -131,11 +140,11 @@ export class ThroughputEstimator {
 
   /**
    * Records one segment's deliveries (`roundTripMs`: segmentGoodput's); `later` are the finished
-   * deliveries of segments after it, which may have gone first. Segments with no busy time are
-   * ignored.
+   * deliveries of segments after it, which may have gone first; `outages` the link's outages (outages.ts).
+   * Segments with no busy time are ignored.
    */
-  addSegment(samples: DeliverySample[], roundTripMs = 0, later: readonly DeliverySample[] = []): void {
-    const g = segmentGoodput(samples, roundTripMs, [...this.earlier.flat(), ...later]);
+  addSegment(samples: DeliverySample[], roundTripMs = 0, later: readonly DeliverySample[] = [], outages: readonly OutageSpan[] = []): void {
+    const g = segmentGoodput(samples, roundTripMs, [...this.earlier.flat(), ...later], outages);
     this.earlier.push(samples);
     if (this.earlier.length > EARLIER_SEGMENTS) this.earlier.shift();
     if (g === null || g <= 0) return;

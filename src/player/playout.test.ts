@@ -181,6 +181,21 @@ describe('PlayoutSession', () => {
     expect(late).toEqual(new Set([2 * DEFAULT_BUFFER_TARGET_S]));
   });
 
+  it('an outage does not lower the throughput estimate once the link is back', async () => {
+    // One object on a 2.5-Mbit/s link that carries 50 kbit/s from 5.2 to 7 s (the emulator's
+    // outage). Counted as link time, the outage made the deliveries that straddled it read as a
+    // link of ~1 Mbit/s, and the harmonic mean kept the estimate at 1.3–1.4 Mbit/s for the
+    // segments asked for after the link was back (outages.ts).
+    const clock = new VirtualClock();
+    const link = new ScriptedLink(clock, (t) => (t >= 5.2 && t < 7 ? 50e3 : 2.5e6));
+    const session = await playOn(clock, link, 16, { scene: scene(1) });
+    const planned = session.segmentRecords()
+      .filter((r) => r.requestedAtS >= 8 && r.requestedAtS < 10 && r.plannedThroughputBps !== undefined)
+      .map((r) => r.plannedThroughputBps!);
+    expect(planned.length).toBeGreaterThan(0);
+    expect(Math.min(...planned)).toBeGreaterThan(0.7 * 2.5e6);
+  });
+
   it('a link that stalls before playback starts is not volatile: that is the connection starting', async () => {
     // Nothing for the first second (as when a loss before any round trip was measured waits out
     // TCP's 1-s initial retransmission timeout), then a steady link.
