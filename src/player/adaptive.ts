@@ -14,6 +14,11 @@
  *    is shown whole, and it pays no repair up front — only the bytes, which the throughput
  *    estimate (goodput, retransmissions already netted out) was measured in.
  *  - in view but no retransmission fits: FEC datagrams (a late reliable object would freeze).
+ *  - out of view, a retransmission fits, and repair on demand would make a datagram object wait
+ *    long (`repairWaitCostly`: a long round trip and heavy loss): a reliable stream at its lowest
+ *    rung, as in `qr`, when the link carries the lowest rungs of every object in view and of it —
+ *    but one playback does not wait for (`holdsPlayback: false`), served after every object it
+ *    does wait for: it is shown if it has arrived, like a datagram object.
  *  - in view, a retransmission fits, but the link cannot carry even the lowest rungs of every
  *    in-view object (`carriedReliably`, in rank order): the ones it cannot carry go as FEC
  *    datagrams, which are never waited for — in a trough a reliable object that cannot arrive
@@ -89,17 +94,50 @@ export function retransmissionFits(rttS: number, timeToDeadlineS: number, window
 
 /**
  * Signal: the in-view objects (most visible first) whose lowest rungs the capacity carries
- * reliably, counting the lowest rungs of those before them (reliable objects are served first).
+ * reliably, counting the lowest rungs of those before them (reliable objects are served first);
+ * with `outOfViewToo`, then the objects out of view likewise, in rank order.
  */
-export function carriedReliably(objects: readonly PlanObject[], capacityBits: number, segmentDurationS: number): Set<string> {
+export function carriedReliably(objects: readonly PlanObject[], capacityBits: number, segmentDurationS: number, outOfViewToo = false): Set<string> {
   const carried = new Set<string>();
   let used = 0;
-  for (const o of [...objects].filter(inView).sort((a, b) => a.rank - b.rank)) {
+  const byRank = [...objects].sort((a, b) => a.rank - b.rank);
+  const candidates = [...byRank.filter(inView), ...(outOfViewToo ? byRank.filter((o) => !inView(o)) : [])];
+  for (const o of candidates) {
     used += o.bitrates[0] * segmentDurationS;
     if (used > capacityBits) break;
     carried.add(o.objectId);
   }
   return carried;
+}
+
+/**
+ * Round trips a datagram object short of symbols waits beyond its transfer when repair comes on
+ * demand: the client's repair timer (1.5 round trips after the origin's SENT, datagramObject.ts)
+ * and the repair request's round trip.
+ */
+export const REPAIR_ROUND_TRIPS = 2.5;
+/** Share of a segment duration above which the expected repair wait counts as costly. */
+const COSTLY_REPAIR_SHARE = 0.1;
+
+/**
+ * Signal: the expected wait for repair on demand of a lowest-rung object sent as plain datagrams
+ * — the chance that some of its `symbols` is lost, times REPAIR_ROUND_TRIPS × the path's round
+ * trip — exceeds a tenth of a segment. The path's minimum round trip, not the smoothed one: what
+ * a cellular path adds for good, not the queueing that comes and goes (at 10 ms one way the
+ * smoothed RTT reads 35–90 ms in the QoE runs, the minimum ~22).
+ *
+ * Why: a reliable stream retransmits as soon as the sender sees a loss, while it sends on; a
+ * datagram object asks for its repair only after its timer and waits a round trip more, with
+ * nothing else owed to it. At a 100-ms round trip and 5 % loss (nine in ten objects short of a
+ * symbol) that is ~0.23 s per object: on the LTE trace `qpr` and `adaptive`, whose objects out of
+ * view go that way, took 0.7–1.3 s per segment against `qr`'s 0.5–0.9 while carrying less, read
+ * the link 12–20 % lower after the outage and showed less (docs/results.md, thirteenth pass). At
+ * the reference matrix's 20 ms (0.045 s at 5 %) or with little loss the wait is small, and
+ * datagrams cost nothing measurable.
+ */
+export function repairWaitCostly(rttS: number, loss: LossModel, symbols: number, segmentDurationS: number): boolean {
+  const shortOfSymbol = 1 - Math.pow(1 - Math.min(1, Math.max(0, loss.rate)), Math.max(1, symbols));
+  return shortOfSymbol * REPAIR_ROUND_TRIPS * Math.max(0, rttS) > COSTLY_REPAIR_SHARE * segmentDurationS;
 }
 
 /**
@@ -179,7 +217,11 @@ export class AdaptivePolicy implements DeliveryPolicy {
     const windowS = Math.max(0, Math.min(input.timeToDeadlineS, input.segmentDurationS));
     const capacity = planningShare(input) * input.throughputBps * windowS;
     const roundTripFits = retransmissionFits(input.rttS, input.timeToDeadlineS, windowS);
-    const reliable = roundTripFits ? carriedReliably(objects, capacity, input.segmentDurationS) : new Set<string>();
+    // Objects out of view go reliably too when a retransmission fits and repair on demand would cost them more.
+    const lowestSymbols = Math.min(...objects.map((o) => Math.ceil((o.bitrates[0] * input.segmentDurationS) / 8 / SYMBOL_BYTES)));
+    // The loss measured, not the planning floor (fecModel.ts): the wait is for losses that happen.
+    const outOfViewToo = repairWaitCostly(input.minRttS ?? input.rttS, input.loss, lowestSymbols, input.segmentDurationS);
+    const reliable = roundTripFits ? carriedReliably(objects, capacity, input.segmentDurationS, outOfViewToo) : new Set<string>();
     const groups = objects.map((o) => options(o, reliable.has(o.objectId), input.segmentDurationS, loss, repairTarget(roundTripFits, inView(o))));
     const chosen = solveMultipleChoice(groups, capacity).map((pick, i) => groups[i][pick]);
     return spendSpare(objects, chosen, capacity - chosen.reduce((sum, c) => sum + c.cost, 0), input.segmentDurationS, loss, repairTarget(roundTripFits, false));
@@ -200,14 +242,16 @@ export class AdaptivePolicy implements DeliveryPolicy {
  * steps down.
  */
 export function spendSpare(objects: readonly PlanObject[], chosen: readonly Candidate[], spare: number, segmentDurationS: number, loss: LossModel, target: number): ObjectPlan[] {
-  const out = objects.map((o, i) => (inView(o) || chosen[i].plan.delivery !== 'datagram' ? -1 : i)).filter((i) => i >= 0);
+  // Objects out of view: datagrams, and the reliable streams playback does not wait for (their
+  // upgrade goes as datagrams like the others'; without spare they keep their cheaper repair).
+  const out = objects.map((o, i) => (inView(o) || !(chosen[i].plan.delivery === 'datagram' || chosen[i].plan.holdsPlayback === false) ? -1 : i)).filter((i) => i >= 0);
   if (!(spare > 0) || out.length === 0) return chosen.map((c) => c.plan);
   const groups = out.map((i) => datagramRungs(objects[i], objects[i].bitrates.length, SPARE_WEIGHT, segmentDurationS, loss, target));
   const budget = spare + out.reduce((sum, i) => sum + chosen[i].cost, 0);
   const picks = solveMultipleChoice(groups, budget);
   const plans = chosen.map((c) => c.plan);
   out.forEach((i, g) => {
-    if (groups[g][picks[g]].cost <= chosen[i].cost) return;
+    if (groups[g][picks[g]].plan.quality <= chosen[i].plan.quality) return;
     plans[i] = groups[g][picks[g]].plan;
   });
   return plans;
@@ -226,7 +270,8 @@ function options(o: PlanObject, reliable: boolean, segmentDurationS: number, los
   return Array.from({ length: rungs }, (_, q) => ({
     cost: o.bitrates[q] * segmentDurationS,
     value: weight * logUtility(o.bitrates, q),
-    plan: { objectId: o.objectId, quality: q, delivery: 'reliable' as const, fec: { kind: 'none' as const }, urgency },
+    // Out of view, reliable only for its cheaper repair (`repairWaitCostly`): never waited for.
+    plan: { objectId: o.objectId, quality: q, delivery: 'reliable' as const, fec: { kind: 'none' as const }, urgency, ...(visible ? {} : { holdsPlayback: false as const }) },
   }));
 }
 

@@ -40,6 +40,7 @@ export function transportKind(mode: PlayerMode, hasWebTransport: boolean): Trans
  *   3   reliable objects of a segment requested behind an unfinished one;
  *   4–6 datagram objects of the earliest segment in flight, by rank;
  *   7   datagram objects of a segment requested behind.
+ * (Reliable objects playback does not wait for go in the datagram bands.)
  * A later segment must not overtake an earlier one (its most visible object would take the link
  * from the earlier segment's last ones: the startup freezes of the first QoE runs), except that
  * a reliable object always goes before a datagram object: a missing reliable object freezes
@@ -48,9 +49,10 @@ export function transportKind(mode: PlayerMode, hasWebTransport: boolean): Trans
  * objects still being sent until their deadline, and froze on a dip of the 5G trace.)
  * Equal urgencies are served in request order, which is rank order.
  */
-export function requestUrgency(delivery: PlanDelivery, rank: number, behind: boolean): number {
+export function requestUrgency(delivery: PlanDelivery, rank: number, behind: boolean, holdsPlayback = true): number {
   const inBand = Math.min(2, Math.max(0, rank));
-  if (delivery === 'reliable') return behind ? 3 : inBand;
+  // A reliable object playback does not wait for goes with the datagram objects (policy.ts → `holdsPlayback`).
+  if (delivery === 'reliable' && holdsPlayback) return behind ? 3 : inBand;
   return behind ? 7 : 4 + inBand;
 }
 
@@ -112,10 +114,10 @@ export function planSegment(ctx: PlanContext): PlannedRequest[] {
   const upgradeLater = !!ctx.lateUpgrades && lateUpgradesApply(ctx.policy.mode, ctx.hasWebTransport);
   const networkPlans = ctx.policy.plan({
     segment: ctx.segment, segmentDurationS: scene.segmentDuration, objects,
-    throughputBps: upgradeLater ? null : ctx.link.throughputBps, loss: ctx.link.loss, rttS: ctx.link.rttS,
+    throughputBps: upgradeLater ? null : ctx.link.throughputBps, loss: ctx.link.loss, rttS: ctx.link.rttS, minRttS: ctx.link.minRttS,
     timeToDeadlineS: ctx.deadlineS - ctx.nowS, bufferS: ctx.bufferS, bufferTargetS: ctx.bufferTargetS, linkVolatile: ctx.linkVolatile,
   });
-  for (const p of networkPlans) p.urgency = requestUrgency(p.delivery, p.urgency, ctx.behind);
+  for (const p of networkPlans) p.urgency = requestUrgency(p.delivery, p.urgency, ctx.behind, p.holdsPlayback !== false);
   const plans = applyPlanningRules(networkPlans, { scene, decodeParallelism: ctx.decodeParallelism, decodeCost: ctx.decodeCost, maxQuality: ctx.maxQuality });
   const transport = transportKind(ctx.policy.mode, ctx.hasWebTransport);
   return plans.map((plan) => {

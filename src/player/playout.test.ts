@@ -3,7 +3,7 @@ import type { ObjectRequest, ObjectTransport } from '../transport/types';
 import { decoder, playOn, scene, ScriptedLink, viewport } from '../testing/scriptedLink';
 import { VirtualClock } from './clock';
 import type { SegmentDecoder } from '../model/decoder';
-import { FixedModePolicy } from './policy';
+import { type DeliveryPolicy, FixedModePolicy } from './policy';
 import { DEFAULT_BUFFER_TARGET_S, PlayoutSession } from './playout';
 import { requestUrgency } from './plan';
 import { knapsackRule } from './rules';
@@ -66,6 +66,8 @@ describe('PlayoutSession', () => {
     ];
     expect(order).toEqual([0, 2, 3, 4, 6, 7]);
     expect(requestUrgency('reliable', 1, false)).toBeLessThan(requestUrgency('reliable', 2, false));
+    // A reliable object playback does not wait for goes with the datagram objects.
+    expect([requestUrgency('reliable', 1, false, false), requestUrgency('reliable', 1, true, false)]).toEqual([5, 7]);
   });
 
   it('plans with the loss and RTT its transport measured (one owner of those estimates)', async () => {
@@ -179,6 +181,33 @@ describe('PlayoutSession', () => {
     const outage = await play((t) => (t >= 5.95 && t < 6.95 ? 0 : 20e6), 16);
     const late = new Set(outage.session.segmentRecords().filter((r) => r.requestedAtS >= 10).map((r) => r.bufferTargetS));
     expect(late).toEqual(new Set([2 * DEFAULT_BUFFER_TARGET_S]));
+  });
+
+  it('does not wait for a reliable object planned not to hold playback: it is stopped at playout instead', async () => {
+    // 1.2 Mbit/s carries one lowest rung (125 kB) per second, not two. The second object goes
+    // reliably but playback does not wait for it (adaptive.ts → repairWaitCostly): no freeze, and
+    // its late requests are stopped when their segment plays. Waited for, the same plan freezes.
+    const planWith = (holds: boolean): DeliveryPolicy => ({
+      mode: 'adaptive',
+      plan: ({ objects }) => objects.map((o) => ({
+        objectId: o.objectId, quality: 0, delivery: 'reliable', fec: { kind: 'none' }, urgency: o.objectId === 'o0' ? 0 : 1,
+        ...(o.objectId === 'o0' || holds ? {} : { holdsPlayback: false as const }),
+      })),
+    });
+    const run = async (holds: boolean) => {
+      const clock = new VirtualClock();
+      const link = new ScriptedLink(clock, () => 1.2e6);
+      const session = await playOn(clock, link, 10, { policy: planWith(holds) });
+      return { session, link };
+    };
+    const optional = await run(false);
+    expect(optional.session.freezeSummary().count).toBe(0);
+    const second = optional.link.requests.filter((r) => r.path.includes('/o1/'));
+    expect(second.length).toBeGreaterThan(3);
+    expect(second.filter((r) => r.signal?.aborted).length).toBeGreaterThan(0);
+    expect(second.every((r) => (r.urgency ?? 0) >= 4)).toBe(true); // in the datagram bands
+    const held = await run(true);
+    expect(held.session.freezeSummary().count).toBeGreaterThan(0);
   });
 
   it('an outage does not lower the throughput estimate once the link is back', async () => {

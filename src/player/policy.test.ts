@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AdaptivePolicy, carriedReliably, inView, ON_DEMAND_ONLY, planningShare, repairFor, repairTarget, RETRANSMIT_ROUND_TRIPS, retransmissionFits, STEADY_SHARE } from './adaptive';
+import { AdaptivePolicy, carriedReliably, inView, ON_DEMAND_ONLY, planningShare, repairFor, repairTarget, repairWaitCostly, RETRANSMIT_ROUND_TRIPS, retransmissionFits, STEADY_SHARE } from './adaptive';
 import { PLANNING_BURST_CAP, PLANNING_LOSS_CAP, PLANNING_LOSS_FLOOR, planningLoss, recoveryProbability } from './fecModel';
 import { fecTargetFor, FixedModePolicy, type PlanInput, QPR_FEC_TARGET, reliableCountFromDegree, SYMBOL_BYTES } from './policy';
 import { abrRule, hybridRule, knapsackRule, priorityGreedyRule, SAFETY } from './rules';
@@ -123,6 +123,44 @@ describe('adaptive', () => {
     expect([...carriedReliably(objects, 0.4e6, 1)]).toEqual([]);
   });
 
+  it('signal repairWaitCostly: the chance an object is short of a symbol × REPAIR_ROUND_TRIPS path round trips above a tenth of a segment', () => {
+    const loss = (rate: number) => ({ rate, meanBurst: 2 });
+    // A lowest rung of ~42 symbols: at 5 % loss 88 % of objects need repair.
+    expect(repairWaitCostly(0.1, loss(0.05), 42, 1)).toBe(true); // 0.22 s
+    expect(repairWaitCostly(0.022, loss(0.05), 42, 1)).toBe(false); // 0.05 s: the reference matrix's path
+    expect(repairWaitCostly(0.1, loss(0.005), 42, 1)).toBe(false); // 0.05 s
+    expect(repairWaitCostly(0.1, loss(0), 42, 1)).toBe(false);
+    expect(repairWaitCostly(0.1, loss(0.05), 42, 4)).toBe(false); // a 4-s segment absorbs it
+  });
+
+  it('signal carriedReliably with objects out of view: after every object in view, in rank order', () => {
+    const objects = demoObjects([0.25, 0, 0.05, 0]);
+    expect([...carriedReliably(objects, 2.1e6, 1, true)]).toEqual(['a', 'c', 'b', 'd']);
+    expect([...carriedReliably(objects, 1.6e6, 1, true)]).toEqual(['a', 'c', 'b']);
+    expect([...carriedReliably(objects, 1.6e6, 1)]).toEqual(['a', 'c']);
+  });
+
+  it('sends objects out of view as reliable streams playback does not wait for, at their lowest rung, when repair on demand would make them wait long and the link carries them', () => {
+    // The LTE trace at 50 ms one way and 5 %: a 100-ms path. Out of view, the lowest rung as in qr.
+    const objects = demoObjects([0.25, 0.15, 0, 0]);
+    const lossy = { rate: 0.05, meanBurst: 2 };
+    const at = (over: Partial<PlanInput>) => new AdaptivePolicy().plan(requested({ objects, throughputBps: 4e6, loss: lossy, rttS: 0.12, minRttS: 0.1, ...over }));
+    const long = at({});
+    expect(long.map((p) => p.delivery)).toEqual(['reliable', 'reliable', 'reliable', 'reliable']);
+    expect(long.slice(2).map((p) => [p.quality, p.fec.kind, p.holdsPlayback])).toEqual([[0, 'none', false], [0, 'none', false]]);
+    // The objects in view hold playback as ever.
+    expect(long.slice(0, 2).every((p) => p.holdsPlayback === undefined)).toBe(true);
+    // Capacity the objects in view leave raises them as datagrams, as any object out of view.
+    const spare = at({ throughputBps: 40e6 });
+    expect(spare.slice(2).every((p) => p.delivery === 'datagram' && p.quality > 0)).toBe(true);
+    // A short path (queueing only in the smoothed RTT), little loss, or no retransmission in time: datagrams, as before.
+    expect(at({ minRttS: 0.022 }).slice(2).map((p) => p.delivery)).toEqual(['datagram', 'datagram']);
+    expect(at({ loss: { rate: 0.005, meanBurst: 2 } }).slice(2).map((p) => p.delivery)).toEqual(['datagram', 'datagram']);
+    expect(at({ timeToDeadlineS: 1.2 }).every((p) => p.delivery === 'datagram')).toBe(true);
+    // A link that cannot carry their lowest rungs after the objects in view's: datagrams.
+    expect(at({ throughputBps: 1.5e6 }).slice(2).map((p) => p.delivery)).toEqual(['datagram', 'datagram']);
+  });
+
   it('signal planningShare: STEADY_SHARE on a link that has not starved with a full buffer, else SAFETY', () => {
     expect(STEADY_SHARE).toBe(0.95);
     const at = (over: Partial<PlanInput>) => planningShare(requested({ linkVolatile: false, ...over }));
@@ -156,7 +194,7 @@ describe('adaptive', () => {
     // three objects out of view their lowest rungs cost ~1.2 × their bits and the object in view
     // stayed a rung below qr's.
     const objects = demoObjects([0.3, 0, 0, 0]);
-    const inputs = requested({ objects, throughputBps: 4.1e6, loss: { rate: 0.05, meanBurst: 2 }, rttS: 0.05 });
+    const inputs = requested({ objects, throughputBps: 4.1e6, loss: { rate: 0.05, meanBurst: 2 }, rttS: 0.05, minRttS: 0.022 });
     const a = new AdaptivePolicy().plan(inputs);
     const qr = new FixedModePolicy('qr', knapsackRule).plan(inputs);
     expect(a[0].quality).toBe(qr[0].quality);
@@ -173,7 +211,7 @@ describe('adaptive', () => {
 
   it('sends objects in view reliably, without repair, when a retransmission fits — with or without loss', () => {
     for (const loss of [{ rate: 0, meanBurst: 1 }, { rate: 0.05, meanBurst: 2.6 }]) {
-      const plans = new AdaptivePolicy().plan(requested({ objects: demoObjects([0.25, 0.15, 0.05, 0]), throughputBps: 10e6, loss, rttS: 0.1 }));
+      const plans = new AdaptivePolicy().plan(requested({ objects: demoObjects([0.25, 0.15, 0.05, 0]), throughputBps: 10e6, loss, rttS: 0.1, minRttS: 0.022 }));
       expect(plans.map((p) => p.delivery), String(loss.rate)).toEqual(['reliable', 'reliable', 'reliable', 'datagram']);
       expect(plans.slice(0, 3).every((p) => p.fec.kind === 'none')).toBe(true);
     }

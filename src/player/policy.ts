@@ -33,6 +33,8 @@ export interface PlanInput {
   throughputBps: number | null;
   loss: LossModel;
   rttS: number;
+  /** The path's minimum round trip (propagation, without queueing); absent: `rttS`. */
+  minRttS?: number;
   /** Seconds from now until the segment must play. */
   timeToDeadlineS: number;
   /** Seconds of content ready ahead of the playhead (`PlayoutSession.bufferedS`), and the target. */
@@ -52,6 +54,13 @@ export interface ObjectPlan {
   fec: FecRequest;
   /** RFC 9218 urgency 0 … 7. */
   urgency: number;
+  /**
+   * False for a reliable object playback does not wait for (`adaptive`'s objects out of view on a
+   * long lossy path, adaptive.ts): shown if it has arrived by its playout, else its request is
+   * stopped, as a datagram object's; served in the datagram bands (plan.ts). Absent: a reliable
+   * object holds playback until it arrives.
+   */
+  holdsPlayback?: false;
 }
 
 export interface DeliveryPolicy {

@@ -129,13 +129,13 @@ export class SegmentRequests {
   /** Reliable requests still owing bytes (late upgrades included), in the order the origin serves them (urgency, then request order). */
   owedReliable(): ObjectTask[] {
     return [...this.bySegment.values()].flat()
-      .filter((t) => t.plan.delivery === 'reliable' && inFlight(t))
+      .filter((t) => t.plan.delivery === 'reliable' && t.plan.holdsPlayback !== false && inFlight(t))
       .sort((a, b) => (a.plan.urgency - b.plan.urgency) || (a.sequence - b.sequence));
   }
 
   /** Segment k's reliable objects playback still waits for. */
   awaited(k: number): ObjectTask[] {
-    return this.of(k).filter((t) => t.plan.delivery === 'reliable' && !t.upgrade && !t.abandoned && !t.settled);
+    return this.of(k).filter((t) => t.plan.delivery === 'reliable' && t.plan.holdsPlayback !== false && !t.upgrade && !t.abandoned && !t.settled);
   }
 
   /**
