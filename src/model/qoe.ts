@@ -66,6 +66,8 @@ export interface QoeSegment {
   bitrateBps: number;
   /** `skip`: not requested (`adaptive` short of capacity); the previous frame was held. */
   delivery: 'reliable' | 'datagram' | 'skip';
+  /** False for a reliable object playback did not wait for (`adaptive`'s objects out of view where repair on demand is slow). Absent: it did. */
+  holdsPlayback?: false;
   fec: 'none' | 'planned' | 'fixed';
   transport: 'webtransport' | 'http2';
   /** Predicted visible area share (0…1) and rank (0 = most visible) when the request was made. */

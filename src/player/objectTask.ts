@@ -269,6 +269,7 @@ export function segmentRecord(t: ObjectTask, originS: number): QoeSegment {
   return {
     object: t.object.id, index: t.index, quality: t.plan.quality, qualityCount: t.object.representations.length,
     bitrateBps: t.object.representations[t.plan.quality].bandwidth, delivery: t.plan.delivery,
+    ...(t.plan.holdsPlayback === false ? { holdsPlayback: false as const } : {}),
     fec: t.plan.fec.kind, transport: s?.transport ?? 'webtransport', visibleArea: t.visibleArea, rank: t.rank,
     requestedAtS: t.requestedAt - originS, deadlineS: t.deadline - originS, bufferTargetS: t.bufferTargetS,
     ...(t.plannedThroughputBps !== undefined ? { plannedThroughputBps: t.plannedThroughputBps } : {}),

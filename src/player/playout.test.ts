@@ -206,6 +206,10 @@ describe('PlayoutSession', () => {
     expect(second.length).toBeGreaterThan(3);
     expect(second.filter((r) => r.signal?.aborted).length).toBeGreaterThan(0);
     expect(second.every((r) => (r.urgency ?? 0) >= 4)).toBe(true); // in the datagram bands
+    // The QoE log says so.
+    const records = optional.session.segmentRecords().filter((r) => r.object === 'o1');
+    expect(records.length).toBeGreaterThan(0);
+    expect(records.every((r) => r.delivery === 'reliable' && r.holdsPlayback === false)).toBe(true);
     const held = await run(true);
     expect(held.session.freezeSummary().count).toBeGreaterThan(0);
   });
