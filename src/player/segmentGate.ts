@@ -1,7 +1,8 @@
 /**
  * The segment gate: when segment k may play. Playback waits for every reliable object of the
  * segment to settle — a freeze, with its cause, while it is playing — and gives up on one after
- * `maxStallS`; datagram objects never hold playback (they show their last frame). The first
+ * `maxStallS`; datagram objects never hold playback (they show their last frame), nor do reliable
+ * ones planned not to (`ObjectPlan.holdsPlayback`, segmentRequests.ts → `awaited`). The first
  * segment of a run or of a seek also gives its datagram objects until their deadline.
  */
 import type { Clock } from './clock';
