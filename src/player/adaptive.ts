@@ -218,7 +218,7 @@ export class AdaptivePolicy implements DeliveryPolicy {
     const capacity = planningShare(input) * input.throughputBps * windowS;
     const roundTripFits = retransmissionFits(input.rttS, input.timeToDeadlineS, windowS);
     // Objects out of view go reliably too when a retransmission fits and repair on demand would cost them more.
-    const lowestSymbols = Math.min(...objects.map((o) => Math.ceil((o.bitrates[0] * input.segmentDurationS) / 8 / SYMBOL_BYTES)));
+    const lowestSymbols = Math.min(...objects.map((o) => sourceSymbols(o.bitrates[0] * input.segmentDurationS)));
     // The loss measured, not the planning floor (fecModel.ts): the wait is for losses that happen.
     const outOfViewToo = repairWaitCostly(input.minRttS ?? input.rttS, input.loss, lowestSymbols, input.segmentDurationS);
     const reliable = roundTripFits ? carriedReliably(objects, capacity, input.segmentDurationS, outOfViewToo) : new Set<string>();
@@ -275,6 +275,11 @@ function options(o: PlanObject, reliable: boolean, segmentDurationS: number, los
   }));
 }
 
+/** Source symbols of an object of `bits` (at least one). */
+function sourceSymbols(bits: number): number {
+  return Math.max(1, Math.ceil(bits / 8 / SYMBOL_BYTES));
+}
+
 /** An object's lowest `rungs` rungs as FEC datagrams with repair for `target`, worth `weight` × expected utility. */
 function datagramRungs(o: PlanObject, rungs: number, weight: number, segmentDurationS: number, loss: LossModel, target: number): Candidate[] {
   const urgency = Math.min(7, o.rank);
@@ -283,7 +288,7 @@ function datagramRungs(o: PlanObject, rungs: number, weight: number, segmentDura
   for (let q = 0; q < rungs; q++) {
     const bits = o.bitrates[q] * segmentDurationS;
     const u = logUtility(o.bitrates, q);
-    const k = Math.max(1, Math.ceil(bits / 8 / SYMBOL_BYTES));
+    const k = sourceSymbols(bits);
     const r = repairFor(k, loss, target);
     const shown = recoveryProbability(k, r, loss);
     candidates.push({

@@ -20,7 +20,7 @@ import type { ViewportModel } from '../model/pose';
 import type { SceneModel, SceneObject } from '../model/scene';
 import type { ObjectTransport } from '../transport/types';
 import { rankObjects } from '../viewport/ranking';
-import type { DeliveryPolicy, ObjectPlan, PlanObject } from './policy';
+import { type DeliveryPolicy, holdsPlayback, type ObjectPlan, type PlanObject } from './policy';
 import { applyPlanningRules } from './quality';
 
 export type TransportKind = ObjectTransport['kind'];
@@ -49,10 +49,10 @@ export function transportKind(mode: PlayerMode, hasWebTransport: boolean): Trans
  * objects still being sent until their deadline, and froze on a dip of the 5G trace.)
  * Equal urgencies are served in request order, which is rank order.
  */
-export function requestUrgency(delivery: PlanDelivery, rank: number, behind: boolean, holdsPlayback = true): number {
+export function requestUrgency(delivery: PlanDelivery, rank: number, behind: boolean, waitedFor = true): number {
   const inBand = Math.min(2, Math.max(0, rank));
   // A reliable object playback does not wait for goes with the datagram objects (policy.ts → `holdsPlayback`).
-  if (delivery === 'reliable' && holdsPlayback) return behind ? 3 : inBand;
+  if (delivery === 'reliable' && waitedFor) return behind ? 3 : inBand;
   return behind ? 7 : 4 + inBand;
 }
 
@@ -117,7 +117,7 @@ export function planSegment(ctx: PlanContext): PlannedRequest[] {
     throughputBps: upgradeLater ? null : ctx.link.throughputBps, loss: ctx.link.loss, rttS: ctx.link.rttS, minRttS: ctx.link.minRttS,
     timeToDeadlineS: ctx.deadlineS - ctx.nowS, bufferS: ctx.bufferS, bufferTargetS: ctx.bufferTargetS, linkVolatile: ctx.linkVolatile,
   });
-  for (const p of networkPlans) p.urgency = requestUrgency(p.delivery, p.urgency, ctx.behind, p.holdsPlayback !== false);
+  for (const p of networkPlans) p.urgency = requestUrgency(p.delivery, p.urgency, ctx.behind, holdsPlayback(p));
   const plans = applyPlanningRules(networkPlans, { scene, decodeParallelism: ctx.decodeParallelism, decodeCost: ctx.decodeCost, maxQuality: ctx.maxQuality });
   const transport = transportKind(ctx.policy.mode, ctx.hasWebTransport);
   return plans.map((plan) => {

@@ -63,6 +63,11 @@ export interface ObjectPlan {
   holdsPlayback?: false;
 }
 
+/** Whether playback waits for the object of `plan` (a reliable one not planned otherwise). */
+export function holdsPlayback(plan: Pick<ObjectPlan, 'delivery' | 'holdsPlayback'>): boolean {
+  return plan.delivery === 'reliable' && plan.holdsPlayback !== false;
+}
+
 export interface DeliveryPolicy {
   readonly mode: PlayerMode;
   plan(input: PlanInput): ObjectPlan[];

@@ -8,6 +8,7 @@
 import type { ObjectTransport } from '../transport/types';
 import { inFlight, type ObjectTask, owedBytes, owesLink, startObjectTask, type TaskEnv } from './objectTask';
 import type { PlannedRequest } from './plan';
+import { holdsPlayback } from './policy';
 
 export class SegmentRequests {
   private readonly bySegment = new Map<number, ObjectTask[]>();
@@ -126,16 +127,19 @@ export class SegmentRequests {
     return [...this.bySegment.entries()].some(([j, list]) => j < k && list.some((t) => !t.settled && !t.abandoned));
   }
 
-  /** Reliable requests still owing bytes (late upgrades included), in the order the origin serves them (urgency, then request order). */
+  /**
+   * Reliable requests playback would wait for still owing bytes (late upgrades included), in the
+   * order the origin serves them (urgency, then request order).
+   */
   owedReliable(): ObjectTask[] {
     return [...this.bySegment.values()].flat()
-      .filter((t) => t.plan.delivery === 'reliable' && t.plan.holdsPlayback !== false && inFlight(t))
+      .filter((t) => holdsPlayback(t.plan) && inFlight(t))
       .sort((a, b) => (a.plan.urgency - b.plan.urgency) || (a.sequence - b.sequence));
   }
 
   /** Segment k's reliable objects playback still waits for. */
   awaited(k: number): ObjectTask[] {
-    return this.of(k).filter((t) => t.plan.delivery === 'reliable' && t.plan.holdsPlayback !== false && !t.upgrade && !t.abandoned && !t.settled);
+    return this.of(k).filter((t) => holdsPlayback(t.plan) && !t.upgrade && !t.abandoned && !t.settled);
   }
 
   /**
