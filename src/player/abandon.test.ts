@@ -95,6 +95,35 @@ describe('objectsToAbandon', () => {
     expect(objectsToAbandon(inFlight, 9.4, 8e6, 1)).toEqual([1]);
   });
 
+  it('judges the segment behind one that giving up cannot help, against the freeze that one causes (LTE, 50 ms, 5 %)', () => {
+    // An LTE QoE run in an outage (opt-lte, adaptive, repetition 1): playback froze for segment 12,
+    // whose top-quality object had ~30 kB left — fewer than its 52-kB lowest quality, so giving it
+    // up saves nothing. Segment 13's rung-3 object, 235 kB still to come behind it, waited unjudged
+    // until segment 12's bytes were in (0.5 s later); its replacement then came 0.29 s after the
+    // freeze had ended: a second freeze. At 0.3 Mbit/s segment 12 is ready 1.25 s from now, so
+    // segment 13 is due then + 1 s; its own bytes would take 6.3 s more, its replacement 1.4 s.
+    const inFlight = [
+      object(12, { deadlineS: 13.76, quality: 4, remainingBytes: 30_000, lowestBytes: 52_000, decodeS: 0.45, lowestDecodeS: 0.08, visibleArea: 0.69 }),
+      object(13, { deadlineS: 14.75, quality: 3, remainingBytes: 235_000, lowestBytes: 52_000, decodeS: 0.3, lowestDecodeS: 0.08, visibleArea: 0.21 }),
+    ];
+    expect(objectsToAbandon(inFlight, 13.76, 0.3e6, 1)).toEqual([13]);
+    // Behind a freeze long enough for the rest of it, segment 13 is left alone: 0.1 s of bytes.
+    expect(objectsToAbandon([inFlight[0], { ...inFlight[1], remainingBytes: 4_000 }], 13.76, 0.3e6, 1)).toEqual([]);
+  });
+
+  it('does not count a segment late for the freeze of the one before it', () => {
+    // 1 Mbit/s. Segment A is 0.54 s late whatever is given up (its last 5 kB, then 0.9 s of
+    // decoding; its lowest quality is 200 kB); B, ready 0.13 s after its own deadline, plays on
+    // time after A's freeze: nothing of B is given up.
+    const inFlight = [
+      object(1, { deadlineS: 10, quality: 2, remainingBytes: 5_000, lowestBytes: 200_000, decodeS: 0.9, lowestDecodeS: 0.1 }),
+      object(2, { deadlineS: 10.4, remainingBytes: 80_000, decodeS: 0.25 }),
+    ];
+    expect(objectsToAbandon(inFlight, 9.6, 1e6, 1)).toEqual([]);
+    // Once B is later than A's freeze (0.7 s late) it is given up.
+    expect(objectsToAbandon([inFlight[0], { ...inFlight[1], remainingBytes: 150_000 }], 9.6, 1e6, 1)).toEqual([2]);
+  });
+
   describe('over HTTP/2, where the origin interleaves every open response', () => {
     const shared = (drainBytes: number) => ({ kind: 'shared' as const, drainBytes });
 

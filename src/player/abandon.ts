@@ -95,12 +95,12 @@ export function objectsToAbandon(
     return readyAfterS(after.bytes, after.decodeS, rateBps) < readyAfterS(o.remainingBytes, o.decodeS, rateBps);
   };
   for (;;) {
-    const lateDeadline = firstLateDeadline(items, nowS, rateBps, horizonS, serving);
-    if (lateDeadline === null) return chosen;
-    // Any object due no later than the late segment delays it (it is served first or shares its deadline).
-    const candidates = items.filter((o) => o.deadlineS <= lateDeadline && saves(o));
-    if (candidates.length === 0) return chosen;
-    const victim = candidates.reduce((a, b) => (b.visibleArea < a.visibleArea ? b : a));
+    // The late segments in order: the first that giving up can make sooner gets its victim. One
+    // that nothing can help (its last bytes are fewer than a replacement's) still freezes playback,
+    // and the segments behind it are judged against deadlines moved by that freeze — not left
+    // unjudged until its bytes are in.
+    const victim = firstVictim(items, lateDeadlines(items, nowS, rateBps, horizonS, serving), saves);
+    if (victim === null) return chosen;
     chosen.push(victim.key);
     const after = afterGivingUp(victim);
     victim.givenUp = true;
@@ -108,6 +108,18 @@ export function objectsToAbandon(
     victim.remainingBytes = after.bytes;
     victim.decodeS = after.decodeS;
   }
+}
+
+/**
+ * The least visible object that giving up makes ready sooner, due no later than the first of
+ * `late` that has one (any such object delays it: it is served first or shares its deadline).
+ */
+function firstVictim(items: Item[], late: readonly number[], saves: (o: Item) => boolean): Item | null {
+  for (const deadline of late) {
+    const candidates = items.filter((o) => o.deadlineS <= deadline && saves(o));
+    if (candidates.length > 0) return candidates.reduce((a, b) => (b.visibleArea < a.visibleArea ? b : a));
+  }
+  return null;
 }
 
 /** An object as the rule goes: given up already or not. */
@@ -123,18 +135,26 @@ function readyAfterS(bytes: number, decodeS: number, rateBps: number): number {
 }
 
 /**
- * The deadline of a segment due within the horizon that would be ready after it, or null: the
- * first such in serving order, or with `shared` serving (no order) the earliest.
+ * The deadlines of the segments due within the horizon that would be ready after them, earliest
+ * first. Playback waits for a late segment, so every later segment's deadline moves by the longest
+ * such wait before it (a projected freeze): a segment is late only if it would be ready after its
+ * deadline so moved.
  */
-function firstLateDeadline(items: readonly Item[], nowS: number, rateBps: number, horizonS: number, serving: Serving): number | null {
-  const shared = serving.kind === 'shared';
-  const arrivals = shared ? sharedArrivalsS(items, rateBps) : inOrderArrivalsS(items, rateBps);
-  let late: number | null = null;
-  for (let i = 0; i < items.length; i++) {
-    const o = items[i];
-    if (!awaited(o) || o.deadlineS - nowS > horizonS || nowS + arrivals[i] + o.decodeS <= o.deadlineS) continue;
-    if (!shared) return o.deadlineS;
-    if (late === null || o.deadlineS < late) late = o.deadlineS;
+function lateDeadlines(items: readonly Item[], nowS: number, rateBps: number, horizonS: number, serving: Serving): number[] {
+  const arrivals = serving.kind === 'shared' ? sharedArrivalsS(items, rateBps) : inOrderArrivalsS(items, rateBps);
+  // When each segment (by its deadline) would be ready: its last awaited object decoded.
+  const readyAt = new Map<number, number>();
+  items.forEach((o, i) => {
+    if (!awaited(o) || o.deadlineS - nowS > horizonS) return;
+    const ready = nowS + arrivals[i] + o.decodeS;
+    readyAt.set(o.deadlineS, Math.max(readyAt.get(o.deadlineS) ?? -Infinity, ready));
+  });
+  const late: number[] = [];
+  let frozenS = 0;
+  for (const deadline of [...readyAt.keys()].sort((a, b) => a - b)) {
+    const overS = readyAt.get(deadline)! - deadline;
+    if (overS > frozenS) late.push(deadline);
+    frozenS = Math.max(frozenS, overS);
   }
   return late;
 }
