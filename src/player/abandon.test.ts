@@ -95,6 +95,24 @@ describe('objectsToAbandon', () => {
     expect(objectsToAbandon(inFlight, 9.4, 8e6, 1)).toEqual([1]);
   });
 
+  it('counts the round trip a replacement waits for its first byte (LTE, 50 ms one way)', () => {
+    // An LTE QoE run (ab-lte, adaptive, repetition 11): 17 kB left of a rung-2 object (0.3 s to
+    // decode), 0.17 s before its deadline, at 2.5 Mbit/s. Its rest is ready in 0.35 s; the 52-kB
+    // lowest rung in 0.27 s — were its request free. It is not: 0.1 s passes before its first byte.
+    const inFlight = [object(16, { deadlineS: 17.83, quality: 2, remainingBytes: 17_000, lowestBytes: 52_000, decodeS: 0.3, lowestDecodeS: 0.1, visibleArea: 0.08 })];
+    expect(objectsToAbandon(inFlight, 17.66, 2.5e6, 1)).toEqual([16]);
+    expect(objectsToAbandon(inFlight, 17.66, 2.5e6, 1, undefined, 0.1)).toEqual([]);
+  });
+
+  it('lets a replacement’s round trip pass while the link carries the bytes before it', () => {
+    // 8 Mbit/s, 0.5 s to the deadline: two 400-kB objects (0.8 s: late). The less visible one's
+    // 10-kB replacement, asked for now, has its first byte after the 0.1-s round trip — while the
+    // other object's 400 kB take the link for 0.4 s anyway: the segment is ready at 0.41 s, and
+    // nothing more is given up.
+    const inFlight = [object(1, { remainingBytes: 400_000, visibleArea: 0.6 }), object(2, { remainingBytes: 400_000, visibleArea: 0.1 })];
+    expect(objectsToAbandon(inFlight, 9.5, 8e6, 1, undefined, 0.1)).toEqual([2]);
+  });
+
   it('judges the segment behind one that giving up cannot help, against the freeze that one causes (LTE, 50 ms, 5 %)', () => {
     // An LTE QoE run in an outage (opt-lte, adaptive, repetition 1): playback froze for segment 12,
     // whose top-quality object had ~30 kB left — fewer than its 52-kB lowest quality, so giving it

@@ -72,27 +72,30 @@ export function replacedWhenGivenUp(o: Pick<InFlightObject, 'visibleArea'>): boo
  * origin serves the requests (urgency, then request order; with `shared` serving the order does
  * not matter); only segments due within `horizonS` of `nowS` are judged (earlier, the rate has
  * time to recover and the plan to adapt). An object is given up only if that makes it ready
- * sooner (its replacement, or nothing if it is out of view) than the rest of it would be.
+ * sooner (its replacement, or nothing if it is out of view) than the rest of it would be. A
+ * replacement is a new request: its first byte comes `requestS` (the path's round trip) after it
+ * is asked for, besides the bytes before it.
  */
 export function objectsToAbandon(
-  inFlight: readonly InFlightObject[], nowS: number, rateBps: number, horizonS: number, serving: Serving = IN_ORDER,
+  inFlight: readonly InFlightObject[], nowS: number, rateBps: number, horizonS: number, serving: Serving = IN_ORDER, requestS = 0,
 ): number[] {
   if (!(rateBps > 0)) return [];
-  const items: Item[] = inFlight.map((o) => ({ ...o, givenUp: false }));
+  const items: Item[] = inFlight.map((o) => ({ ...o, givenUp: false, waitS: 0 }));
+  const request = Math.max(0, requestS);
   const chosen: number[] = [];
   // Bytes a replacement costs beyond its own: over HTTP/2 the given-up response's bytes already sent.
   const drain = serving.kind === 'shared' ? Math.max(0, serving.drainBytes) : 0;
   // What is left of an object once given up: over HTTP/2 what the connection holds of it, and
   // its replacement if it has one.
   const afterGivingUp = (o: InFlightObject) => replacedWhenGivenUp(o)
-    ? { bytes: o.lowestBytes + Math.min(drain, o.remainingBytes), decodeS: o.lowestDecodeS }
-    : { bytes: Math.min(drain, o.remainingBytes), decodeS: 0 };
+    ? { bytes: o.lowestBytes + Math.min(drain, o.remainingBytes), decodeS: o.lowestDecodeS, waitS: request }
+    : { bytes: Math.min(drain, o.remainingBytes), decodeS: 0, waitS: 0 };
   // Giving up must make the object ready sooner than the rest of it would be (a replacement is
   // a lower quality: none for one already at the lowest).
   const saves = (o: Item) => {
     if (o.givenUp || (o.quality === 0 && replacedWhenGivenUp(o))) return false;
     const after = afterGivingUp(o);
-    return readyAfterS(after.bytes, after.decodeS, rateBps) < readyAfterS(o.remainingBytes, o.decodeS, rateBps);
+    return after.waitS + readyAfterS(after.bytes, after.decodeS, rateBps) < readyAfterS(o.remainingBytes, o.decodeS, rateBps);
   };
   for (;;) {
     // The late segments in order: the first that giving up can make sooner gets its victim. One
@@ -107,6 +110,7 @@ export function objectsToAbandon(
     victim.quality = 0;
     victim.remainingBytes = after.bytes;
     victim.decodeS = after.decodeS;
+    victim.waitS = after.waitS;
   }
 }
 
@@ -122,8 +126,8 @@ function firstVictim(items: Item[], late: readonly number[], saves: (o: Item) =>
   return null;
 }
 
-/** An object as the rule goes: given up already or not. */
-type Item = InFlightObject & { givenUp: boolean };
+/** An object as the rule goes: given up already or not, and the round trip its replacement waits first. */
+type Item = InFlightObject & { givenUp: boolean; waitS: number };
 
 /** Playback waits for it: not once dropped (though over HTTP/2 the bytes the connection holds of it still take the link). */
 function awaited(o: Item): boolean {
@@ -146,7 +150,8 @@ function lateDeadlines(items: readonly Item[], nowS: number, rateBps: number, ho
   const readyAt = new Map<number, number>();
   items.forEach((o, i) => {
     if (!awaited(o) || o.deadlineS - nowS > horizonS) return;
-    const ready = nowS + arrivals[i] + o.decodeS;
+    // A replacement's round trip passes while the link carries the bytes before it.
+    const ready = nowS + Math.max(arrivals[i], o.waitS + (8 * o.remainingBytes) / rateBps) + o.decodeS;
     readyAt.set(o.deadlineS, Math.max(readyAt.get(o.deadlineS) ?? -Infinity, ready));
   });
   const late: number[] = [];

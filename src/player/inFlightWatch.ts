@@ -81,7 +81,7 @@ export async function watchAbandonment(env: WatchEnv, signal: AbortSignal): Prom
     // Playout time now: later by the freeze under way, if any. A late upgrade (lateUpgrade.ts) is
     // never late for playback nor given up here: its bytes only take the link before what follows it.
     const owed = owedObjects(pending, scene, env.decodeCost, (t) => (t.upgrade ? Infinity : content.playoutTime(t.index) + content.haltedFor(now)));
-    const state = { nowS: now, rateBps, horizonS: scene.segmentDuration, serving: servingOf(pending, rateBps) };
+    const state = { nowS: now, rateBps, horizonS: scene.segmentDuration, serving: servingOf(pending, rateBps), requestS: pathRttS(pending) };
     for (const key of requestsToAbandon(owed, state)) env.abandon(pending[key]);
   }
 }
@@ -94,9 +94,18 @@ export async function watchAbandonment(env: WatchEnv, signal: AbortSignal): Prom
  */
 export function servingOf(pending: readonly ObjectTask[], rateBps: number): Serving {
   if (pending.length === 0 || pending.some((t) => t.transport.kind !== 'http2')) return IN_ORDER;
-  // The smallest round trip seen: response times over HTTP/2 include waiting behind other responses.
+  const inNetwork = (rateBps * pathRttS(pending)) / 8;
+  return { kind: 'shared', drainBytes: HTTP2_ORIGIN_UNSENT_BYTES + inNetwork };
+}
+
+/**
+ * The path's round trip as the requests' transport measures it (seconds; 0 when unknown): the
+ * smallest seen, since response times (over HTTP/2 especially) include waiting behind other
+ * responses.
+ */
+export function pathRttS(pending: readonly ObjectTask[]): number {
+  if (pending.length === 0) return 0;
   const { rttS: smoothed, rtt } = pending[0].transport.linkEstimate();
   const rttS = Math.min(smoothed, rtt?.minRttS ?? smoothed);
-  const inNetwork = Number.isFinite(rttS) && rttS > 0 ? (rateBps * rttS) / 8 : 0;
-  return { kind: 'shared', drainBytes: HTTP2_ORIGIN_UNSENT_BYTES + inNetwork };
+  return Number.isFinite(rttS) && rttS > 0 ? rttS : 0;
 }

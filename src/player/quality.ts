@@ -36,6 +36,8 @@ export interface InFlightState {
   horizonS: number;
   /** How the origin divides the link among them (abandon.ts; default in order, as the QUIC origin serves). */
   serving?: Serving;
+  /** Seconds from asking for a replacement to its first byte: the path's round trip (0 when unknown). */
+  requestS?: number;
 }
 
 /** One quality rule; each acts at one or more of the three moments. */
@@ -67,7 +69,7 @@ export const decodeBudgetRule: QualityRule = {
 
 export const abandonmentRule: QualityRule = {
   name: 'abandonment',
-  abandon: (inFlight, { nowS, rateBps, horizonS, serving }) => objectsToAbandon(inFlight, nowS, rateBps, horizonS, serving),
+  abandon: (inFlight, { nowS, rateBps, horizonS, serving, requestS }) => objectsToAbandon(inFlight, nowS, rateBps, horizonS, serving, requestS),
 };
 
 /**
