@@ -117,8 +117,8 @@ describe('objectsToAbandon', () => {
     // An LTE QoE run in an outage (opt-lte, adaptive, repetition 1): playback froze for segment 12,
     // whose top-quality object had ~30 kB left — fewer than its 52-kB lowest quality, so giving it
     // up saves nothing. Segment 13's rung-3 object, 235 kB still to come behind it, waited unjudged
-    // until segment 12's bytes were in (0.5 s later); its replacement then came 0.29 s after the
-    // freeze had ended: a second freeze. At 0.3 Mbit/s segment 12 is ready 1.25 s from now, so
+    // until segment 12's bytes were in (0.5 s later); it was then ready 0.29 s after its deadline
+    // (moved by the first freeze): a second freeze. At 0.3 Mbit/s segment 12 is ready 1.25 s from now, so
     // segment 13 is due then + 1 s; its own bytes would take 6.3 s more, its replacement 1.4 s.
     const inFlight = [
       object(12, { deadlineS: 13.76, quality: 4, remainingBytes: 30_000, lowestBytes: 52_000, decodeS: 0.45, lowestDecodeS: 0.08, visibleArea: 0.69 }),

@@ -81,7 +81,8 @@ export async function watchAbandonment(env: WatchEnv, signal: AbortSignal): Prom
     // Playout time now: later by the freeze under way, if any. A late upgrade (lateUpgrade.ts) is
     // never late for playback nor given up here: its bytes only take the link before what follows it.
     const owed = owedObjects(pending, scene, env.decodeCost, (t) => (t.upgrade ? Infinity : content.playoutTime(t.index) + content.haltedFor(now)));
-    const state = { nowS: now, rateBps, horizonS: scene.segmentDuration, serving: servingOf(pending, rateBps), requestS: pathRttS(pending) };
+    const rttS = pathRttS(pending);
+    const state = { nowS: now, rateBps, horizonS: scene.segmentDuration, serving: servingOf(pending, rateBps, rttS), requestS: rttS };
     for (const key of requestsToAbandon(owed, state)) env.abandon(pending[key]);
   }
 }
@@ -90,11 +91,11 @@ export async function watchAbandonment(env: WatchEnv, signal: AbortSignal): Prom
  * How the link is divided among `pending` (abandon.ts → `Serving`): shared when they all travel
  * over HTTP/2 (the origin interleaves every open response); a given-up response then still
  * delivers what the connection holds of it — the origin's unsent limit plus a round trip of the
- * link's bytes in flight.
+ * link's bytes in flight (`rttS`: `pathRttS`).
  */
-export function servingOf(pending: readonly ObjectTask[], rateBps: number): Serving {
+export function servingOf(pending: readonly ObjectTask[], rateBps: number, rttS: number): Serving {
   if (pending.length === 0 || pending.some((t) => t.transport.kind !== 'http2')) return IN_ORDER;
-  const inNetwork = (rateBps * pathRttS(pending)) / 8;
+  const inNetwork = (rateBps * rttS) / 8;
   return { kind: 'shared', drainBytes: HTTP2_ORIGIN_UNSENT_BYTES + inNetwork };
 }
 
