@@ -118,6 +118,9 @@ afterAll(async () => {
   for (const o of origins) await o.stop();
 });
 
+/** Attempts at one drain before Chromium's renderer crash fails the test (see below). */
+const MAX_ATTEMPTS = 5;
+
 describe('drain', () => {
   // Chromium 156 resolves a session's `draining` promise only with its Blink feature
   // `WebTransportDraining` on; without it the player learns of the drain from the origin
@@ -133,21 +136,24 @@ describe('drain', () => {
     // asks the page anything, which is why it waits for the origin's exit before asking; no
     // change of ours was shown to avoid it; e2e/bench/drain-crash.ts measures the rate). Web
     // content must not be able to crash a renderer, so that is Chromium's defect: a crashed
-    // attempt is logged and run again in a fresh browser with fresh origins, up to three
-    // attempts; a third crash, or any other failure, fails the test.
+    // attempt is logged and run again in a fresh browser with fresh origins, up to five
+    // attempts; a fifth crash, or any other failure, fails the test. Three were not enough:
+    // CI once saw three crashes in a row (2 in 20 drains with the draining promise on an idle
+    // machine, e2e/bench/drain-crash.ts --draining; more under CI's load).
     for (let attempt = 1; ; attempt++) {
       try {
         await drainScenario(mode, draining);
         return;
       } catch (error) {
-        const crashed = browser?.crashed() ?? false;
+        // Playwright's `crash` event, or the rejection it gives what was asked of the page then.
+        const crashed = (browser?.crashed() ?? false) || /Target crashed/.test(String(error));
         await browser?.close();
         browser = null;
-        if (!crashed || attempt === 3) throw error;
+        if (!crashed || attempt === MAX_ATTEMPTS) throw error;
         console.log(`drain (${mode}): Chromium's renderer crashed (attempt ${attempt}); once more in a fresh browser`);
       }
     }
-  }, 300_000);
+  }, 420_000);
 });
 
 /**
