@@ -141,7 +141,8 @@ hq_net_has_netem() {
     return $ok
 }
 
-# tbf with a burst of ~10 ms at the rate (at least 16 kB) and a 100 ms queue.
+# tbf with a burst of ~10 ms at the rate (at least 16 kB) and a queue of HQ_QUEUE_MS (default 100) ms
+# at the rate.
 #
 # `peakrate … mtu 2000` bounds the largest packet tbf keeps whole to 2000 bytes, so it cuts every
 # GSO super-packet (the origin sends UDP_SEGMENT batches of up to 64 KiB; TCP sends TSO ones) into
@@ -155,7 +156,7 @@ hq_net_rate() {
     # Traces contain 0 Mbit/s seconds (outages); tbf needs a positive rate, 0.05 Mbit/s is an outage.
     mbit=$(awk -v m="$mbit" 'BEGIN { printf "%.3f", (m < 0.05 ? 0.05 : m) }')
     burst=$(awk -v m="$mbit" 'BEGIN { b = m * 1e6 / 8 / 100; if (b < 16384) b = 16384; printf "%d", b }')
-    local shape=(tbf rate "${mbit}mbit" burst "$burst" latency 100ms peakrate 10gbit mtu 2000)
+    local shape=(tbf rate "${mbit}mbit" burst "$burst" latency "${HQ_QUEUE_MS:-100}ms" peakrate 10gbit mtu 2000)
     ip netns exec "$HQ_NS_A" tc qdisc "$verb" dev hqveth-a root "${shape[@]}"
     ip netns exec "$HQ_NS_B" tc qdisc "$verb" dev hqveth-b root "${shape[@]}"
     HQ_TBF_SHAPED=1

@@ -7,6 +7,7 @@
 # Inputs (env): RUN_DIR ORIGIN_BIN IMPAIR_BIN CONTENT_DIR WEB_DIR PAGE_QUERY GE GE_BAD_MS DELAY_MS SEED LOSS_DIRECTION
 #               TRACE_FILE TRACE_SCALE POSE_FILE TIMEOUT_S [ORIGIN_CC: the origin's congestion control]
 #               [ORIGIN_QLOG=1: the origin writes a qlog per connection into RUN_DIR/qlog]
+#               [QUEUE_MS: the bottleneck's queue in ms at its current rate, default 100]
 # Outputs in RUN_DIR: qoe.json (client result), impair.a (client→origin counters),
 #                     impair.b (origin→client counters), qdisc.a (the origin-side bottleneck
 #                     queue: `tc -s qdisc`), metrics.a (the origin's /metrics at the end, from its admin
@@ -38,6 +39,7 @@ trap 'exit 130' INT TERM
 
 
 hq_net_up
+HQ_QUEUE_MS=${QUEUE_MS:-100}
 
 # The origin and its content, on the origin side.
 ip netns exec "$HQ_NS_A" "$ORIGIN_BIN" --listen "$HQ_ADDR_A:4433" --admin-listen 127.0.0.1:9090 --content "$CONTENT_DIR" \

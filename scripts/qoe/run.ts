@@ -8,7 +8,7 @@
  *                  [--loss 0,0.5,1,2,5] [--traces NAME|PATH,...] [--poses NAME|PATH,...] [--reps 3]
  *                  [--duration 120] [--delay-ms 10,50] [--buffer 2,1|default] [--trace-scale auto|X] [--abr RULE]
  *                  [--volatile-buffer S] [--stall-timeout S] [--fec-target P] [--late-upgrade 0|1] [--pipeline-ahead 0|1] [--k N] [--manifest PATH]
- *                  [--loss-direction down|both] [--loss-bad-ms MS] [--cc cubic|bbr2]
+ *                  [--loss-direction down|both] [--loss-bad-ms MS] [--queue-rtts N] [--cc cubic|bbr2]
  *                  [--plan FILE] [--plan-out FILE] [--shard I/N] [--dry-run] [--out DIR]
  *                  [--content DIR] [--no-build] [--resume] [--qlog] [--keep-run-dirs]
  *
@@ -38,7 +38,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { parseManifest } from '../../src/player/mpd';
-import { type ImpairerDirection, PAGE_NEVER_STARTED, parsePrometheusText, parseQdiscStats, parseTcpCounters, parseUdpSnmp, type RunConfig, type RunRecord, sameSettings } from './lib/aggregate';
+import { type ImpairerDirection, PAGE_NEVER_STARTED, parsePrometheusText, parseQdiscStats, parseTcpCounters, parseUdpSnmp, queueMsOf, type RunConfig, type RunRecord, sameSettings } from './lib/aggregate';
 import { resolvePose, resolveTrace } from './lib/inputs';
 import { autoTraceScale, geForLoss, parseBandwidthTrace } from './lib/matrix';
 import { describePlan, MATRIX_PRESETS, makePlan, type Plan, parsePlan, parseShard, type PresetName, planDigest, shardRuns } from './lib/plan';
@@ -55,7 +55,7 @@ const OPTIONS = {
   'delay-ms': { type: 'string' }, 'trace-scale': { type: 'string' }, abr: { type: 'string' }, buffer: { type: 'string' }, 'volatile-buffer': { type: 'string' },
   'stall-timeout': { type: 'string' }, 'fec-target': { type: 'string' }, 'late-upgrade': { type: 'string' }, 'pipeline-ahead': { type: 'string' },
   k: { type: 'string' }, content: { type: 'string' }, manifest: { type: 'string' }, 'keep-run-dirs': { type: 'boolean', default: false },
-  'loss-direction': { type: 'string' }, 'loss-bad-ms': { type: 'string' }, 'no-build': { type: 'boolean', default: false },
+  'loss-direction': { type: 'string' }, 'loss-bad-ms': { type: 'string' }, 'queue-rtts': { type: 'string' }, 'no-build': { type: 'boolean', default: false },
   resume: { type: 'boolean', default: false }, cc: { type: 'string' }, qlog: { type: 'boolean', default: false },
   plan: { type: 'string' }, 'plan-out': { type: 'string' }, shard: { type: 'string' }, 'dry-run': { type: 'boolean', default: false }, out: { type: 'string' },
 } as const;
@@ -63,7 +63,7 @@ type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS }>>['values'
 
 /** The flags that define a matrix: a plan file defines it instead. */
 const MATRIX_FLAGS = ['matrix', 'smoke', 'modes', 'loss', 'traces', 'poses', 'reps', 'duration', 'delay-ms', 'trace-scale', 'abr', 'buffer',
-  'volatile-buffer', 'stall-timeout', 'fec-target', 'late-upgrade', 'pipeline-ahead', 'k', 'manifest', 'loss-direction', 'loss-bad-ms', 'cc'] as const;
+  'volatile-buffer', 'stall-timeout', 'fec-target', 'late-upgrade', 'pipeline-ahead', 'k', 'manifest', 'loss-direction', 'loss-bad-ms', 'queue-rtts', 'cc'] as const;
 /** Player options that are settings of every run (the buffer is a dimension). */
 const PAGE_OPTIONS = ['abr', 'volatile-buffer', 'stall-timeout', 'fec-target', 'late-upgrade', 'pipeline-ahead', 'k'] as const;
 
@@ -88,6 +88,9 @@ function planFromFlags(values: Values): Plan {
   // The loss chain on a clock (Bad periods of this many ms) instead of per packet (docs/qoe.md).
   const lossBadMs = values['loss-bad-ms'] === undefined ? undefined : Number(values['loss-bad-ms']);
   if (lossBadMs !== undefined && !(lossBadMs > 0)) throw new Error(`--loss-bad-ms must be a positive number of milliseconds, got ${values['loss-bad-ms']}`);
+  // The bottleneck's queue as round trips of the path instead of the usual 100 ms (docs/qoe.md → "The bottleneck's queue").
+  const queueRtts = values['queue-rtts'] === undefined ? undefined : Number(values['queue-rtts']);
+  if (queueRtts !== undefined && !(queueRtts > 0)) throw new Error(`--queue-rtts must be a positive number of round trips, got ${values['queue-rtts']}`);
   const cc = values.cc;
   if (cc !== undefined && cc !== 'cubic' && cc !== 'bbr2') throw new Error(`--cc must be cubic or bbr2, got ${cc}`);
   const scale = values['trace-scale'] ?? 'auto';
@@ -101,7 +104,7 @@ function planFromFlags(values: Values): Plan {
     repetitions: Number(values.reps ?? preset.repetitions),
   }, {
     durationS: Number(values.duration ?? preset.durationS), traceScale: scale === 'auto' ? 'auto' : Number(scale), lossDirection,
-    ...(lossBadMs !== undefined ? { lossBadMs } : {}), ...(cc ? { congestionControl: cc } : {}), page,
+    ...(lossBadMs !== undefined ? { lossBadMs } : {}), ...(queueRtts !== undefined ? { queueRtts } : {}), ...(cc ? { congestionControl: cc } : {}), page,
     manifest: values.manifest ?? '/content/demo/manifest.mpd',
   });
 }
@@ -210,7 +213,8 @@ async function main(): Promise<void> {
       id: entry.id, mode: entry.mode, lossPct: entry.lossPct, ge, trace: basename(traceFile).replace(/\.csv$/, ''),
       traceScale: scale, pose: basename(poseFile), repetition: entry.repetition, durationS: duration, delayMs: entry.delayMs, lossDirection: settings.lossDirection,
       ...(settings.congestionControl ? { congestionControl: settings.congestionControl } : {}),
-      ...(settings.lossBadMs !== undefined && ge ? { lossBadMs: settings.lossBadMs } : {}), ...(Object.keys(page).length ? { page } : {}),
+      ...(settings.lossBadMs !== undefined && ge ? { lossBadMs: settings.lossBadMs } : {}),
+      ...(settings.queueRtts !== undefined ? { queueRtts: settings.queueRtts } : {}), ...(Object.keys(page).length ? { page } : {}),
     };
     if (values.resume && existsSync(recordFile)) {
       const earlier = JSON.parse(readFileSync(recordFile, 'utf8')) as RunRecord;
@@ -238,6 +242,7 @@ async function main(): Promise<void> {
           ...process.env, RUN_DIR: runDir, ORIGIN_BIN: originBin, IMPAIR_BIN: impairBin, CONTENT_DIR: contentDir,
           WEB_DIR: join(ROOT, 'dist'), PAGE_QUERY: query.toString(), GE: ge, DELAY_MS: String(entry.delayMs),
           SEED: String(1 + entry.repetition), LOSS_DIRECTION: settings.lossDirection, GE_BAD_MS: config.lossBadMs === undefined ? '' : String(config.lossBadMs),
+          QUEUE_MS: String(queueMsOf(config)),
           TRACE_FILE: traceFile, TRACE_SCALE: String(scale), POSE_FILE: poseFile,
           TIMEOUT_S: String(duration + 60), ORIGIN_CC: settings.congestionControl ?? '', ORIGIN_QLOG: values.qlog ? '1' : '',
         },

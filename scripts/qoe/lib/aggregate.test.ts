@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { aggregate, cdf, combineSources, measuredLossPct, originFecOverhead, parsePrometheusText, parseQdiscStats, parseTcpCounters, parseUdpSnmp, queueDropPct, type RunRecord, sameSettings, stat, toRow } from './aggregate';
+import { aggregate, cdf, combineSources, measuredLossPct, originFecOverhead, parsePrometheusText, parseQdiscStats, parseTcpCounters, parseUdpSnmp, queueDropPct, queueMsOf, type RunRecord, sameSettings, stat, toRow } from './aggregate';
 import { markdownSummary, runsCsv } from './summary';
 import { barChart, lineChart, ticks } from './svg';
 import { qoe, record } from './testSupport';
@@ -90,9 +90,18 @@ describe('sameSettings', () => {
     // Defaults written out or left out are the same settings; option order does not matter.
     expect(sameSettings(run, { ...run, lossDirection: 'down' })).toBe(true);
     expect(sameSettings({ ...run, page: { buffer: '2', abr: 'x' } }, { ...run, page: { abr: 'x', buffer: '2' } })).toBe(true);
-    for (const other of [{ durationS: 60 }, { congestionControl: 'cubic' as const }, { page: { buffer: '4' } }, { traceScale: 0.2 }, { delayMs: 20 }, { lossBadMs: 10 }]) {
+    for (const other of [{ durationS: 60 }, { congestionControl: 'cubic' as const }, { page: { buffer: '4' } }, { traceScale: 0.2 }, { delayMs: 20 }, { lossBadMs: 10 }, { queueRtts: 5 }]) {
       expect(sameSettings(run, { ...run, ...other }), JSON.stringify(other)).toBe(false);
     }
+  });
+});
+
+describe('queueMsOf', () => {
+  it('is the usual 100 ms, or the given round trips of the path (at least 10 ms)', () => {
+    expect(queueMsOf({ delayMs: 50 })).toBe(100);
+    expect(queueMsOf({ delayMs: 10, queueRtts: 5 })).toBe(100);
+    expect(queueMsOf({ delayMs: 50, queueRtts: 5 })).toBe(500);
+    expect(queueMsOf({ delayMs: 0, queueRtts: 5 })).toBe(10);
   });
 });
 
@@ -215,10 +224,12 @@ describe('report', () => {
     const lossy = record('b', 'h2', 5, 0, null);
     lossy.run.ge = '0.7538,10,70,0.1';
     const clocked = { ...lossy, run: { ...lossy.run, lossBadMs: 10, page: { buffer: '4' } } };
-    expect(describeSettings([plain, lossy, clocked, { ...plain }])).toEqual([
-      't × 0.100, 10 ms one-way, Gilbert–Elliott loss on a clock (Bad periods of 10 ms) origin → client; origin bbr2 (default); player buffer=4; 3 s',
-      't × 0.100, 10 ms one-way, Gilbert–Elliott loss per packet (netem gemodel) origin → client; origin bbr2 (default); player defaults; 3 s',
-      't × 0.100, 10 ms one-way, no loss; origin bbr2 (default); player defaults; 3 s',
+    const deepQueue = { ...plain, run: { ...plain.run, delayMs: 50, queueRtts: 5 } };
+    expect(describeSettings([plain, lossy, clocked, { ...plain }, deepQueue])).toEqual([
+      't × 0.100, 10 ms one-way, 100-ms queue, Gilbert–Elliott loss on a clock (Bad periods of 10 ms) origin → client; origin bbr2 (default); player buffer=4; 3 s',
+      't × 0.100, 10 ms one-way, 100-ms queue, Gilbert–Elliott loss per packet (netem gemodel) origin → client; origin bbr2 (default); player defaults; 3 s',
+      't × 0.100, 10 ms one-way, 100-ms queue, no loss; origin bbr2 (default); player defaults; 3 s',
+      't × 0.100, 50 ms one-way, 500-ms queue (5 round trips), no loss; origin bbr2 (default); player defaults; 3 s',
     ]);
   });
 

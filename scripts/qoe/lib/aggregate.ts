@@ -6,7 +6,7 @@
 import { PLAYER_MODES } from '../../../src/model/modes';
 import type { QoeLog } from '../../../src/model/qoe';
 import { type QoeSummary, summarizeQoe } from '../../../src/qoe/schema';
-import { USUAL_DELAY_MS } from './matrix';
+import { USUAL_DELAY_MS, USUAL_QUEUE_MS } from './matrix';
 import { type MeanWithInterval, meanWithInterval } from './stats';
 
 /** Counters of one direction of the impairer (holoquic-impair's JSON, docs/qoe.md). */
@@ -39,6 +39,8 @@ export interface RunConfig {
   congestionControl?: 'cubic' | 'bbr2';
   /** The loss chain ran on a clock, Bad periods of this many ms on average; absent = per packet (netem's semantics). */
   lossBadMs?: number;
+  /** The bottleneck's queue as round trips of the path (`queueMsOf`); absent = the usual 100 ms. */
+  queueRtts?: number;
   /** Player options given to the page beyond mode and duration (`buffer`, `abr`, `k`, …); absent = defaults. */
   page?: Record<string, string>;
 }
@@ -49,7 +51,7 @@ export interface RunConfig {
  */
 export function sameSettings(a: RunConfig, b: RunConfig): boolean {
   const settings = (r: RunConfig) => JSON.stringify([r.ge, r.traceScale, r.durationS, r.delayMs, r.lossDirection ?? 'down',
-    r.congestionControl ?? null, r.lossBadMs ?? null, Object.entries(r.page ?? {}).sort()]);
+    r.congestionControl ?? null, r.lossBadMs ?? null, r.queueRtts ?? null, Object.entries(r.page ?? {}).sort()]);
   return settings(a) === settings(b);
 }
 
@@ -59,19 +61,24 @@ export function bufferOf(run: RunConfig): number | null {
 }
 
 /**
- * What a run measured besides its mode and loss level — trace, one-way delay, buffer — as the
+ * What a run measured besides its mode and loss level — trace, one-way delay, buffer, queue — as the
  * report names it: the trace alone at the usual 10 ms with the player's buffer, so reports of
  * matrices from before delay and buffer were dimensions read as they did.
  */
 export function conditionOf(run: RunConfig): string {
   const buffer = bufferOf(run);
-  return [run.trace, run.delayMs === USUAL_DELAY_MS ? '' : `${run.delayMs} ms one-way`, buffer === null ? '' : `${buffer}-s buffer`]
-    .filter(Boolean).join(' · ');
+  return [run.trace, run.delayMs === USUAL_DELAY_MS ? '' : `${run.delayMs} ms one-way`, buffer === null ? '' : `${buffer}-s buffer`,
+    run.queueRtts === undefined ? '' : `queue ${run.queueRtts} round trips`].filter(Boolean).join(' · ');
+}
+
+/** The queue the bottleneck held before it dropped: 100 ms, or `queueRtts` round trips of the path (at least 10 ms). */
+export function queueMsOf(run: Pick<RunConfig, 'delayMs' | 'queueRtts'>): number {
+  return run.queueRtts === undefined ? USUAL_QUEUE_MS : Math.max(10, Math.round(run.queueRtts * 2 * run.delayMs));
 }
 
 /** The cell a run belongs to: condition, loss level and mode. */
 export function cellKey(run: RunConfig): string {
-  return JSON.stringify([run.trace, run.delayMs, bufferOf(run), run.lossPct, run.mode]);
+  return JSON.stringify([run.trace, run.delayMs, bufferOf(run), run.lossPct, run.mode, ...(run.queueRtts === undefined ? [] : [run.queueRtts])]);
 }
 
 /** The origin-side bottleneck queue (`tc -s qdisc` of the rate-shaped interface). */
@@ -298,7 +305,9 @@ export interface Cell {
   delayMs: number;
   /** The player's buffer target, null for its default. */
   bufferS: number | null;
-  /** Trace, delay and buffer as the report names them (`conditionOf`). */
+  /** The bottleneck's queue in round trips of the path, null for the usual 100 ms. */
+  queueRtts: number | null;
+  /** Trace, delay, buffer and queue as the report names them (`conditionOf`). */
   condition: string;
   runs: number;
   failed: number;
@@ -346,7 +355,7 @@ export function aggregate(rows: readonly RunRow[]): Cell[] {
     const pick = (f: (s: QoeSummary) => number) => stat(ok.map((r) => f(r.summary!)));
     const { mode, lossPct, trace, delayMs } = group[0].run;
     cells.push({
-      mode, lossPct, trace, delayMs, bufferS: bufferOf(group[0].run), condition: conditionOf(group[0].run),
+      mode, lossPct, trace, delayMs, bufferS: bufferOf(group[0].run), queueRtts: group[0].run.queueRtts ?? null, condition: conditionOf(group[0].run),
       runs: group.length,
       failed: group.length - ok.length,
       freezeCount: pick((s) => s.freezeCount),

@@ -44,6 +44,11 @@ export interface MatrixEntry {
 
 /** The one-way delay runs had before delay was a dimension: ids and condition names leave it out. */
 export const USUAL_DELAY_MS = 10;
+/**
+ * The bottleneck's usual queue, in ms at the link's current rate (tbf's `latency`): five round
+ * trips at the usual delay, one at 50 ms one way (`--queue-rtts` keeps it in round trips instead).
+ */
+export const USUAL_QUEUE_MS = 100;
 
 function stem(path: string): string {
   return path.replace(/^.*\//, '').replace(/\.[^.]*$/, '');

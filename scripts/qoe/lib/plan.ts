@@ -19,6 +19,8 @@ export interface PlanSettings {
   lossDirection: 'down' | 'both';
   /** The loss chain on a clock, Bad periods of this many ms; absent = per packet. */
   lossBadMs?: number;
+  /** The bottleneck's queue as this many round trips of the path (2 × the one-way delay); absent = 100 ms. */
+  queueRtts?: number;
   /** The origin's congestion control; absent = its default. */
   congestionControl?: 'cubic' | 'bbr2';
   /** Player options beyond mode, duration and buffer (`abr`, `k`, `fec-target`, …), as the page gets them. */
@@ -95,6 +97,7 @@ function checkSettings(s: PlanSettings, source = 'settings'): void {
   if (s.traceScale !== 'auto' && !(typeof s.traceScale === 'number' && s.traceScale > 0)) fail(source, `traceScale must be "auto" or a positive number, got ${s.traceScale}`);
   if (s.lossDirection !== 'down' && s.lossDirection !== 'both') fail(source, `lossDirection must be "down" or "both", got ${s.lossDirection}`);
   if (s.lossBadMs !== undefined && !(typeof s.lossBadMs === 'number' && s.lossBadMs > 0)) fail(source, `lossBadMs must be a positive number, got ${s.lossBadMs}`);
+  if (s.queueRtts !== undefined && !(typeof s.queueRtts === 'number' && s.queueRtts > 0)) fail(source, `queueRtts must be a positive number, got ${s.queueRtts}`);
   if (s.congestionControl !== undefined && s.congestionControl !== 'cubic' && s.congestionControl !== 'bbr2') fail(source, `congestionControl must be cubic or bbr2, got ${s.congestionControl}`);
   if (typeof s.page !== 'object' || s.page === null || Object.values(s.page).some((v) => typeof v !== 'string')) fail(source, 'page must map option names to strings');
   if ('buffer' in s.page) fail(source, 'the buffer is a dimension of the runs (bufferS), not a page setting');

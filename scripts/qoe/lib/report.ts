@@ -3,7 +3,7 @@
  * records of an experiment. Layout follows the reference paper where it has one (freezes and
  * total freeze time per mode and loss: its Table 3) and adds what a decoding player can show.
  */
-import { aggregate, type Cell, cdf, compareModes, conditionOf, type RunRecord, type RunRow, type Stat, toRow } from './aggregate';
+import { aggregate, type Cell, cdf, compareModes, conditionOf, queueMsOf, type RunRecord, type RunRow, type Stat, toRow } from './aggregate';
 import { checkDominance, DOMINANCE_LEGEND, dominanceTable } from './dominance';
 import { checkRoundTrip, ROUND_TRIP_GOAL, ROUND_TRIP_LEGEND, roundTripTable } from './roundTrip';
 import { CI_NOTE } from './stats';
@@ -138,7 +138,7 @@ export function describeSettings(records: readonly RunRecord[]): string[] {
       ? `Gilbert–Elliott loss on a clock (Bad periods of ${run.lossBadMs} ms)` : 'Gilbert–Elliott loss per packet (netem gemodel)';
     const direction = run.lossDirection === 'both' ? 'both ways' : 'origin → client';
     const page = Object.entries(run.page ?? {}).map(([k, v]) => `${k}=${v}`).join(', ');
-    return `${run.trace} × ${run.traceScale.toPrecision(3)}, ${run.delayMs} ms one-way, ${loss}${run.ge === '' ? '' : ` ${direction}`}; ` +
+    return `${run.trace} × ${run.traceScale.toPrecision(3)}, ${run.delayMs} ms one-way, ${queueMsOf(run)}-ms queue${run.queueRtts === undefined ? '' : ` (${run.queueRtts} round trips)`}, ${loss}${run.ge === '' ? '' : ` ${direction}`}; ` +
       `origin ${run.congestionControl ?? 'bbr2 (default)'}; player ${page || 'defaults'}; ${run.durationS} s`;
   });
   return unique(lines).sort();

@@ -8,12 +8,12 @@ import { qoe, record } from './testSupport';
  * Runs of `mode` at `delayMs`, one per entry of the share of the base log's bytes received (the
  * base: 3 segments of 130 kB in a 3-s run, 1.04 Mbit/s delivered) at visible quality `quality`.
  */
-function runs(mode: string, delayMs: number, shares: number[], quality = 3, loss = 5): RunRecord[] {
+function runs(mode: string, delayMs: number, shares: number[], quality = 3, loss = 5, queueRtts?: number): RunRecord[] {
   return shares.map((share, rep) => {
-    const base = record(`${mode}-${delayMs}-${loss}-${rep}`, mode, loss, rep, qoe([], quality));
+    const base = record(`${mode}-${delayMs}-${loss}-${rep}${queueRtts ? `-q${queueRtts}` : ''}`, mode, loss, rep, qoe([], quality));
     const log = base.qoe!;
     return {
-      ...base, run: { ...base.run, delayMs },
+      ...base, run: { ...base.run, delayMs, ...(queueRtts === undefined ? {} : { queueRtts }) },
       qoe: { ...log, segments: log.segments.map((s) => ({ ...s, receivedBytes: Math.round(s.receivedBytes * share) })) },
     };
   });
@@ -40,6 +40,16 @@ describe('round-trip check', () => {
     expect(rows.map((r) => [r.mode, r.lossPct, r.delayMs, r.referenceDelayMs, r.holds])).toEqual([
       ['qr', 0, 50, 10, true], ['adaptive', 5, 50, 10, true], ['adaptive', 5, 100, 10, false],
     ]);
+  });
+
+  it('compares only runs through the same queue: the usual 100 ms apart from a queue in round trips', () => {
+    const rows = check([
+      ...runs('qr', 10, [1, 1]), ...runs('qr', 50, [0.7, 0.7]),
+      ...runs('qr', 10, [1, 1], 3, 5, 5), ...runs('qr', 50, [0.9, 0.9], 3, 5, 5),
+    ]);
+    expect(rows.map((r) => [r.delayMs, r.referenceDelayMs, r.holds])).toEqual([[50, 10, false], [50, 10, true]]);
+    expect(rows[0].delivered).toBeCloseTo(0.7, 3);
+    expect(rows[1].delivered).toBeCloseTo(0.9, 3);
   });
 
   it('has nothing to say about cells measured at one delay only', () => {

@@ -41,7 +41,8 @@ const ratio = (longer: Stat, shorter: Stat) =>
 export function checkRoundTrip(cells: readonly Cell[]): RoundTripRow[] {
   const groups = new Map<string, Cell[]>();
   for (const c of cells) {
-    const key = JSON.stringify([c.trace, c.bufferS, c.lossPct, c.mode]);
+    // Only runs through the same bottleneck queue compare (a queue of fixed ms is fewer round trips at a longer delay).
+    const key = JSON.stringify([c.trace, c.bufferS, c.queueRtts, c.lossPct, c.mode]);
     groups.set(key, [...(groups.get(key) ?? []), c]);
   }
   const rows: RoundTripRow[] = [];
