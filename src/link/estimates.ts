@@ -48,11 +48,11 @@ export class LinkEstimates {
    * The deliveries of one shown segment, for the throughput estimate; the propagation round trip
    * `carrier` measured comes off each busy period, and the time more urgent deliveries of other
    * segments had the link (`later`: the finished ones of segments after it) is not its own, nor
-   * are the link's outages (outages.ts; throughput.ts).
+   * are the link's outages (outages.ts; throughput.ts). Returns the segment's sample (bit/s), null if none.
    */
-  addSegment(samples: DeliverySample[], carrier: ObjectTransport, later: readonly DeliverySample[] = []): void {
+  addSegment(samples: DeliverySample[], carrier: ObjectTransport, later: readonly DeliverySample[] = []): number | null {
     const since = Math.min(Infinity, ...samples.map((s) => s.startMs));
-    this.throughput.addSegment(samples, this.snapshot(carrier).minRttS * 1000, later, this.outages.spansSince(since));
+    return this.throughput.addSegment(samples, this.snapshot(carrier).minRttS * 1000, later, this.outages.spansSince(since));
   }
 
   /** What the planner and the stats read; loss and RTT as `carrier` measured them. */

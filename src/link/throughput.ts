@@ -141,15 +141,16 @@ export class ThroughputEstimator {
   /**
    * Records one segment's deliveries (`roundTripMs`: segmentGoodput's); `later` are the finished
    * deliveries of segments after it, which may have gone first; `outages` the link's outages (outages.ts).
-   * Segments with no busy time are ignored.
+   * Segments with no busy time are ignored. Returns the segment's sample (bit/s), null if none.
    */
-  addSegment(samples: DeliverySample[], roundTripMs = 0, later: readonly DeliverySample[] = [], outages: readonly OutageSpan[] = []): void {
+  addSegment(samples: DeliverySample[], roundTripMs = 0, later: readonly DeliverySample[] = [], outages: readonly OutageSpan[] = []): number | null {
     const g = segmentGoodput(samples, roundTripMs, [...this.earlier.flat(), ...later], outages);
     this.earlier.push(samples);
     if (this.earlier.length > EARLIER_SEGMENTS) this.earlier.shift();
-    if (g === null || g <= 0) return;
+    if (g === null || g <= 0) return null;
     this.history.push(g);
     if (this.history.length > this.window) this.history.shift();
+    return g;
   }
 
   /** Estimated bits/s, or null before the first measured segment. */

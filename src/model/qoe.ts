@@ -80,6 +80,12 @@ export interface QoeSegment {
   bufferTargetS?: number;
   /** The throughput estimate (bit/s) the request was planned with; absent before the first estimate and in older logs. */
   plannedThroughputBps?: number;
+  /**
+   * The goodput sample (bit/s) its segment gave the throughput estimate when it was shown
+   * (src/link/throughput.ts: the segment's bytes over its busy time); absent when the segment gave
+   * none (nothing had arrived) and in older logs. With `plannedThroughputBps`, why an estimate moved.
+   */
+  goodputSampleBps?: number;
   /** The request's RFC 9218 urgency (plan.ts → `requestUrgency`; absent in older logs). */
   urgency?: number;
   firstByteAtS?: number;

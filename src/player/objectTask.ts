@@ -64,6 +64,8 @@ export interface ObjectTask {
   superseded: boolean;
   /** Visible area at the pose when its segment began to play (set when shown). */
   seenArea?: number;
+  /** The goodput sample its segment gave the throughput estimate when shown (bit/s; none if it gave none). */
+  goodputSampleBps?: number;
   /** Playback froze waiting for it: whenever it is shown, it was not on time. */
   heldPlayback: boolean;
   /** Its frames were handed to the renderer when its segment played. */
@@ -282,6 +284,7 @@ export function segmentRecord(t: ObjectTask, originS: number): QoeSegment {
     decodeError: t.decodeError, decodeLate: t.decodeLate || undefined,
     ...(t.upgrade ? { upgrade: true } : {}), ...(t.superseded ? { superseded: true } : {}),
     ...(t.seenArea !== undefined ? { seenArea: t.seenArea } : {}),
+    ...(t.goodputSampleBps !== undefined ? { goodputSampleBps: t.goodputSampleBps } : {}),
     onTime: t.shown && !t.heldPlayback,
     shownLate: (t.shown && t.heldPlayback) || undefined,
     ...(t.rtt ? {

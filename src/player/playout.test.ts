@@ -88,6 +88,12 @@ describe('PlayoutSession', () => {
     for (const s of estimated) {
       expect(records.filter((r) => r.index === s.segment).every((r) => r.plannedThroughputBps === s.throughputBps)).toBe(true);
     }
+    // And the goodput sample its segment gave the estimate, the same in each of the segment's records.
+    const bySegment = [...new Set(records.map((r) => r.index))].map((k) => records.filter((r) => r.index === k).map((r) => r.goodputSampleBps));
+    for (const values of bySegment) expect(new Set(values).size).toBe(1);
+    const samples = bySegment.map((v) => v[0]).filter((g): g is number => g !== undefined);
+    expect(samples.length).toBeGreaterThan(2);
+    expect(samples.every((g) => g > 0)).toBe(true);
     // And its request's urgency: the reliable bands 0–3, the datagram bands 4–7 (plan.ts).
     for (const r of records) {
       expect(r.urgency).toBeDefined();

@@ -53,7 +53,9 @@ export function showSegment(env: ShowEnv, k: number): void {
   for (const t of list) t.superseded = !t.upgrade && !t.shown && list.some((u) => u.upgrade && u.shown && u.object.id === t.object.id);
   // The deliveries of later segments that have finished may have had the link first (throughput.ts).
   const later = env.tasks.segments().filter((j) => j > k).flatMap((j) => env.tasks.of(j));
-  env.link.addSegment(list.filter(finished).map(deliverySample), env.carrier(), later.filter(finished).map(deliverySample));
+  const sampleBps = env.link.addSegment(list.filter(finished).map(deliverySample), env.carrier(), later.filter(finished).map(deliverySample));
+  // Kept in the segment's records, for offline reading of why an estimate moved.
+  if (sampleBps !== null) for (const t of list) t.goodputSampleBps = sampleBps;
   env.cfg.onSegment?.(k, shown);
   env.cfg.onEvent?.({ type: 'segment', index: k, qualities });
   // What has not arrived by now can never be shown: stop its request (the transport then stops

@@ -191,8 +191,8 @@ export function validateQoeLog(value: unknown): QoeLog {
     for (const key of ['recovered', 'decoded', 'onTime', 'abandoned'] as const) {
       if (typeof s[key] !== 'boolean') fail(`segments[${i}].${key} is not a boolean`);
     }
-    // Optional (older logs have none): the round trip and throughput estimate at request time.
-    for (const key of ['rttS', 'minRttS', 'cwndBytes', 'deliveryRateBps', 'plannedThroughputBps', 'urgency'] as const) {
+    // Optional (older logs have none): the round trip and throughput estimate at request time, the segment's goodput sample.
+    for (const key of ['rttS', 'minRttS', 'cwndBytes', 'deliveryRateBps', 'plannedThroughputBps', 'goodputSampleBps', 'urgency'] as const) {
       const v = s[key];
       if (v !== undefined && !(typeof v === 'number' && Number.isFinite(v) && v >= 0)) fail(`segments[${i}].${key} is not a non-negative number`);
     }
