@@ -173,6 +173,15 @@ describe('receiveDatagramObject', () => {
     expect(t.stats.lastByteAt! - t.stats.requestedAt).toBe(0);
   });
 
+  it('has no last byte when nothing arrived: an object sent into an outage measured no link time', async () => {
+    const t = setup({ rttMs: 100, request: { deadlineMs: 1000 } });
+    t.start();
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(t.result()).toMatchObject({ status: 408, bytes: null });
+    expect(t.stats.receivedBytes).toBe(0);
+    expect(t.stats.lastByteAt).toBeUndefined();
+  });
+
   it('stops when the request is cancelled: status 0, CANCEL sent', async () => {
     const abort = new AbortController();
     const t = setup({ request: { signal: abort.signal } });

@@ -107,6 +107,25 @@ describe('exchange', () => {
     expect(s.rtt.ms).toBeLessThan(3_600_000); // a sample was taken
   });
 
+  it('records when the last byte came, not when a cut-short request gave up: the wait was no link time', async () => {
+    const origin = fakeOrigin(() => [encodeMessage({ type: 'response', status: 200, delivery: 'reliable', objectLength: 3000 }), new Uint8Array(1000)]);
+    const abort = new AbortController();
+    let firstBytes!: () => void;
+    const arrived = new Promise<void>((resolve) => { firstBytes = resolve; });
+    const pending = exchange(session(), origin.wt, 4, request({ delivery: 'reliable', signal: abort.signal, onProgress: () => firstBytes() }), newStats('reliable'), () => {});
+    await arrived;
+    const lastByte = performance.now();
+    await new Promise((r) => setTimeout(r, 50));
+    const abortedAt = performance.now();
+    abort.abort();
+    const result = await pending;
+    expect(result).toMatchObject({ bytes: null, error: 'cancelled' });
+    expect(result.stats.receivedBytes).toBe(1000);
+    expect(result.stats.lastByteAt).toBeDefined();
+    expect(result.stats.lastByteAt!).toBeLessThanOrEqual(lastByte);
+    expect(result.stats.lastByteAt!).toBeLessThan(abortedAt);
+  });
+
   it('fails with the origin’s status and stops the stream both ways', async () => {
     const origin = fakeOrigin(() => [encodeMessage({ type: 'response', status: 404, delivery: 'error', message: 'no such object' })]);
     const s = session();

@@ -157,10 +157,14 @@ async function receiveObject(
     return receiveDatagramObject(session, message.requestId, response, request, stats, { messages, writer }, limit);
   }
   const bytes = await messages.readRaw(response.objectLength, request.signal, (n) => {
+    if (n > stats.receivedBytes) stats.lastByteAt = performance.now();
     stats.receivedBytes = n;
     request.onProgress?.(n, response.objectLength);
   });
-  stats.lastByteAt = performance.now();
+  // The last byte's time: on failure (cancelled, given up, the stream cut) the last that arrived,
+  // none if none did — not the failure's, which would count the wait before it as link time
+  // (throughput.ts).
+  if (bytes) stats.lastByteAt = performance.now();
   if (!bytes) return failure(stats, 0, request.signal?.aborted ? 'cancelled' : 'stream ended before the object did');
   stats.receivedBytes = bytes.length;
   stats.recovered = true;

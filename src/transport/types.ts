@@ -83,6 +83,7 @@ export interface DeliveryStats {
   /** performance.now() timestamps. */
   requestedAt: number;
   firstByteAt?: number;
+  /** When the last byte arrived — on failure too; absent when none did. */
   lastByteAt?: number;
   /** Datagram delivery only. */
   symbolSize?: number;
