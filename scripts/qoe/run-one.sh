@@ -39,7 +39,8 @@ trap 'exit 130' INT TERM
 
 
 hq_net_up
-HQ_QUEUE_MS=${QUEUE_MS:-100}
+# The bottleneck's queue (topology.sh's default when not given).
+[ -n "${QUEUE_MS:-}" ] && HQ_QUEUE_MS=$QUEUE_MS
 
 # The origin and its content, on the origin side.
 ip netns exec "$HQ_NS_A" "$ORIGIN_BIN" --listen "$HQ_ADDR_A:4433" --admin-listen 127.0.0.1:9090 --content "$CONTENT_DIR" \

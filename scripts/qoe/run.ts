@@ -88,7 +88,7 @@ function planFromFlags(values: Values): Plan {
   // The loss chain on a clock (Bad periods of this many ms) instead of per packet (docs/qoe.md).
   const lossBadMs = values['loss-bad-ms'] === undefined ? undefined : Number(values['loss-bad-ms']);
   if (lossBadMs !== undefined && !(lossBadMs > 0)) throw new Error(`--loss-bad-ms must be a positive number of milliseconds, got ${values['loss-bad-ms']}`);
-  // The bottleneck's queue as round trips of the path instead of the usual 100 ms (docs/qoe.md → "The bottleneck's queue").
+  // The bottleneck's queue as round trips of the path instead of the usual 100 ms (docs/qoe.md, `--queue-rtts`).
   const queueRtts = values['queue-rtts'] === undefined ? undefined : Number(values['queue-rtts']);
   if (queueRtts !== undefined && !(queueRtts > 0)) throw new Error(`--queue-rtts must be a positive number of round trips, got ${values['queue-rtts']}`);
   const cc = values.cc;
