@@ -9,6 +9,7 @@
  */
 import type { LinkSnapshot } from '../model/link';
 import type { ObjectTransport } from '../transport/types';
+import { ByteArrivals } from './arrivals';
 import { type BusyWindow, LinkWatch } from './linkWatch';
 import { LinkOutages } from './outages';
 import { type DeliverySample, ThroughputEstimator } from './throughput';
@@ -20,12 +21,16 @@ export class LinkEstimates {
   private readonly throughput = new ThroughputEstimator(THROUGHPUT_WINDOW);
   private readonly watch = new LinkWatch();
   private readonly outages = new LinkOutages();
+  /** When object bytes arrived, over every request (arrivals.ts): what the throughput estimate counts. */
+  private readonly arrivals = new ByteArrivals();
   /** Object bytes received so far, over every request (the link watch's running total). */
   private receivedBytes = 0;
 
-  /** Bytes of some object arrived. */
-  addBytes(bytes: number): void {
-    this.receivedBytes += Math.max(0, bytes);
+  /** Bytes of some object arrived at `atS` (the samples' clock). */
+  addBytes(bytes: number, atS: number): void {
+    if (!(bytes > 0)) return;
+    this.receivedBytes += bytes;
+    this.arrivals.add(bytes, atS * 1000);
   }
 
   /** A sample for the link watch (every 50 ms): `busy` when some request still owes bytes. */
@@ -45,14 +50,14 @@ export class LinkEstimates {
   }
 
   /**
-   * The deliveries of one shown segment, for the throughput estimate; the propagation round trip
-   * `carrier` measured comes off each busy period, and the time more urgent deliveries of other
-   * segments had the link (`later`: the finished ones of segments after it) is not its own, nor
-   * are the link's outages (outages.ts; throughput.ts). Returns the segment's sample (bit/s), null if none.
+   * The deliveries of one shown segment, for the throughput estimate: what the link delivered
+   * while they were owed bytes, whichever request the bytes were for; the propagation round trip
+   * `carrier` measured comes off each busy period, and the link's outages are not link time
+   * (outages.ts; throughput.ts). Returns the segment's sample (bit/s), null if none.
    */
-  addSegment(samples: DeliverySample[], carrier: ObjectTransport, later: readonly DeliverySample[] = []): number | null {
+  addSegment(samples: DeliverySample[], carrier: ObjectTransport): number | null {
     const since = Math.min(Infinity, ...samples.map((s) => s.startMs));
-    return this.throughput.addSegment(samples, this.snapshot(carrier).minRttS * 1000, later, this.outages.spansSince(since));
+    return this.throughput.addSegment(samples, this.snapshot(carrier).minRttS * 1000, this.arrivals, this.outages.spansSince(since));
   }
 
   /** What the planner and the stats read; loss and RTT as `carrier` measured them. */

@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
+import { ByteArrivals } from './arrivals';
 import { segmentGoodput, ThroughputEstimator } from './throughput';
+
+/** A link log in which each [bytes, fromMs, toMs] arrived evenly over its span (1-ms steps). */
+function linkOf(...transfers: Array<readonly [number, number, number]>): ByteArrivals {
+  const events = transfers.flatMap(([bytes, from, to]) => Array.from({ length: to - from }, (_, i) => [from + i + 0.5, bytes / (to - from)] as const));
+  const link = new ByteArrivals();
+  for (const [at, bytes] of events.sort((a, b) => a[0] - b[0])) link.add(bytes, at);
+  return link;
+}
 
 describe('segmentGoodput', () => {
   it('counts overlapping deliveries once and ignores idle gaps', () => {
@@ -33,22 +42,31 @@ describe('segmentGoodput', () => {
     const reliable = { receivedBytes: 100_000, startMs: 0, endMs: 265 };
     expect(segmentGoodput([alone, reliable], 50)).toBeCloseTo((212_500 * 8 * 1000) / 215);
   });
-  it('leaves out the time a more urgent object of another segment had the link', () => {
-    // A 10-Mbit/s link. Segment k: its reliable object (urgency 0, 250 000 B) 0–200 ms, its
-    // datagram object (urgency 4, 125 000 B) asked for at 0 but sent 400–500 ms, after the next
-    // segment's reliable object (urgency 3, 250 000 B, asked for at 200 ms, sent 200–400 ms).
-    const k = [
-      { receivedBytes: 250_000, startMs: 0, endMs: 200, urgency: 0 },
-      { receivedBytes: 125_000, startMs: 0, endMs: 500, urgency: 4 },
-    ];
-    const next = [{ receivedBytes: 250_000, startMs: 200, endMs: 400, urgency: 3 }];
-    expect(segmentGoodput(k, 0, next)).toBeCloseTo(10e6);
-    // Counted in, the next segment's 200 ms made segment k read 6 Mbit/s.
-    expect(segmentGoodput(k)).toBeCloseTo(6e6);
-    // The datagram object's bytes after the cut follow at once: no request round trip to take off there.
-    expect(segmentGoodput(k, 20, next)).toBeCloseTo((375_000 * 8 * 1000) / 280);
-    // A less urgent delivery of another segment takes nothing away.
-    expect(segmentGoodput(k, 0, [{ ...next[0], urgency: 7 }])).toBeCloseTo(6e6);
+  it('counts the bytes the link carried for another segment while this one was owed bytes: shared time reads the link, not a share of it', () => {
+    // A 10-Mbit/s link shared evenly from 200 to 600 ms. Segment k: its reliable object
+    // (250 000 B) alone 0–200 ms, then its datagram object (250 000 B, asked for at 0) beside the
+    // next segment's reliable object (375 000 B, asked for at 200 ms): 5 Mbit/s each, 200–600 ms;
+    // the next segment's object finishes alone 600–700 ms.
+    const link = linkOf([250_000, 0, 200], [500_000, 200, 600], [125_000, 600, 700]);
+    const k = [{ receivedBytes: 250_000, startMs: 0, endMs: 200 }, { receivedBytes: 250_000, startMs: 0, endMs: 600 }];
+    const next = [{ receivedBytes: 375_000, startMs: 200, endMs: 700 }];
+    expect(segmentGoodput(k, 0, link)).toBeCloseTo(10e6, -3);
+    expect(segmentGoodput(next, 0, link)).toBeCloseTo(10e6, -3);
+    // Counting only their own bytes, both read low: 6.7 and 6 Mbit/s.
+    expect(segmentGoodput(k)).toBeCloseTo(20e6 / 3);
+    expect(segmentGoodput(next)).toBeCloseTo(6e6);
+  });
+  it('a segment asked for behind another reads the link, not the wait for the earlier one', () => {
+    // Two segments asked for at once on a 10-Mbit/s link: the first 0–200 ms, the second behind it, 200–400 ms.
+    const link = linkOf([250_000, 0, 200], [250_000, 200, 400]);
+    expect(segmentGoodput([{ receivedBytes: 250_000, startMs: 0, endMs: 400 }], 0, link)).toBeCloseTo(10e6, -3);
+    expect(segmentGoodput([{ receivedBytes: 250_000, startMs: 0, endMs: 400 }])).toBeCloseTo(5e6);
+  });
+  it('takes the request\'s round trip off the link\'s bytes and time alike', () => {
+    // 100-ms path; the link carries an earlier segment's bytes (2.5 Mbit/s) during this request's
+    // round trip, then this segment's 125 000 B at 10 Mbit/s: the sample is the 10 after the round trip.
+    const link = linkOf([31_250, 0, 100], [125_000, 100, 200]);
+    expect(segmentGoodput([{ receivedBytes: 125_000, startMs: 0, endMs: 200 }], 100, link)).toBeCloseTo(10e6, -3);
   });
   it('takes at most half of a busy period off, so an inflated round trip cannot more than double a sample', () => {
     expect(segmentGoodput([{ receivedBytes: 125_000, startMs: 0, endMs: 100 }], 500)).toBeCloseTo(20e6);
@@ -79,22 +97,6 @@ describe('ThroughputEstimator', () => {
     e.addSegment([{ receivedBytes: 125_000, startMs: 0, endMs: 1000 }]); // window drops the 10 Mb/s
     expect(e.estimate()).toBeCloseTo(1e6);
   });
-  it('a segment asked for behind another reads the link, not the wait for the earlier one', () => {
-    // Two segments asked for at once on a 10-Mbit/s link: the first (urgency 0) 0–200 ms, the
-    // second (urgency 3, behind it) 200–400 ms.
-    const e = new ThroughputEstimator(5);
-    e.addSegment([{ receivedBytes: 250_000, startMs: 0, endMs: 200, urgency: 0 }]);
-    e.addSegment([{ receivedBytes: 250_000, startMs: 0, endMs: 400, urgency: 3 }]);
-    expect(e.estimate()).toBeCloseTo(10e6);
-    // A third asked for at the same time waited for both.
-    e.addSegment([{ receivedBytes: 250_000, startMs: 1, endMs: 600, urgency: 3 }]);
-    expect(e.estimate()).toBeCloseTo(10e6);
-  });
-  it('takes the later segments\' deliveries that went first out of a segment\'s time', () => {
-    const e = new ThroughputEstimator(5);
-    e.addSegment([{ receivedBytes: 125_000, startMs: 0, endMs: 500, urgency: 4 }], 0, [{ receivedBytes: 250_000, startMs: 0, endMs: 400, urgency: 3 }]);
-    expect(e.estimate()).toBeCloseTo(10e6);
-  });
   it('leaves the link\'s outages out: a segment straddling one reads the link, not the outage', () => {
     // A 2-Mbit/s link silent from 1 000 to 4 000 ms: a reliable object of 250 000 B asked for at
     // 0 receives 125 000 B by 500 ms, nothing through the outage, the rest 4 000–4 500 ms.
@@ -102,10 +104,10 @@ describe('ThroughputEstimator', () => {
     // Counted in, 4.5 s of "busy" time: 0.44 Mbit/s.
     expect(segmentGoodput(straddling)).toBeCloseTo((250_000 * 8 * 1000) / 4500);
     // The silence less its grace (LinkSilences) — 1 500–4 000 ms — comes off; the hold before it counts.
-    expect(segmentGoodput(straddling, 0, [], [[1500, 4000]])).toBeCloseTo((250_000 * 8 * 1000) / 2000);
+    expect(segmentGoodput(straddling, 0, undefined, [[1500, 4000]])).toBeCloseTo((250_000 * 8 * 1000) / 2000);
     const e = new ThroughputEstimator(5);
     for (let k = 0; k < 3; k++) e.addSegment([{ receivedBytes: 250_000, startMs: k * 1000, endMs: k * 1000 + 1000 }]);
-    e.addSegment(straddling, 0, [], [[1500, 4000]]);
+    e.addSegment(straddling, 0, undefined, [[1500, 4000]]);
     expect(e.estimate()).toBeGreaterThan(1.5e6);
   });
   it('rejects a bad window', () => {

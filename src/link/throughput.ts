@@ -19,13 +19,16 @@
  * objects read ~20 % below the link (`qpr`'s estimate rose ~10 % without it; docs/results.md,
  * pass of 2026-11-28, "Repair round trips read as link time").
  *
- * Time the link spent on a more urgent object of *another* segment is not this segment's either
- * (`others`, with `urgency`): the origin serves by urgency, so a segment's datagram objects (4–7)
- * wait while the next segment's reliable objects (3) go, and a segment asked for behind another
- * waits for it. Counted in both segments' samples, that time made each read low — `adaptive`,
- * whose out-of-view objects are datagrams, measured ~20 % below `qr` on the same trace at 0 %
- * loss and chose lower rungs for the object in view (docs/results.md, "Two segments' time
- * counted twice"). Nor is an outage that has ended (`outages`, outages.ts: the link owed bytes
+ * The bytes are what the link delivered over those spans, whichever segment's delivery they were
+ * for (`LinkBytes`, arrivals.ts): deliveries of different segments share the link — a segment's
+ * datagram objects arrive beside the next segment's reliable ones, a segment asked for behind
+ * another waits while the link carries the earlier one — and the link's rate while this segment
+ * was owed bytes is what its next segments will meet. Counting only a segment's own bytes over
+ * time it shared made both read low (`adaptive` ~0.8 × `qr`'s estimate on the LTE trace after an
+ * outage, docs/results.md, pass of 2026-11-29, "Shared link time"); leaving out the time more
+ * urgent deliveries of other segments were in flight — the model before — assumed the origin
+ * serves strictly by urgency, which datagrams handed to quiche are not.
+ * Nor is an outage that has ended link time (`outages`, outages.ts: the link owed bytes
  * and delivered next to nothing for longer than loss recovery takes): a segment straddling one
  * read as a link of a few hundred kbit/s, and kept the estimate there for `window` segments after
  * the link was back.
@@ -33,6 +36,7 @@
  * and slowly to spikes.
  */
 
+import type { LinkBytes } from './arrivals';
 import type { OutageSpan } from './outages';
 
 /** One finished delivery: bytes received between request and last byte (ms timestamps). */
@@ -42,8 +46,6 @@ export interface DeliverySample {
   endMs: number;
   /** Spans inside [startMs, endMs] in which the delivery waited on its own repair timer (DeliveryStats.repairWaits). */
   waits?: ReadonlyArray<readonly [number, number]>;
-  /** The request's RFC 9218 urgency (0 most urgent), which orders it against other segments' deliveries. */
-  urgency?: number;
 }
 
 type Span = readonly [number, number];
@@ -75,78 +77,61 @@ function busySpans(s: DeliverySample, roundTripMs: number): Span[] {
 
 /**
  * Goodput in bits/s of one segment's deliveries over their busy time less one `roundTripMs` per
- * busy period that begins with an object's request (the path's minimum RTT; 0 counts it in) and
- * the round trip of each repair request, leaving out the time in which a delivery of another
- * segment (`others`) served before it was in flight and the link's outages (`outages`); null if
- * nothing was busy.
+ * busy period that begins with an object's request (the path's minimum RTT; 0 counts it in), the
+ * round trip of each repair request and the link's outages (`outages`): the bytes `link` says
+ * arrived in that time, over it. Without `link`, the deliveries' own bytes — right when they are
+ * all the link carried (a whole run's deliveries). Null if nothing was busy.
  */
 export function segmentGoodput(
-  samples: DeliverySample[], roundTripMs = 0, others: readonly DeliverySample[] = [], outages: readonly OutageSpan[] = [],
+  samples: DeliverySample[], roundTripMs = 0, link?: LinkBytes, outages: readonly OutageSpan[] = [],
 ): number | null {
   const roundTrip = Math.max(0, roundTripMs);
   const requestStarts = new Set(samples.map((s) => s.startMs));
   const intervals = samples
     .filter((s) => s.endMs > s.startMs)
-    .flatMap((s) => subtract(busySpans(s, roundTrip), [...moreUrgent(s, others, roundTrip), ...outages]))
+    .flatMap((s) => subtract(busySpans(s, roundTrip), outages))
     .sort((a, b) => a[0] - b[0]);
-  let busyMs = 0;
+  // Merged busy periods, each less its request's round trip if it begins with one (at most half
+  // of it, so an inflated round trip cannot more than double a sample).
+  const periods: Span[] = [];
+  const close = (start: number, end: number) => {
+    const cut = requestStarts.has(start) ? Math.min(roundTrip, (end - start) / 2) : 0;
+    if (end - start - cut > 0) periods.push([start + cut, end]);
+  };
   let curStart = -Infinity;
   let curEnd = -Infinity;
-  const busyPeriod = (start: number, end: number) => end - start - (requestStarts.has(start) ? Math.min(roundTrip, (end - start) / 2) : 0);
   for (const [start, end] of intervals) {
     if (start > curEnd) {
-      if (curEnd > curStart) busyMs += busyPeriod(curStart, curEnd);
+      if (curEnd > curStart) close(curStart, curEnd);
       curStart = start;
       curEnd = end;
     } else {
       curEnd = Math.max(curEnd, end);
     }
   }
-  if (curEnd > curStart) busyMs += busyPeriod(curStart, curEnd);
+  if (curEnd > curStart) close(curStart, curEnd);
+  const busyMs = periods.reduce((sum, [a, b]) => sum + b - a, 0);
   if (busyMs <= 0) return null;
-  const bytes = samples.reduce((sum, s) => sum + s.receivedBytes, 0);
+  const bytes = link
+    ? periods.reduce((sum, [a, b]) => sum + link.between(a, b), 0)
+    : samples.reduce((sum, s) => sum + s.receivedBytes, 0);
   return (bytes * 8 * 1000) / busyMs;
 }
-
-/**
- * The busy spans of the deliveries in `others` served before `s`: more urgent, or as urgent and
- * asked for earlier (QUIC serves streams of one urgency in the order they were opened). None when
- * either urgency is unknown.
- */
-function moreUrgent(s: DeliverySample, others: readonly DeliverySample[], roundTripMs: number): Span[] {
-  const u = s.urgency;
-  if (u === undefined) return [];
-  return others
-    .filter((o) => o.urgency !== undefined && (o.urgency < u || (o.urgency === u && o.startMs < s.startMs)))
-    .flatMap((o) => busySpans(o, roundTripMs));
-}
-
-/**
- * Earlier segments whose deliveries a segment's time is checked against: after a stall or at
- * startup the player asks for up to a buffer target's worth at once (4 s on a volatile link), and
- * the last of them waits for all before it.
- */
-const EARLIER_SEGMENTS = 4;
 
 /** Sliding-window harmonic mean of per-segment goodput. */
 export class ThroughputEstimator {
   private readonly history: number[] = [];
-  /** The deliveries of the last `EARLIER_SEGMENTS` segments added: a segment asked for behind them waited for them. */
-  private readonly earlier: DeliverySample[][] = [];
 
   constructor(private readonly window = 5) {
     if (!Number.isInteger(window) || window < 1) throw new Error(`window must be a positive integer, got ${window}`);
   }
 
   /**
-   * Records one segment's deliveries (`roundTripMs`: segmentGoodput's); `later` are the finished
-   * deliveries of segments after it, which may have gone first; `outages` the link's outages (outages.ts).
+   * Records one segment's deliveries (`roundTripMs`, `link`, `outages`: segmentGoodput's).
    * Segments with no busy time are ignored. Returns the segment's sample (bit/s), null if none.
    */
-  addSegment(samples: DeliverySample[], roundTripMs = 0, later: readonly DeliverySample[] = [], outages: readonly OutageSpan[] = []): number | null {
-    const g = segmentGoodput(samples, roundTripMs, [...this.earlier.flat(), ...later], outages);
-    this.earlier.push(samples);
-    if (this.earlier.length > EARLIER_SEGMENTS) this.earlier.shift();
+  addSegment(samples: DeliverySample[], roundTripMs = 0, link?: LinkBytes, outages: readonly OutageSpan[] = []): number | null {
+    const g = segmentGoodput(samples, roundTripMs, link, outages);
     if (g === null || g <= 0) return null;
     this.history.push(g);
     if (this.history.length > this.window) this.history.shift();

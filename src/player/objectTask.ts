@@ -161,7 +161,7 @@ export function startObjectTask(
           // Reliable objects may stall playback, so the origin keeps sending them past the deadline.
           deadlineMs: delivery === 'datagram' ? datagramDeadlineMs : undefined,
           onProgress: (received, total) => {
-            env.link.addBytes(received - task.receivedBytes);
+            env.link.addBytes(received - task.receivedBytes, clock.now());
             task.receivedBytes = received;
             task.objectBytes = total;
           },

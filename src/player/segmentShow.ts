@@ -51,9 +51,7 @@ export function showSegment(env: ShowEnv, k: number): void {
   }
   // A late upgrade shown replaces its lower rung: that one is no outcome of its own (model/qoeTotals.ts).
   for (const t of list) t.superseded = !t.upgrade && !t.shown && list.some((u) => u.upgrade && u.shown && u.object.id === t.object.id);
-  // The deliveries of later segments that have finished may have had the link first (throughput.ts).
-  const later = env.tasks.segments().filter((j) => j > k).flatMap((j) => env.tasks.of(j));
-  const sampleBps = env.link.addSegment(list.filter(finished).map(deliverySample), env.carrier(), later.filter(finished).map(deliverySample));
+  const sampleBps = env.link.addSegment(list.filter(finished).map(deliverySample), env.carrier());
   // Kept in the segment's records, for offline reading of why an estimate moved.
   if (sampleBps !== null) for (const t of list) t.goodputSampleBps = sampleBps;
   env.cfg.onSegment?.(k, shown);
@@ -90,5 +88,5 @@ function finished(t: ObjectTask): boolean {
 /** A finished task's transfer, for the throughput estimate. */
 function deliverySample(t: ObjectTask): DeliverySample {
   const stats = t.result!.stats;
-  return { receivedBytes: stats.receivedBytes, startMs: stats.requestedAt, endMs: stats.lastByteAt!, waits: stats.repairWaits, urgency: t.plan.urgency };
+  return { receivedBytes: stats.receivedBytes, startMs: stats.requestedAt, endMs: stats.lastByteAt!, waits: stats.repairWaits };
 }

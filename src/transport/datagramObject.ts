@@ -114,7 +114,9 @@ export async function receiveDatagramObject(
       arrivedBlock0.add(index);
       lastDatagram = Math.max(lastDatagram, index);
     }
-    request.onProgress?.(Math.min(stats.receivedBytes, response.objectLength), response.objectLength);
+    // Every symbol's bytes, repair ones past the object's length too: the link carried them
+    // (the throughput estimate counts what arrived, src/link/arrivals.ts).
+    request.onProgress?.(stats.receivedBytes, response.objectLength);
     fec.push(requestId, packet);
   };
   const early = session.demux.attach(requestId, { onPacket: (p, b, e) => onPacket(p, b, e) });
