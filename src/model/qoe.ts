@@ -82,7 +82,8 @@ export interface QoeSegment {
   plannedThroughputBps?: number;
   /**
    * The goodput sample (bit/s) its segment gave the throughput estimate when it was shown
-   * (src/link/throughput.ts: the segment's bytes over its busy time); absent when the segment gave
+   * (src/link/throughput.ts: what the link delivered over the segment's busy time — from 2026-11-29,
+   * sixteenth pass; before, the segment's own bytes); absent when the segment gave
    * none (nothing had arrived) and in older logs. With `plannedThroughputBps`, why an estimate moved.
    */
   goodputSampleBps?: number;

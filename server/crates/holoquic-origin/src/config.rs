@@ -56,6 +56,10 @@ pub const DEFAULT_DRAIN_GRACE: Duration = Duration::from_secs(10);
 /// Default of `--loss-tolerance`, chosen by measurement (docs/benchmarks.md → "Origin").
 pub const DEFAULT_LOSS_TOLERANCE: f32 = 0.5;
 
+/// Default of `--initial-rtt-ms`: quiche's and RFC 9002's 333 ms, the round trip a QUIC
+/// connection's loss timers start from until its first sample.
+pub const DEFAULT_INITIAL_RTT: Duration = Duration::from_millis(333);
+
 /// Resource limits (docs/protocol.md §3.2).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Limits {
@@ -210,6 +214,9 @@ pub struct Config {
     /// Loss rate per round trip that BBR2 takes for random (non-congestive) loss, which FEC
     /// covers, rather than a congestion signal (see `quic::congestion`); 0 = quiche's defaults.
     pub loss_tolerance: f32,
+    /// The round trip QUIC loss recovery assumes before the first sample: how soon a lost
+    /// handshake flight is sent again (a probe timeout is about three of it).
+    pub initial_rtt: Duration,
     pub qlog_dir: Option<PathBuf>,
     /// Access log: None = stderr.
     pub access_log: Option<PathBuf>,
@@ -281,6 +288,9 @@ struct Cli {
     /// Loss per round trip BBR2 takes as random loss (which FEC covers) rather than congestion; 0 … 0.5, 0 = quiche's own behaviour [default: 0.5].
     #[arg(long, value_name = "X")]
     loss_tolerance: Option<f32>,
+    /// Round trip (ms) QUIC loss recovery assumes until it has measured one: a lost handshake flight is sent again after about three of it; 10 … 1000 [default: 333].
+    #[arg(long, value_name = "MS")]
+    initial_rtt_ms: Option<u64>,
     /// Write one qlog per QUIC connection (`<trace id>.sqlog`) into this directory, for debugging.
     #[arg(long, value_name = "DIR")]
     qlog_dir: Option<PathBuf>,
@@ -419,6 +429,11 @@ impl Config {
             cross_origin_isolate: cli.cross_origin_isolate.unwrap_or(false),
             cc: cli.cc.unwrap_or(CongestionControl::Bbr2),
             loss_tolerance: cli.loss_tolerance.unwrap_or(DEFAULT_LOSS_TOLERANCE),
+            initial_rtt: match cli.initial_rtt_ms {
+                None => DEFAULT_INITIAL_RTT,
+                Some(ms) if (10..=1000).contains(&ms) => Duration::from_millis(ms),
+                Some(ms) => bail!("--initial-rtt-ms must be between 10 and 1000, got {ms}"),
+            },
             qlog_dir: cli.qlog_dir,
             access_log: cli.access_log,
             access_log_format: cli.access_log_format.unwrap_or(AccessLogFormat::Text),

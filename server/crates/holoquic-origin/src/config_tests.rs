@@ -21,6 +21,7 @@ fn defaults_and_flags() {
     assert_eq!(c.wt_path, "/holoquic");
     assert_eq!(c.cc, CongestionControl::Bbr2);
     assert_eq!(c.loss_tolerance, DEFAULT_LOSS_TOLERANCE);
+    assert_eq!(c.initial_rtt, DEFAULT_INITIAL_RTT);
     assert_eq!(c.limits, Limits::default());
     assert_eq!(c.https, HttpsLimits::default());
     assert_eq!(c.admin_listen, None);
@@ -65,6 +66,10 @@ fn bad_input_is_a_clear_error() {
     assert!(error(&["x", "--content", content, "--wt-path", "nope"]).contains("--wt-path"));
     assert!(error(&["x", "--content", content, "--loss-tolerance", "0.9"]).contains("--loss-tolerance"));
     assert!(Config::parse_from(["x", "--content", content, "--loss-tolerance", "NaN"]).is_err());
+    assert!(error(&["x", "--content", content, "--initial-rtt-ms", "0"]).contains("--initial-rtt-ms"));
+    assert!(error(&["x", "--content", content, "--initial-rtt-ms", "5000"]).contains("--initial-rtt-ms"));
+    let c = Config::parse_from(["x", "--content", content, "--initial-rtt-ms", "100"]).unwrap();
+    assert_eq!(c.initial_rtt, std::time::Duration::from_millis(100));
     assert!(Config::parse_from(["x", "--content", content, "--https-idle-timeout", "0"]).unwrap_err().to_string().contains("--https-idle-timeout"));
     assert!(Config::parse_from(["x", "--content", content, "--https-max-connections", "0"]).is_err());
     let c = Config::parse_from(["x", "--content", content, "--https-header-timeout", "2.5", "--https-max-streams", "8"]).unwrap();

@@ -650,6 +650,7 @@ pub(crate) fn quiche_config(ctx: &QuicContext) -> Result<quiche::Config> {
     c.enable_dgram(true, 1024, 1024);
     c.grease(false);
     congestion::configure(&mut c, ctx.config.cc, ctx.config.loss_tolerance);
+    c.set_initial_rtt(ctx.config.initial_rtt);
     Ok(c)
 }
 
