@@ -1,11 +1,11 @@
 /**
  * When the link's bytes arrived: every object byte the player received, whichever request it was
- * for, in bins of `ARRIVAL_BIN_MS` on the player's clock.
+ * for, on the player's clock (to `ARRIVAL_MERGE_MS`), for the last 30 s.
  *
  * Why the throughput estimate reads the link's bytes and not only a segment's own (throughput.ts):
  * deliveries of different segments share the link. `adaptive`'s datagram objects of segment k
- * were still arriving while segment k+1's object in view came (the origin hands quiche up to a
- * congestion window of datagrams, and quiche sends them beside the streams), so each segment's
+ * were still arriving while segment k+1's object in view came (their repair rounds, and the
+ * datagrams already handed to quiche — up to a congestion window — go beside it), so each segment's
  * busy time held the other's bytes as well; counting only its own, both read low — on the LTE
  * trace at 10 ms one way `adaptive` planned from ~0.8 × `qr`'s estimate after an outage while
  * delivering more (docs/results.md, pass of 2026-11-29, "Shared link time"). The bytes that
