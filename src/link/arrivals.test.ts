@@ -24,6 +24,8 @@ describe('ByteArrivals', () => {
     a.add(50, 3); // an earlier time from another caller's clock reading
     expect(a.between(10, 25)).toBe(150);
     expect(a.between(0, 10)).toBe(0);
+    // The running total counts every positive arrival, a badly stamped one too.
+    expect(a.totalBytes).toBe(157);
   });
   it('keeps a bounded history (the last 30 s and a little more)', () => {
     const a = new ByteArrivals();

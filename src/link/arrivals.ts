@@ -33,12 +33,23 @@ export class ByteArrivals implements LinkBytes {
   private readonly opened: number[] = [];
   private readonly totals: number[] = [];
   private total = 0;
+  /** Bytes that came without a usable time: in the running total, in no span. */
+  private unstamped = 0;
   /** The running total before the first kept arrival. */
   private base = 0;
 
+  /** Bytes received so far, over every request: the running total the link watch samples. */
+  get totalBytes(): number {
+    return this.total + this.unstamped;
+  }
+
   /** `bytes` arrived at `atMs`; a time before the last one's (another caller's clock reading) counts at the last. */
   add(bytes: number, atMs: number): void {
-    if (!(bytes > 0) || !Number.isFinite(atMs)) return;
+    if (!(bytes > 0)) return;
+    if (!Number.isFinite(atMs)) {
+      this.unstamped += bytes;
+      return;
+    }
     this.total += bytes;
     const n = this.times.length;
     if (n > 0 && atMs - this.opened[n - 1] <= ARRIVAL_MERGE_MS) {

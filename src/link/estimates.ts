@@ -21,22 +21,21 @@ export class LinkEstimates {
   private readonly throughput = new ThroughputEstimator(THROUGHPUT_WINDOW);
   private readonly watch = new LinkWatch();
   private readonly outages = new LinkOutages();
-  /** When object bytes arrived, over every request (arrivals.ts): what the throughput estimate counts. */
+  /**
+   * When object bytes arrived, over every request (arrivals.ts): what the throughput estimate
+   * counts, and the running total the link watch and the outages sample.
+   */
   private readonly arrivals = new ByteArrivals();
-  /** Object bytes received so far, over every request (the link watch's running total). */
-  private receivedBytes = 0;
 
   /** Bytes of some object arrived at `atS` (the samples' clock). */
   addBytes(bytes: number, atS: number): void {
-    if (!(bytes > 0)) return;
-    this.receivedBytes += bytes;
     this.arrivals.add(bytes, atS * 1000);
   }
 
   /** A sample for the link watch (every 50 ms): `busy` when some request still owes bytes. */
   sample(nowS: number, busy: boolean): void {
-    this.watch.sample(nowS, this.receivedBytes, busy);
-    this.outages.sample(nowS, this.receivedBytes, busy);
+    this.watch.sample(nowS, this.arrivals.totalBytes, busy);
+    this.outages.sample(nowS, this.arrivals.totalBytes, busy);
   }
 
   /** Bit/s over the last window while requests were in flight throughout it, else null (linkWatch.ts). */
