@@ -106,6 +106,11 @@ export interface TaskEnv {
    * again, HTTP/2 in `h2` or while fallen back): where a request HTTP/2 lost is asked again.
    */
   carrier?: () => ObjectTransport;
+  /**
+   * The task's transfer is over (its last byte came, or it ended without more), before its decode:
+   * its segment's throughput sample need not wait for playout (segmentShow.ts → `sampleSegment`).
+   */
+  onTransferEnd?: (task: ObjectTask) => void;
 }
 
 /** Whether the task's bytes are still expected from the link (decoding is not the link's time). */
@@ -197,6 +202,7 @@ export function startObjectTask(
         task.objectBytes = 0;
       }
       task.completedAt = clock.now();
+      env.onTransferEnd?.(task);
       if (task.result.bytes && !task.abandoned) {
         const signal = task.decodeWithdraw.signal;
         try {
@@ -217,6 +223,8 @@ export function startObjectTask(
       task.result = { status: 0, bytes: null, stats: { delivery, transport: transport.kind, objectBytes: 0, receivedBytes: 0, requestedAt: 0, recovered: false }, error: e instanceof Error ? e.message : String(e) };
     } finally {
       task.settled = true;
+      // A transfer that ended in an error: over too.
+      if (task.completedAt === undefined) env.onTransferEnd?.(task);
     }
   })();
   return task;

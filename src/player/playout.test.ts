@@ -235,6 +235,23 @@ describe('PlayoutSession', () => {
     expect(Math.min(...planned)).toBeGreaterThan(0.7 * 2.5e6);
   });
 
+  it('a segment\'s throughput sample counts once its transfers are over, not when it plays', async () => {
+    // One object, a 4-s buffer, a 20-Mbit/s link that halves at 6 s. Segment 11, asked for at
+    // ~6.05 s, arrives at ~7.65 s and reads 10 Mbit/s; it plays at ~11 s. The segment asked for at
+    // ~8 s must already be planned with that sample; sampled at playout, it was planned with the
+    // 20 Mbit/s of before.
+    const clock = new VirtualClock();
+    const link = new ScriptedLink(clock, (t) => (t < 6 ? 20e6 : 10e6));
+    const session = await playOn(clock, link, 14, { scene: scene(1), bufferTargetS: 4, volatileBufferTargetS: 4 });
+    const records = session.segmentRecords();
+    const slow = records.find((r) => r.requestedAtS >= 6 && r.requestedAtS < 6.5)!;
+    expect(slow.completedAtS!).toBeLessThan(8);
+    expect(slow.goodputSampleBps).toBeCloseTo(10e6, -5);
+    const next = records.filter((r) => r.requestedAtS >= 8 && r.requestedAtS < 8.5);
+    expect(next.length).toBeGreaterThan(0);
+    expect(Math.max(...next.map((r) => r.plannedThroughputBps!))).toBeLessThan(0.9 * 20e6);
+  });
+
   it('a link that stalls before playback starts is not volatile: that is the connection starting', async () => {
     // Nothing for the first second (as when a loss before any round trip was measured waits out
     // TCP's 1-s initial retransmission timeout), then a steady link.
@@ -286,6 +303,7 @@ describe('PlayoutSession', () => {
     expect(freezes.map((f) => f.cause)).toEqual(['outage']);
     // Roughly the outage minus the buffer that was already in.
     expect(freezes[0].durationMs).toBeGreaterThan(1000);
+    console.log("FRZ", freezes[0].durationMs, JSON.stringify(session.segmentRecords().filter(r=>r.index>=3&&r.index<=8).map(r=>[r.index,r.object,r.quality,r.requestedAtS.toFixed(2),r.completedAtS?.toFixed(2),r.abandoned])));
     expect(freezes[0].durationMs).toBeLessThan(3500);
     const records = session.segmentRecords();
     // Every segment that played had its reliable objects: nothing was skipped during the outage.

@@ -40,7 +40,7 @@ import { type EdgeEnv, LiveEdge, waitAtLiveEdge } from './liveEdge';
 import { type GateEnv, untilSegmentPlays } from './segmentGate';
 import { SegmentRequests } from './segmentRequests';
 import { SegmentIssuer } from './segmentIssuer';
-import { showSegment, type ShowEnv } from './segmentShow';
+import { sampleSegment, showSegment, type ShowEnv } from './segmentShow';
 import { type PipelineEnv, watchPipeline } from './pipelineAhead';
 
 // The configuration and its default buffer target live in playoutConfig.ts; importers of the
@@ -88,6 +88,12 @@ export class PlayoutSession {
       clock: cfg.clock, decoder: cfg.decoder, decodeCost: this.decodeCost, link: this.link,
       contentBase: cfg.contentBase, segmentDurationS: cfg.scene.segmentDuration, stopped: this.stop.signal, fallback: cfg.transports.http2,
       carrier: () => this.issuer.carrier(),
+      // A segment whose transfers are over gives the throughput estimate its sample now, not at
+      // its playout — once playback has begun: the startup's segments go at the lowest rungs, so
+      // that the buffer fills fast (segmentShow.ts → `sampleSegment`).
+      onTransferEnd: (task) => {
+        if (this.content.started && this.tasks.transfersOver(task.index)) sampleSegment(this.showEnv, task.index);
+      },
     }, cfg.transports);
     this.gate = {
       clock: cfg.clock, tasks: this.tasks, freezes: this.freezes, content: this.content, stopped: this.stop.signal,

@@ -12,6 +12,8 @@ import { holdsPlayback } from './policy';
 
 export class SegmentRequests {
   private readonly bySegment = new Map<number, ObjectTask[]>();
+  /** Segments whose deliveries have given the throughput estimate their sample (segmentShow.ts → `sampleSegment`). */
+  private readonly sampled = new Set<number>();
   /** Order of creation over every task: equal urgencies are served in request order. */
   private sequence = 0;
 
@@ -98,6 +100,20 @@ export class SegmentRequests {
   /** Segment k was shown: its tasks leave the table (their records are written as they settle). */
   delete(k: number): void {
     this.bySegment.delete(k);
+    this.sampled.delete(k);
+  }
+
+  /** Every request of segment k has started and none is owed bytes any more: its transfers are over. */
+  transfersOver(k: number): boolean {
+    const list = this.bySegment.get(k);
+    return !!list && list.length > 0 && list.every((t) => !inFlight(t));
+  }
+
+  /** Claims segment k's one throughput sample: true the first time, false once it was taken. */
+  claimSample(k: number): boolean {
+    if (this.sampled.has(k)) return false;
+    this.sampled.add(k);
+    return true;
   }
 
   /** Consecutive segments from `k` on whose objects are all settled (arrived and decoded, or given up). */
@@ -156,6 +172,7 @@ export class SegmentRequests {
         t.decodeWithdraw.abort();
       }
       this.bySegment.delete(j);
+      this.sampled.delete(j);
     }
   }
 
@@ -166,5 +183,6 @@ export class SegmentRequests {
 
   clear(): void {
     this.bySegment.clear();
+    this.sampled.clear();
   }
 }

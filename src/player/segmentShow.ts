@@ -51,9 +51,8 @@ export function showSegment(env: ShowEnv, k: number): void {
   }
   // A late upgrade shown replaces its lower rung: that one is no outcome of its own (model/qoeTotals.ts).
   for (const t of list) t.superseded = !t.upgrade && !t.shown && list.some((u) => u.upgrade && u.shown && u.object.id === t.object.id);
-  const sampleBps = env.link.addSegment(list.filter(finished).map(deliverySample), env.carrier());
-  // Kept in the segment's records, for offline reading of why an estimate moved.
-  if (sampleBps !== null) for (const t of list) t.goodputSampleBps = sampleBps;
+  // Its sample, if its transfers had not all ended before it played (`sampleSegment`).
+  sampleSegment(env, k);
   env.cfg.onSegment?.(k, shown);
   env.cfg.onEvent?.({ type: 'segment', index: k, qualities });
   // What has not arrived by now can never be shown: stop its request (the transport then stops
@@ -70,6 +69,27 @@ export function showSegment(env: ShowEnv, k: number): void {
     env.recording.add(written);
     void written.then(() => env.recording.delete(written));
   }
+}
+
+/**
+ * Segment k's deliveries give the throughput estimate their one sample (link/throughput.ts): as
+ * soon as its transfers are over, or when it plays with some still owed (those then count for
+ * what they received; what is stopped at playout adds nothing), whichever comes first.
+ *
+ * Why as soon as the transfers are over: a segment is asked for a buffer ahead of its playout
+ * (2 s, 4 s once the link has starved) and its transfer takes a fraction of that; sampled only
+ * when it played, the estimate the next segments were planned with was the link of 2–5 s
+ * before. On the LTE trace at 50 ms one way every mode planned 1.5–1.9 Mbit/s for 5 s after its
+ * deliveries had read 3.6–6.3 (docs/results.md, seventeenth pass), and on the 5G driving
+ * trace the segments asked for at its deep trough were planned on an estimate that had not seen
+ * the trough.
+ */
+export function sampleSegment(env: Pick<ShowEnv, 'tasks' | 'link' | 'carrier'>, k: number): void {
+  if (!env.tasks.claimSample(k)) return;
+  const list = env.tasks.of(k);
+  const sampleBps = env.link.addSegment(list.filter(finished).map(deliverySample), env.carrier());
+  // Kept in the segment's records, for offline reading of why an estimate moved.
+  if (sampleBps !== null) for (const t of list) t.goodputSampleBps = sampleBps;
 }
 
 function record(env: ShowEnv, t: ObjectTask): void {
