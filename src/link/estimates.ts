@@ -1,6 +1,6 @@
 /**
  * The player's view of the link, in one place: throughput for the ABR (application goodput of
- * shown segments, measured here), the link watch's busy rate for the buffer target and
+ * each segment's deliveries, measured here), the link watch's busy rate for the buffer target and
  * abandonment (measured here from every received byte), and datagram loss and round-trip time
  * for FEC planning and `adaptive` — those measured by the transport that carries the requests,
  * which sees every symbol, response and PATH report (`ObjectTransport.linkEstimate`), and only

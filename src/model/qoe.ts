@@ -81,7 +81,8 @@ export interface QoeSegment {
   /** The throughput estimate (bit/s) the request was planned with; absent before the first estimate and in older logs. */
   plannedThroughputBps?: number;
   /**
-   * The goodput sample (bit/s) its segment gave the throughput estimate when it was shown
+   * The goodput sample (bit/s) its segment gave the throughput estimate — when its transfers
+   * ended, or when it was shown if some were still owed (from `31ad5ef`; before, when shown)
    * (src/link/throughput.ts: what the link delivered over the segment's busy time — from 2026-11-29,
    * sixteenth pass; before, the segment's own bytes); absent when the segment gave
    * none (nothing had arrived) and in older logs. With `plannedThroughputBps`, why an estimate moved.

@@ -64,7 +64,7 @@ export interface ObjectTask {
   superseded: boolean;
   /** Visible area at the pose when its segment began to play (set when shown). */
   seenArea?: number;
-  /** The goodput sample its segment gave the throughput estimate when shown (bit/s; none if it gave none). */
+  /** The goodput sample its segment gave the throughput estimate (segmentShow.ts → `sampleSegment`; bit/s; none if it gave none). */
   goodputSampleBps?: number;
   /** Playback froze waiting for it: whenever it is shown, it was not on time. */
   heldPlayback: boolean;
