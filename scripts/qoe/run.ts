@@ -28,7 +28,10 @@
  * controller of the reference paper's QUIC stack. --qlog has the origin write a qlog per QUIC
  * connection into each run's directory, which is then kept (results/qoe/<name>/<run>/qlog).
  * A run whose page never started its player (the client's `pageStarted: false`: the page did not
- * load, or loaded without its script) measured nothing and is made once more; its record keeps the first attempt's error (`retriedAfter`).
+ * load, or loaded without its script), or whose player began on its HTTP/2 fallback in a
+ * WebTransport mode (the session did not open), measured nothing of its mode and is made once
+ * more; its record keeps why the first attempt did not count (`retriedAfter`). `--resume` makes
+ * again any recorded run that cannot stand for its cell (aggregate.ts, `unusableReason`).
  *
  * Needs root. Results: <out>/{plan.json, shard.json, runs/*.json, runs.csv, cells.json, summary.md, dominance.md, report.html}.
  */
@@ -38,7 +41,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { parseManifest } from '../../src/player/mpd';
-import { type ImpairerDirection, PAGE_NEVER_STARTED, parsePrometheusText, parseQdiscStats, parseTcpCounters, parseUdpSnmp, queueMsOf, type RunConfig, type RunRecord, sameSettings } from './lib/aggregate';
+import { FELL_BACK, type ImpairerDirection, keptOnResume, PAGE_NEVER_STARTED, parsePrometheusText, parseQdiscStats, parseTcpCounters, parseUdpSnmp, queueMsOf, type RunConfig, type RunRecord, startedOnFallback, unusableReason } from './lib/aggregate';
 import { resolvePose, resolveTrace } from './lib/inputs';
 import { autoTraceScale, geForLoss, parseBandwidthTrace } from './lib/matrix';
 import { describePlan, MATRIX_PRESETS, makePlan, type Plan, parsePlan, parseShard, type PresetName, planDigest, shardRuns } from './lib/plan';
@@ -218,11 +221,12 @@ async function main(): Promise<void> {
     };
     if (values.resume && existsSync(recordFile)) {
       const earlier = JSON.parse(readFileSync(recordFile, 'utf8')) as RunRecord;
-      if (!earlier.error && sameSettings(earlier.run, config)) {
+      if (keptOnResume(earlier, config)) {
         console.log(`[${i + 1}/${runs.length}] ${entry.id}: kept from an earlier sitting`);
         continue;
       }
-      if (!earlier.error) console.log(`[${i + 1}/${runs.length}] ${entry.id}: recorded under other settings, run again`);
+      const unusable = unusableReason(earlier);
+      if (!earlier.error) console.log(`[${i + 1}/${runs.length}] ${entry.id}: ${unusable ? `recorded, but ${unusable}` : 'recorded under other settings'}, run again`);
     }
     const runDir = join(out, 'work', entry.id);
     // render=0: the whole pipeline (request → FEC → decode) without drawing, as in the paper's headless runs.
@@ -261,10 +265,12 @@ async function main(): Promise<void> {
         qoe = null;
         error = `run failed (exit ${child.status ?? child.signal}): ${child.stderr.trim().split('\n').slice(-3).join(' | ')}`;
       }
-      // Nothing was measured when the page never started its player: one more attempt, recorded.
-      if (attempt > 1 || !neverStarted) break;
-      retriedAfter = error;
-      process.stdout.write(`${PAGE_NEVER_STARTED}, once more … `);
+      // Nothing of the mode was measured when the page never started its player, or when its
+      // session did not open and the player began on its HTTP/2 fallback: one more attempt, recorded.
+      const fellBack = !error && qoe !== null && startedOnFallback(entry.mode, qoe);
+      if (attempt > 1 || !(neverStarted || fellBack)) break;
+      retriedAfter = fellBack ? FELL_BACK : error;
+      process.stdout.write(`${fellBack ? 'began on the HTTP/2 fallback' : PAGE_NEVER_STARTED}, once more … `);
     }
     const record: RunRecord = {
       run: config, commit, qoe, error, ...(retriedAfter ? { retriedAfter } : {}),

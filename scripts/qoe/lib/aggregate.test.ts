@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { aggregate, cdf, combineSources, measuredLossPct, originFecOverhead, parsePrometheusText, parseQdiscStats, parseTcpCounters, parseUdpSnmp, queueDropPct, queueMsOf, type RunRecord, sameSettings, stat, toRow } from './aggregate';
+import { aggregate, cdf, combineSources, keptOnResume, measuredLossPct, originFecOverhead, parsePrometheusText, parseQdiscStats, parseTcpCounters, parseUdpSnmp, queueDropPct, queueMsOf, type RunRecord, sameSettings, stat, toRow } from './aggregate';
 import { markdownSummary, runsCsv } from './summary';
 import { barChart, lineChart, ticks } from './svg';
 import { qoe, record } from './testSupport';
@@ -93,6 +93,23 @@ describe('sameSettings', () => {
     for (const other of [{ durationS: 60 }, { congestionControl: 'cubic' as const }, { page: { buffer: '4' } }, { traceScale: 0.2 }, { delayMs: 20 }, { lossBadMs: 10 }, { queueRtts: 5 }]) {
       expect(sameSettings(run, { ...run, ...other }), JSON.stringify(other)).toBe(false);
     }
+  });
+});
+
+describe('keptOnResume', () => {
+  it('keeps a usable run of the same settings, and makes again a failed run, a fallback or a run of other settings', () => {
+    const good = qoe([], 2);
+    const usable = record('a', 'qr', 5, 0, good);
+    expect(keptOnResume(usable, { ...usable.run })).toBe(true);
+    expect(keptOnResume(record('a', 'qr', 5, 0, null), usable.run)).toBe(false);
+    expect(keptOnResume(usable, { ...usable.run, delayMs: 50 })).toBe(false);
+    // A WebTransport mode that began on the HTTP/2 fallback measured the fallback, without an error.
+    const fellBack = record('a', 'qr', 5, 0, { ...good, config: { ...good.config, transport: 'http2' } });
+    expect(fellBack.error).toBeUndefined();
+    expect(keptOnResume(fellBack, fellBack.run)).toBe(false);
+    // HTTP/2 is the `h2` mode's own transport.
+    const h2 = record('b', 'h2', 5, 0, { ...good, config: { ...good.config, transport: 'http2' } });
+    expect(keptOnResume(h2, h2.run)).toBe(true);
   });
 });
 

@@ -104,8 +104,9 @@ export interface RunRecord {
   qoe: QoeLog | null;
   error?: string;
   /**
-   * The first attempt's error when the run was made twice: the runner repeats a run once, and
-   * only when its page never started the player (client.ts) — nothing was measured.
+   * Why the first attempt did not count when the run was made twice: the runner repeats a run
+   * once, and only when nothing of its mode was measured — the page never started the player
+   * (client.ts), or the player began on its HTTP/2 fallback in a WebTransport mode (`FELL_BACK`).
    */
   retriedAfter?: string;
   /** Counters per direction: origin → client and client → origin. */
@@ -225,6 +226,26 @@ export function measuredLossPct(direction: ImpairerDirection | undefined): numbe
   return (100 * (direction.dropped_loss + kernel)) / (direction.seen + kernel);
 }
 
+/** Why a run of a WebTransport mode that began on the player's HTTP/2 fallback stands for nothing. */
+export const FELL_BACK = 'fell back to HTTP/2: not a run of its mode';
+
+/**
+ * Whether the player began on its HTTP/2 fallback although the mode asks for WebTransport: the
+ * page's session did not open (docs/player.md → "Failover and fallback"), so the run measured the
+ * fallback, not the mode — chance, not a property of the mode, so the runner makes it once more.
+ */
+export function startedOnFallback(mode: string, log: QoeLog): boolean {
+  return mode !== 'h2' && log.config.transport !== 'webtransport';
+}
+
+/**
+ * Whether `--resume` keeps an earlier record of a run instead of making it again: the record can
+ * stand for its cell (`unusableReason`) and was made with the settings the plan now asks for.
+ */
+export function keptOnResume(earlier: RunRecord, config: RunConfig): boolean {
+  return unusableReason(earlier) === undefined && sameSettings(earlier.run, config);
+}
+
 /**
  * Why a run cannot stand for its cell (undefined when it can). A failed page can still hand over
  * a log — empty, cut short, or of another transport — which would read as a run without freezes.
@@ -233,7 +254,7 @@ export function unusableReason(record: RunRecord): string | undefined {
   const log = record.qoe;
   if (!log) return record.error ?? 'no QoE log';
   if (record.error) return record.error;
-  if (record.run.mode !== 'h2' && log.config.transport !== 'webtransport') return 'fell back to HTTP/2: not a run of its mode';
+  if (startedOnFallback(record.run.mode, log)) return FELL_BACK;
   if (log.segments.length === 0 || !Number.isFinite(log.playback.startupS ?? NaN)) return 'playback never started';
   // The player stops `durationS` after its session starts, so a whole log spans about that long.
   if (log.playback.wallS < 0.95 * record.run.durationS) return `the log ends after ${log.playback.wallS.toFixed(1)} s of ${record.run.durationS} s`;
